@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+# The Rust kprobes core for Linux 6.12: top-level targets.  See README.md.
+# Everything generated goes to build/ (override with KP_WORK=/path).
+
+.PHONY: all run test bench patches setup tree build build-c build-rust \
+	expectations host-test clean distclean help
+
+all: help
+
+help:
+	@echo "make run           build the rust variant, boot it, show probes firing"
+	@echo "make test          everything: host tests, series, both variants' suites"
+	@echo "make bench         A/B benchmark (not yet)"
+	@echo "make patches       write the git format-patch series to build/patches/"
+	@echo "make setup         install prerequisites (idempotent; run by the others)"
+	@echo "make build         build both variants (build-c, build-rust for one)"
+	@echo "make expectations  re-record tools/testing/expectations/ from the c variant"
+	@echo "make host-test     cargo test only"
+	@echo "make clean         remove build outputs (keeps the unpacked kernel tree)"
+	@echo "make distclean     remove build/ entirely"
+
+run:
+	@scripts/run.sh
+
+test:
+	@scripts/test.sh
+
+bench:
+	@echo "make bench: not yet (issue: A/B benchmark against the C core)"; exit 1
+
+patches:
+	@scripts/patches.sh
+
+setup:
+	@scripts/setup.sh
+
+tree: setup
+	@scripts/kernel-tree.sh
+
+build:
+	@scripts/build.sh c rust
+build-c:
+	@scripts/build.sh c
+build-rust:
+	@scripts/build.sh rust
+
+expectations:
+	@scripts/build.sh c
+	@scripts/vm.sh c tools/testing/guest/test-job.sh test
+	@tools/testing/kpt_results.py c build/results/c/test/results.log \
+		build/results/c/test/console.log --update-expectations
+
+host-test:
+	@cargo test --workspace
+
+clean:
+	rm -rf build/out-c build/out-rust build/results build/patches build/logs target
+
+distclean:
+	rm -rf build target

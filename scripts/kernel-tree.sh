@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Prepare the kernel tree in $KSRC:
+#   1. unpack the pinned Debian linux-source-6.12 tarball (once) and commit
+#      it as the tag `pristine` in a git repository of its own;
+#   2. build the project's patch series (scripts/series/) as commits on top
+#      of `pristine`, on branch `kprobes-rust`, and check it out.
+# Step 2 uses a private index, so it never touches the working tree unless
+# the series changed, and then `git checkout` rewrites only the files that
+# differ: the O= builds stay incremental.  Re-running is always safe.
+. "$(dirname "$0")/lib.sh"
+
+SERIES=$ROOT/scripts/series
+srcver=$(cat "$WORK/kernel-source-version" 2>/dev/null) ||
+	die "kernel source version unknown" "run scripts/setup.sh (make setup) first"
+
+g() { git -C "$KSRC" "$@"; }
+# Fixed identity and dates: the same inputs give the same commit ids, so an
+# unchanged series is detected by comparing one hash.
+export GIT_AUTHOR_NAME="kprobes-rust" GIT_AUTHOR_EMAIL="kprobes-rust@localhost"
+export GIT_COMMITTER_NAME="kprobes-rust" GIT_COMMITTER_EMAIL="kprobes-rust@localhost"
+export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
+
+if [ "$(cat "$KSRC/.git/kp-source-version" 2>/dev/null)" != "$srcver" ]; then
+	step "tree: unpacking $KSRC_TARBALL ($srcver) into $KSRC"
+	rm -rf "$KSRC" "$KSRC.tmp"
+	mkdir -p "$KSRC.tmp"
+	tar -xf "$KSRC_TARBALL" -C "$KSRC.tmp" --strip-components=1 ||
+		die "unpacking $KSRC_TARBALL failed" "re-run scripts/setup.sh; check free disk space"
+	step "tree: committing the pristine tree (tag 'pristine')"
+	git -C "$KSRC.tmp" init -q -b pristine-base
+	git -C "$KSRC.tmp" config core.autocrlf false
+	git -C "$KSRC.tmp" add -A -f  # Debian's .gitignore ignores the top level
+	git -C "$KSRC.tmp" commit -q -m "Linux $srcver (Debian $KSRC_PKG, pristine)"
+	git -C "$KSRC.tmp" tag pristine
+	echo "$srcver" >"$KSRC.tmp/.git/kp-source-version"
+	mv "$KSRC.tmp" "$KSRC"
+fi
+
+# --- build the series with a private index ---------------------------------
+idx=$KSRC/.git/kp-series-index
+export GIT_INDEX_FILE=$idx
+g read-tree pristine
+parent=$(g rev-parse pristine)
+
+# Files of the project, as they are in its working tree (tracked and
+# untracked-but-not-ignored), below the given directories.
+project_files() {
+	git -C "$ROOT" ls-files --cached --others --exclude-standard -- "$@" |
+		while read -r f; do [ -f "$ROOT/$f" ] && echo "$f"; done | sort -u
+}
+
+# add SRC DST: stage one project file at DST in the series index.
+add() {
+	local mode=100644 blob
+	[ -x "$ROOT/$1" ] && mode=100755
+	blob=$(g hash-object -w --no-filters "$ROOT/$1")
+	g update-index --add --cacheinfo "$mode,$blob,$2"
+}
+
+commit() { # MSGFILE
+	local tree
+	tree=$(g write-tree)
+	parent=$(g commit-tree "$tree" -p "$parent" -F "$1")
+}
+
+# Each series entry is scripts/series/NNNN-name.{msg,sh}: the .sh part is
+# sourced and stages its changes with `add` (project files) or
+# `git apply --cached` (edits of upstream files); the .msg is the commit
+# message.  See scripts/series/README.
+for msg in "$SERIES"/[0-9]*.msg; do
+	. "${msg%.msg}.sh" || die "series step ${msg##*/} failed"
+	commit "$msg"
+done
+unset GIT_INDEX_FILE
+
+head=$(g rev-parse -q --verify refs/heads/kprobes-rust || true)
+if [ "$head" = "$parent" ] && [ "$(g rev-parse HEAD)" = "$parent" ]; then
+	step "tree: series unchanged ($(g rev-list --count pristine..HEAD) patches on pristine)"
+else
+	if ! g diff --quiet HEAD -- || ! g diff --cached --quiet HEAD --; then
+		die "the kernel tree $KSRC has local edits" \
+		    "edit the project files instead (they are copied in); 'git -C $KSRC stash' or 'make tree-reset' drops the edits"
+	fi
+	g checkout -q -B kprobes-rust "$parent"
+	step "tree: applied series ($(g rev-list --count pristine..HEAD) patches on pristine):"
+	g log --format='    %h %s' pristine..HEAD
+fi

@@ -1,0 +1,10 @@
+# Copy the project's kernel-side files into kernel/kprobes_rust/.
+for f in $(project_files Kbuild rust-core c-shim arch); do
+	case $f in
+	*/Cargo.toml|*/Cargo.lock|rust-core/host/*|rust-core/tests/*) continue ;;
+	esac
+	add "$f" "kernel/kprobes_rust/$f"
+done
+for f in $(project_files include/linux); do
+	add "$f" "$f"
+done

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install everything the pipeline needs.  Idempotent: a second run only
+# checks.  Records the kernel source version actually used in
+# $WORK/kernel-source-version.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$WORK"
+stamp=$WORK/.setup-done
+# The stamp is only a shortcut; every check below is cheap enough to repeat
+# when the stamp is older than this script.
+if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ -f "$KSRC_TARBALL" ] &&
+   command -v bindgen >/dev/null && command -v qemu-system-x86_64 >/dev/null; then
+	step "setup: already done ($(cat "$WORK/kernel-source-version"))"
+	exit 0
+fi
+
+DEBS="clang lld llvm libclang-dev flex bison bc libelf-dev libssl-dev cpio
+      qemu-system-x86 busybox-static kmod rsync python3 git make gcc xz-utils
+      file diffutils"
+
+need_root() {
+	[ "$(id -u)" = 0 ] || die "setup needs root to install Debian packages" \
+		"run 'sudo make setup' once, or install: $DEBS $KSRC_PKG"
+}
+
+missing=
+for p in $DEBS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+have_src=$(dpkg-query -W -f='${Status} ${Version}' "$KSRC_PKG" 2>/dev/null | sed -n 's/^install ok installed //p')
+
+if [ -n "$missing" ] || [ "$have_src" != "$KSRC_PIN" ]; then
+	need_root
+	step "setup: apt-get update"
+	apt-get update -qq || die "apt-get update failed" "check the network / Debian mirror"
+fi
+if [ -n "$missing" ]; then
+	step "setup: installing Debian packages:$missing"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >"$WORK/apt.log" 2>&1 ||
+		die "apt-get install failed (log: $WORK/apt.log)" "apt-get install$missing"
+fi
+
+if [ "$have_src" != "$KSRC_PIN" ]; then
+	step "setup: installing $KSRC_PKG=$KSRC_PIN"
+	if apt-cache madison "$KSRC_PKG" | awk '{print $3}' | grep -qx "$KSRC_PIN"; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades \
+			"$KSRC_PKG=$KSRC_PIN" >"$WORK/apt.log" 2>&1 ||
+			die "installing $KSRC_PKG=$KSRC_PIN failed (log: $WORK/apt.log)"
+	else
+		warn "##############################################################"
+		warn "$KSRC_PKG $KSRC_PIN is no longer in the archive."
+		warn "Falling back to the newest 6.12.y the archive offers.  Results"
+		warn "and the patch series are then against THAT version (recorded in"
+		warn "$WORK/kernel-source-version and in every result file)."
+		warn "##############################################################"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$KSRC_PKG" >"$WORK/apt.log" 2>&1 ||
+			die "installing $KSRC_PKG failed (log: $WORK/apt.log)" "apt-get install $KSRC_PKG"
+	fi
+fi
+[ -f "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing after installing $KSRC_PKG"
+dpkg-query -W -f='${Version}\n' "$KSRC_PKG" >"$WORK/kernel-source-version"
+
+command -v cargo >/dev/null || die "cargo not found" "install the Rust toolchain with rustup"
+if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+	step "setup: rustup component add rust-src"
+	rustup component add rust-src || die "rustup component add rust-src failed"
+fi
+if ! bindgen --version 2>/dev/null | grep -q '0\.69\.5'; then
+	step "setup: cargo install --locked bindgen-cli --version 0.69.5 (a few minutes)"
+	cargo install --locked bindgen-cli --version 0.69.5 >"$WORK/bindgen-install.log" 2>&1 ||
+		die "cargo install bindgen-cli failed (log: $WORK/bindgen-install.log)"
+fi
+
+# The pinned tarball is unpacked and checked with `make rustavailable` by
+# scripts/kernel-tree.sh, which needs the tree; nothing more to do here.
+touch "$stamp"
+step "setup: done (kernel source $(cat "$WORK/kernel-source-version"))"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make test`: everything, ending with one line `N passed, N failed`.
+#   1. host: cargo test of rust-core against the simulated kernel
+#   2. the patch series applies to pristine 6.12 with git am
+#   3. both variants build; the Kconfig switch selects the right objects
+#   4. each variant boots and runs tools/testing/guest/test-job.sh: KUnit
+#      kprobes_test, samples/kprobes, kprobe_events, ftracetest (against
+#      tools/testing/expectations/), a clean kernel log
+# Per-variant results: build/results/VARIANT/test/{console,results}.log and
+# checks.json; the summary is build/results/summary.txt.
+. "$(dirname "$0")/lib.sh"
+"$ROOT/scripts/setup.sh"
+mkdir -p "$RESULTS"
+SUM=$RESULTS/summary.txt
+: >"$SUM"
+P=0 F=0
+record() { # ok(0/1) NAME [DETAIL]
+	if [ "$1" = 0 ]; then P=$((P + 1)); echo "PASS $2" >>"$SUM"
+	else F=$((F + 1)); echo "FAIL $2 ${3:-}" >>"$SUM"; echo "FAIL $2 ${3:-}" >&2; fi
+}
+
+# 1. host tests ------------------------------------------------------------
+step "test: cargo test (host, simulated kernel)"
+rc=0
+(cd "$ROOT" && cargo test --workspace 2>&1) | tee "$RESULTS/cargo-test.log" | grep -E '^test |test result:' || true
+rc=${PIPESTATUS[0]}
+read -r cp cf < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } } END { print p+0, f+0 }' "$RESULTS/cargo-test.log")
+P=$((P + cp)) F=$((F + cf))
+echo "cargo test: $cp passed, $cf failed" >>"$SUM"
+grep -q '^test result:' "$RESULTS/cargo-test.log" || record 1 cargo-test "cargo test did not run (log: $RESULTS/cargo-test.log)"
+[ "$rc" = 0 ] || [ "$cf" != 0 ] || record 1 cargo-test "cargo test exited $rc (log: $RESULTS/cargo-test.log)"
+
+# 2. patch series ------------------------------------------------------------
+step "test: patch series"
+if "$ROOT/scripts/patches.sh" >"$RESULTS/patches.log" 2>&1; then record 0 patches/git-am-on-pristine
+else tail -n 5 "$RESULTS/patches.log" >&2; record 1 patches/git-am-on-pristine "log: $RESULTS/patches.log"; fi
+
+# 3. builds --------------------------------------------------------------------
+"$ROOT/scripts/build.sh" $VARIANTS
+o_c=$(outdir c) o_r=$(outdir rust)
+grep -qx '# CONFIG_KPROBES_RUST is not set' "$o_c/.config"; record $? build/c-config-kprobes-rust-off
+grep -qx 'CONFIG_KPROBES_RUST=y' "$o_r/.config"; record $? build/rust-config-kprobes-rust-on
+[ -f "$o_c/kernel/kprobes.o" ] && [ ! -e "$o_c/kernel/kprobes_rust" ]; record $? build/c-builds-kernel-kprobes.o
+[ ! -e "$o_r/kernel/kprobes.o" ] && [ -f "$o_r/kernel/kprobes_rust/rust-core/kprobes_core.o" ]
+record $? build/rust-builds-kprobes_rust-not-kprobes.o
+diff <(grep -v KPROBES_RUST "$o_c/.config") <(grep -v KPROBES_RUST "$o_r/.config") >/dev/null
+record $? build/configs-differ-only-in-KPROBES_RUST
+
+# 4. guest suites -------------------------------------------------------------
+for v in $VARIANTS; do
+	if "$ROOT/scripts/vm.sh" "$v" "$ROOT/tools/testing/guest/test-job.sh" test; then
+		python3 "$ROOT/tools/testing/kpt_results.py" "$v" "$RESULTS/$v/test/results.log" \
+			"$RESULTS/$v/test/console.log" >"$RESULTS/$v/test/checks.txt" || true
+		grep '^FAIL' "$RESULTS/$v/test/checks.txt" >&2 || true
+		tail -n 1 "$RESULTS/$v/test/checks.txt"
+		read -r vp vf < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["passed"], d["failed"])' "$RESULTS/$v/test/checks.json")
+		P=$((P + vp)) F=$((F + vf))
+		sed "s/^/$v: /" "$RESULTS/$v/test/checks.txt" >>"$SUM"
+		[ "$vf" = 0 ] || info "see $RESULTS/$v/test/ (console.log, results.log, checks.txt)"
+	else
+		record 1 "guest/$v" "the guest run failed; see $RESULTS/$v/test/console.log"
+	fi
+done
+
+step "test: summary in $SUM"
+echo "$P passed, $F failed" | tee -a "$SUM"
+[ "$F" = 0 ]

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# The test job run in the guest by `make test` on each variant.
+. /kpt/lib.sh
+
+section system
+echo "uname: $(uname -a)"
+echo "cpus-online: $(cat /sys/devices/system/cpu/online)"
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+[ "$ncpu" -ge 2 ]; result system smp-2-cpus-online $? "online=$(cat /sys/devices/system/cpu/online)"
+
+# --- KUnit: kprobes_test ran at boot (CONFIG_KPROBES_SANITY_TEST=y); its KTAP
+# log is in debugfs.
+section kunit
+if [ -r $D/kunit/kprobes_test/results ]; then
+	cat $D/kunit/kprobes_test/results
+else
+	echo "KPT kunit kprobes_test FAIL no $D/kunit/kprobes_test/results"
+fi
+section end
+
+# --- samples/kprobes: insmod, trigger the probed function, look for the
+# handlers' output, rmmod.
+section samples
+dmesg_mark
+check samples kprobe_example.insmod modprobe kprobe_example
+/bin/true; /bin/true                              # fork -> kernel_clone
+sleep 0
+dmesg >/tmp/kp.log
+grep -q 'handler_pre: <kernel_clone> p->addr = 0x[^,]*, ip = [0-9a-f]*, flags = 0x[0-9a-f]*$' /tmp/kp.log; result samples kprobe_example.pre_handler $?
+grep -q 'handler_post: <kernel_clone> p->addr = 0x[^,]*, flags = 0x[0-9a-f]*$' /tmp/kp.log; result samples kprobe_example.post_handler $?
+grep kernel_clone $D/kprobes/list | head -n 3
+check samples kprobe_example.rmmod rmmod kprobe_example
+dmesg | grep -q 'kprobe at .* unregistered'; result samples kprobe_example.unregistered $?
+
+dmesg_mark
+check samples kretprobe_example.insmod modprobe kretprobe_example
+/bin/true; /bin/true
+dmesg >/tmp/krp.log
+grep -q 'Planted return probe at kernel_clone: ' /tmp/krp.log; result samples kretprobe_example.planted $?
+grep -q 'kernel_clone returned [0-9]* and took [0-9]* ns to execute' /tmp/krp.log
+result samples kretprobe_example.handler $?
+check samples kretprobe_example.rmmod rmmod kretprobe_example
+dmesg | grep -q 'kretprobe at .* unregistered'; result samples kretprobe_example.unregistered $?
+cat /tmp/kp.log /tmp/krp.log | head -n 8
+
+# --- kprobe_events from the shell: a kprobe and a kretprobe fire and show up
+# in the trace; kprobes/list lists them while they exist.
+section kprobe_events
+echo 0 > $T/tracing_on; echo > $T/trace
+check kprobe_events define kwrite $T/kprobe_events 'p:kpt/open do_sys_openat2 dfd=%di flags=+0(%dx):x64
+r:kpt/open_ret do_sys_openat2 ret=$retval'
+check kprobe_events enable kwrite $T/events/kpt/enable 1
+grep do_sys_openat2 $D/kprobes/list >/tmp/list; result kprobe_events listed $? "$(cat /tmp/list | tr '\n' ' ')"
+echo 1 > $T/tracing_on
+cat /proc/version >/dev/null
+echo 0 > $T/tracing_on
+grep -q ' open: (do_sys_openat2+0x0/0x[0-9a-f]*) dfd=0x[0-9a-f]* flags=0x' $T/trace; result kprobe_events kprobe-fired $?
+grep -q ' open_ret: (.*<- do_sys_openat2) ret=' $T/trace; result kprobe_events kretprobe-fired $?
+grep ' open' $T/trace | head -n 4
+echo 0 > $T/events/kpt/enable
+check kprobe_events remove kwrite $T/kprobe_events ''
+! grep -q do_sys_openat2 $D/kprobes/list; result kprobe_events unlisted $?
+
+# --- ftracetest (tools/testing/selftests/ftrace), KTAP output.
+section ftracetest
+FTRACETEST_CASES=${FTRACETEST_CASES:-test.d/kprobe test.d/dynevent}
+cd /kselftest/ftrace && ./ftracetest -K -l /tmp/ftracetest-logs $FTRACETEST_CASES 2>&1
+cd /
+section end

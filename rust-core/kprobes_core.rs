@@ -3,12 +3,44 @@
 //! The Rust kprobes core.
 //!
 //! This crate replaces `kernel/kprobes.c` when `CONFIG_KPROBES_RUST=y`.  The
-//! same source is built by Kbuild into vmlinux (against the `kernel` crate)
-//! and by cargo on the host, where `cargo test` runs it against a simulated
-//! kernel.  One module per concept of the upstream file.
+//! same source is built by Kbuild into vmlinux (against the `kernel` crate;
+//! `cfg(CONFIG_RUST)`) and by cargo on the host, where `cargo test` runs it
+//! against a simulated kernel (`host/sim.rs`).  One module per concept of
+//! the upstream file; `sys` is the only door to the kernel's services and
+//! `exports` the only C ABI.
 //!
-//! The core is being moved here group by group; until a group has moved,
-//! `c-shim/kprobes_upstream.c` still builds it from `kernel/kprobes.c`.
+//! The core is being moved here group by group; what has not moved yet is
+//! still built from `c-shim/kprobes_transitional.c`, a working copy of
+//! upstream `kernel/kprobes.c` from which every moved group is deleted.
+//!
+//! Moved so far: instruction slots (`slots`).
 
-// The kernel build passes `-Zcrate-attr=no_std` itself.
-#![cfg_attr(not(any(test, CONFIG_RUST)), no_std)]
+#[cfg(CONFIG_RUST)]
+#[path = "sys_kernel.rs"]
+pub mod sys;
+#[cfg(not(CONFIG_RUST))]
+#[path = "host/sim.rs"]
+pub mod sys;
+
+/// C types as the kernel defines them: `char` is unsigned in the kernel
+/// (`-funsigned-char`), and so it is in the host build.
+pub mod ffi {
+    #[cfg(CONFIG_RUST)]
+    pub use kernel::ffi::*;
+    #[cfg(not(CONFIG_RUST))]
+    pub use core::ffi::{c_int, c_long, c_uint, c_ulong, c_void};
+    /// `char`.
+    #[cfg(not(CONFIG_RUST))]
+    #[allow(non_camel_case_types)]
+    pub type c_char = u8;
+}
+
+pub mod list;
+pub mod slots;
+pub mod types;
+
+pub mod exports;
+
+#[cfg(test)]
+#[path = "host/test_slots.rs"]
+mod test_slots;

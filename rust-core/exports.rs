@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The C ABI of the core: every function C code links against, with the
+//! upstream names and prototypes (checked against `<linux/kprobes.h>` by the
+//! C shim including the generated header).  Each is a thin wrapper around
+//! the module that implements it.
+
+use crate::slots;
+use crate::types::{KprobeInsnCache, KprobeOpcode};
+use crate::ffi::{c_char, c_int, c_uint, c_ulong};
+
+/// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
+///
+/// # Safety
+/// `c` is a live `struct kprobe_insn_cache`; process context.
+#[no_mangle]
+pub unsafe extern "C" fn __get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
+    // SAFETY: forwarded caller contract.
+    unsafe { slots::get_insn_slot(c) }
+}
+
+/// `__free_insn_slot()`: returns `slot` to cache `c`; a `dirty` slot is
+/// reused only after an RCU grace period.
+///
+/// # Safety
+/// `c` is a live cache; process context.
+#[no_mangle]
+pub unsafe extern "C" fn __free_insn_slot(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: c_int) {
+    // SAFETY: forwarded caller contract.
+    unsafe { slots::free_insn_slot(c, slot, dirty != 0) }
+}
+
+/// `__is_insn_slot_addr()`: is `addr` on a page of cache `c`?
+///
+/// # Safety
+/// `c` is a live cache.
+#[no_mangle]
+pub unsafe extern "C" fn __is_insn_slot_addr(c: *mut KprobeInsnCache, addr: c_ulong) -> bool {
+    // SAFETY: forwarded caller contract.
+    unsafe { slots::is_insn_slot_addr(c, addr as usize) }
+}
+
+/// `kprobe_cache_get_kallsym()`: the `*symnum`-th page of `c` as a kallsyms
+/// entry.
+///
+/// # Safety
+/// `c` is a live cache, the out pointers are valid (`sym` for
+/// `KSYM_NAME_LEN` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_cache_get_kallsym(
+    c: *mut KprobeInsnCache,
+    symnum: *mut c_uint,
+    value: *mut c_ulong,
+    type_: *mut c_char,
+    sym: *mut c_char,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { slots::cache_get_kallsym(c, symnum, value, type_, sym) }
+}

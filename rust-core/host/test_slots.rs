@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Host tests of the instruction slot caches against the simulated kernel.
+
+use crate::exports::*;
+use crate::sys::{self, record};
+use crate::types::{KprobeInsnCache, KprobeOpcode, ListHead};
+use crate::ffi::{c_char, c_uint, c_ulong, c_void};
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::cell::Cell;
+
+const PAGE: usize = sys::PAGE_SIZE;
+/// x86 MAX_INSN_SIZE.
+const INSN: usize = 16;
+const SPP: usize = PAGE / INSN;
+
+thread_local! {
+    static PAGES: Cell<isize> = const { Cell::new(0) };
+    static FAIL_PAGE: Cell<bool> = const { Cell::new(false) };
+}
+
+unsafe extern "C" fn page_alloc() -> *mut c_void {
+    if FAIL_PAGE.with(|f| f.replace(false)) {
+        return core::ptr::null_mut();
+    }
+    PAGES.with(|p| p.set(p.get() + 1));
+    // SAFETY: non-zero size.
+    unsafe { alloc_zeroed(Layout::from_size_align(PAGE, PAGE).unwrap()) as *mut c_void }
+}
+
+unsafe extern "C" fn page_free(p: *mut c_void) {
+    PAGES.with(|c| c.set(c.get() - 1));
+    // SAFETY: allocated by page_alloc with this layout.
+    unsafe { dealloc(p as *mut u8, Layout::from_size_align(PAGE, PAGE).unwrap()) }
+}
+
+fn pages() -> isize {
+    PAGES.with(|p| p.get())
+}
+
+/// A heap-allocated cache, initialized like `kprobe_insn_slots`.
+struct Cache(Box<KprobeInsnCache>);
+
+impl Cache {
+    fn new(insn_size: usize) -> Cache {
+        let mut c = Box::new(KprobeInsnCache {
+            mutex: sys::Mutex::new(),
+            alloc: Some(page_alloc),
+            free: Some(page_free),
+            sym: c"kprobe_insn_page".as_ptr().cast(),
+            pages: ListHead { next: core::ptr::null_mut(), prev: core::ptr::null_mut() },
+            insn_size,
+            nr_garbage: 0,
+        });
+        // SAFETY: the box is live.
+        unsafe { crate::list::init_list_head(&mut c.pages) };
+        Cache(c)
+    }
+    fn p(&mut self) -> *mut KprobeInsnCache {
+        &mut *self.0
+    }
+    fn get(&mut self) -> *mut KprobeOpcode {
+        // SAFETY: live cache.
+        unsafe { __get_insn_slot(self.p()) }
+    }
+    fn free(&mut self, s: *mut KprobeOpcode, dirty: bool) {
+        // SAFETY: live cache.
+        unsafe { __free_insn_slot(self.p(), s, dirty as i32) }
+    }
+    fn is_slot(&mut self, a: usize) -> bool {
+        // SAFETY: live cache.
+        unsafe { __is_insn_slot_addr(self.p(), a as c_ulong) }
+    }
+    fn kallsym(&mut self, n: u32) -> (i32, u32, usize, u8, String) {
+        let mut symnum: c_uint = n;
+        let mut value: c_ulong = 0;
+        let mut ty: c_char = 0;
+        let mut sym = vec![0 as c_char; sys::KSYM_NAME_LEN];
+        // SAFETY: valid out pointers, sym has KSYM_NAME_LEN bytes.
+        let r = unsafe { kprobe_cache_get_kallsym(self.p(), &mut symnum, &mut value, &mut ty, sym.as_mut_ptr()) };
+        // SAFETY: NUL-terminated by the callee (or all zero).
+        let s = unsafe { std::ffi::CStr::from_ptr(sym.as_ptr().cast()) }.to_string_lossy().into_owned();
+        (r, symnum, value as usize, ty as u8, s)
+    }
+    fn npages(&mut self) -> usize {
+        // SAFETY: live list.
+        unsafe { crate::list::iter_rcu(&mut self.0.pages) }.count()
+    }
+    /// Frees every page, as a test epilogue (not an upstream operation).
+    fn destroy(mut self) {
+        let head: *mut ListHead = &mut self.0.pages;
+        // SAFETY: test-only teardown of a quiescent cache.
+        unsafe {
+            let mut l = (*head).next;
+            while l != head {
+                let next = (*l).next;
+                let kip = crate::container_of!(l, crate::slots::KprobeInsnPage, list);
+                page_free((*kip).insns.cast());
+                sys::kfree(kip.cast());
+                l = next;
+            }
+        }
+        assert_eq!(pages(), 0, "pages leaked");
+        assert_eq!(record(|r| r.allocs), 0, "kmalloc leaked");
+    }
+}
+
+fn warnings() -> usize {
+    record(|r| r.warnings.len())
+}
+
+#[test]
+fn first_slot_allocates_a_page_and_reports_it_to_perf() {
+    let mut c = Cache::new(INSN);
+    let s = c.get();
+    assert!(!s.is_null());
+    assert_eq!(pages(), 1);
+    assert_eq!(s as usize % PAGE, 0, "first slot is the page start");
+    let ev = record(|r| r.ksym_events.clone());
+    assert_eq!(ev, vec![(2, s as u64, PAGE as u32, false, "kprobe_insn_page".to_string())]);
+    c.destroy();
+}
+
+#[test]
+fn slots_are_handed_out_in_order_insn_size_apart() {
+    let mut c = Cache::new(INSN);
+    let a = c.get();
+    let b = c.get();
+    let d = c.get();
+    assert_eq!(b as usize - a as usize, INSN);
+    assert_eq!(d as usize - b as usize, INSN);
+    c.destroy();
+}
+
+#[test]
+fn slots_per_page_follows_insn_size() {
+    // An optinsn-like cache with bigger slots fills a page sooner.
+    let big = 256;
+    let mut c = Cache::new(big);
+    let first = c.get();
+    for _ in 1..PAGE / big {
+        c.get();
+    }
+    assert_eq!(pages(), 1);
+    let next = c.get();
+    assert_eq!(pages(), 2);
+    assert_ne!(next as usize / PAGE, first as usize / PAGE);
+    c.destroy();
+}
+
+#[test]
+fn full_page_adds_a_new_page_at_the_head() {
+    let mut c = Cache::new(INSN);
+    let first = c.get();
+    for _ in 1..SPP {
+        c.get();
+    }
+    assert_eq!(c.npages(), 1);
+    let s = c.get();
+    assert_eq!(c.npages(), 2);
+    assert_eq!(s as usize % PAGE, 0);
+    // list_add_rcu puts the new page first: kallsyms entry 0 is the new one.
+    assert_eq!(c.kallsym(0).2, s as usize);
+    assert_eq!(c.kallsym(1).2, first as usize);
+    c.destroy();
+}
+
+#[test]
+fn clean_free_makes_the_slot_reusable_at_once() {
+    let mut c = Cache::new(INSN);
+    let a = c.get();
+    let b = c.get();
+    c.free(a, false);
+    assert_eq!(c.get(), a);
+    let _ = b;
+    assert_eq!(record(|r| r.grace_periods), 0);
+    c.destroy();
+}
+
+#[test]
+fn dirty_free_is_not_reused_before_a_grace_period() {
+    let mut c = Cache::new(INSN);
+    let a = c.get();
+    c.free(a, true);
+    assert_eq!(c.0.nr_garbage, 1);
+    let b = c.get();
+    assert_ne!(a, b, "a dirty slot must not be handed out while clean ones remain");
+    assert_eq!(record(|r| r.grace_periods), 0);
+    c.destroy();
+}
+
+#[test]
+fn garbage_is_collected_when_it_exceeds_a_page_worth() {
+    let mut c = Cache::new(INSN);
+    let mut s = Vec::new();
+    for _ in 0..SPP + 2 {
+        s.push(c.get());
+    }
+    assert_eq!(c.npages(), 2);
+    for &x in &s[..SPP] {
+        c.free(x, true);
+    }
+    assert_eq!(c.0.nr_garbage as usize, SPP, "not over the threshold yet");
+    assert_eq!(record(|r| r.grace_periods), 0);
+    c.free(s[SPP], true);
+    // nr_garbage > slots_per_page: collected after synchronize_rcu().
+    assert_eq!(c.0.nr_garbage, 0);
+    assert!(record(|r| r.grace_periods) >= 1);
+    c.destroy();
+}
+
+#[test]
+fn full_cache_with_garbage_collects_instead_of_allocating() {
+    let mut c = Cache::new(INSN);
+    let mut s = Vec::new();
+    for _ in 0..SPP {
+        s.push(c.get());
+    }
+    c.free(s[5], true);
+    // Page full except for a dirty slot: __get_insn_slot collects garbage
+    // and retries rather than allocating a second page.
+    let again = c.get();
+    assert_eq!(again, s[5]);
+    assert_eq!(c.npages(), 1);
+    assert_eq!(record(|r| r.grace_periods), 1);
+    c.destroy();
+}
+
+#[test]
+fn emptied_page_is_freed_unless_it_is_the_last_one() {
+    let mut c = Cache::new(INSN);
+    let mut s = Vec::new();
+    for _ in 0..SPP + 1 {
+        s.push(c.get());
+    }
+    assert_eq!(pages(), 2);
+    let newest = s[SPP];
+    c.free(newest, false);
+    assert_eq!(pages(), 1, "empty page freed");
+    let ev = record(|r| r.ksym_events.clone());
+    assert_eq!(ev.last().unwrap(), &(2, newest as u64, PAGE as u32, true, "kprobe_insn_page".to_string()));
+    assert_eq!(record(|r| r.grace_periods), 1, "freed after a grace period");
+    for &x in &s[..SPP] {
+        c.free(x, false);
+    }
+    assert_eq!(pages(), 1, "the last page is kept");
+    assert_eq!(c.npages(), 1);
+    c.destroy();
+}
+
+#[test]
+fn is_insn_slot_addr_covers_exactly_the_pages() {
+    let mut c = Cache::new(INSN);
+    assert!(!c.is_slot(0x1000));
+    let s = c.get() as usize;
+    assert!(c.is_slot(s));
+    assert!(c.is_slot(s + PAGE - 1));
+    assert!(!c.is_slot(s + PAGE));
+    assert!(!c.is_slot(s - 1));
+    c.destroy();
+}
+
+#[test]
+fn kallsym_enumerates_pages_then_erange() {
+    let mut c = Cache::new(INSN);
+    assert_eq!(c.kallsym(0).0, -sys::ERANGE);
+    let s = c.get() as usize;
+    let (r, n, v, t, name) = c.kallsym(0);
+    assert_eq!((r, v, t, name.as_str()), (0, s, b't', "kprobe_insn_page"));
+    assert_eq!(n, u32::MAX, "symnum is post-decremented like the C code");
+    let (r, n, ..) = c.kallsym(1);
+    assert_eq!(r, -sys::ERANGE);
+    assert_eq!(n, 0, "one page skipped");
+    let (r, n, ..) = c.kallsym(5);
+    assert_eq!((r, n), (-sys::ERANGE, 4));
+    c.destroy();
+}
+
+#[test]
+fn kallsym_name_is_truncated_to_ksym_name_len() {
+    let long = vec![b'x'; sys::KSYM_NAME_LEN + 10];
+    let mut cs = long.clone();
+    cs.push(0);
+    let mut c = Cache::new(INSN);
+    c.0.sym = cs.as_ptr() as *const c_char;
+    c.get();
+    let (r, _, _, _, name) = c.kallsym(0);
+    assert_eq!(r, 0);
+    assert_eq!(name.len(), sys::KSYM_NAME_LEN - 1);
+    c.destroy();
+}
+
+#[test]
+fn freeing_an_unknown_slot_warns_and_changes_nothing() {
+    let mut c = Cache::new(INSN);
+    let a = c.get();
+    c.free((a as usize + 2 * PAGE) as *mut KprobeOpcode, false);
+    assert_eq!(warnings(), 1);
+    // The real slot is still in use: the next get is a different slot.
+    assert_ne!(c.get(), a);
+    c.destroy();
+}
+
+#[test]
+fn double_free_warns() {
+    let mut c = Cache::new(INSN);
+    let a = c.get();
+    let _b = c.get();
+    c.free(a, false);
+    assert_eq!(warnings(), 0);
+    c.free(a, false);
+    assert_eq!(warnings(), 1);
+    c.destroy();
+}
+
+#[test]
+fn kmalloc_failure_returns_null_and_leaks_nothing() {
+    let mut c = Cache::new(INSN);
+    record(|r| r.fail_kmalloc = 1);
+    assert!(c.get().is_null());
+    assert_eq!(pages(), 0);
+    assert_eq!(c.npages(), 0);
+    assert!(!c.get().is_null(), "works again afterwards");
+    c.destroy();
+}
+
+#[test]
+fn page_alloc_failure_returns_null_and_frees_the_descriptor() {
+    let mut c = Cache::new(INSN);
+    FAIL_PAGE.with(|f| f.set(true));
+    assert!(c.get().is_null());
+    assert_eq!(record(|r| r.allocs), 0);
+    assert_eq!(c.npages(), 0);
+    assert!(record(|r| r.ksym_events.is_empty()), "no perf event for a page never added");
+    c.destroy();
+}
+
+#[test]
+fn broken_nused_is_fixed_with_a_warning() {
+    let mut c = Cache::new(INSN);
+    let a = c.get();
+    // Corrupt the accounting: nused says free slots exist, the array is full.
+    let kip = crate::container_of!(c.0.pages.next, crate::slots::KprobeInsnPage, list);
+    for _ in 1..SPP {
+        c.get();
+    }
+    // SAFETY: `kip` is the cache's only page.
+    unsafe { (*kip).nused = 3 };
+    let b = c.get();
+    assert_eq!(warnings(), 1);
+    // SAFETY: as above.
+    assert_eq!(unsafe { (*kip).nused } as usize, SPP, "nused repaired");
+    assert!(!b.is_null());
+    assert_ne!(b as usize / PAGE, a as usize / PAGE, "got a slot on a new page");
+    c.destroy();
+}
+
+#[test]
+fn concurrent_get_and_free_keep_slots_unique() {
+    use std::sync::Arc;
+    struct Shared(Box<KprobeInsnCache>);
+    // SAFETY: the cache is only touched through its mutex-protected API.
+    unsafe impl Send for Shared {}
+    // SAFETY: as above.
+    unsafe impl Sync for Shared {}
+    let c = Cache::new(INSN);
+    let shared = Arc::new(Shared(c.0));
+    let mut hs = Vec::new();
+    for _ in 0..4 {
+        let sh = shared.clone();
+        hs.push(std::thread::spawn(move || {
+            let cp = &*sh.0 as *const KprobeInsnCache as *mut KprobeInsnCache;
+            let mut mine = Vec::new();
+            for i in 0..2000 {
+                // SAFETY: live cache, API is mutex-protected.
+                let s = unsafe { __get_insn_slot(cp) };
+                assert!(!s.is_null());
+                mine.push(s as usize);
+                if i % 3 == 0 {
+                    let x = mine.swap_remove(0);
+                    // SAFETY: as above.
+                    unsafe { __free_insn_slot(cp, x as *mut KprobeOpcode, (i % 2) as i32) };
+                }
+            }
+            let allocs = record(|r| r.allocs);
+            (mine, allocs)
+        }));
+    }
+    let mut all = Vec::new();
+    for h in hs {
+        all.extend(h.join().unwrap().0);
+    }
+    let n = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), n, "a slot was handed out twice");
+}

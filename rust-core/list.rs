@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `struct list_head` primitives, including the RCU variants of
+//! `include/linux/rculist.h`, for lists shared with C code.
+//!
+//! Memory ordering follows the C macros: `rcu_assign_pointer()` is a release
+//! store, `WRITE_ONCE()` a relaxed (volatile-like) store, and
+//! `rcu_dereference()` is implemented as an acquire load (the kernel relies
+//! on address dependencies, which the Rust memory model does not promise;
+//! on x86 both compile to a plain load).
+
+use crate::types::ListHead;
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+/// `LIST_POISON2` (`0x122 + POISON_POINTER_DELTA`, x86_64).
+pub const LIST_POISON2: usize = 0x122 + 0xdead_0000_0000_0000;
+
+/// The `next` field of `l` as an atomic.
+///
+/// # Safety
+/// `l` must point to a live `ListHead`.
+#[inline]
+unsafe fn next_atomic<'a>(l: *mut ListHead) -> &'a AtomicPtr<ListHead> {
+    // SAFETY: `l` is live (caller), the field is aligned and only accessed
+    // atomically or under the list's writer lock.
+    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*l).next)) }
+}
+
+/// `INIT_LIST_HEAD()`.
+///
+/// # Safety
+/// `l` must be valid for writes.
+#[inline]
+pub unsafe fn init_list_head(l: *mut ListHead) {
+    // SAFETY: caller guarantees `l` is valid; WRITE_ONCE of next as in C.
+    unsafe {
+        next_atomic(l).store(l, Ordering::Relaxed);
+        (*l).prev = l;
+    }
+}
+
+/// `list_empty()`.
+///
+/// # Safety
+/// `head` must point to a live list head.
+#[inline]
+pub unsafe fn list_empty(head: *mut ListHead) -> bool {
+    // SAFETY: caller guarantees `head` is live.
+    unsafe { next_atomic(head).load(Ordering::Relaxed) == head }
+}
+
+/// `list_is_singular()`: the list has exactly one entry.
+///
+/// # Safety
+/// `head` must point to a live list (head or entry, as in C).
+#[inline]
+pub unsafe fn list_is_singular(head: *mut ListHead) -> bool {
+    // SAFETY: caller guarantees `head` is live.
+    unsafe { !list_empty(head) && (*head).next == (*head).prev }
+}
+
+/// `list_add_rcu()`: publish `new` right after `head`.
+///
+/// # Safety
+/// Both must be live; the caller holds the list's update-side lock.
+#[inline]
+pub unsafe fn list_add_rcu(new: *mut ListHead, head: *mut ListHead) {
+    // SAFETY: caller guarantees both are live and serializes updaters.
+    unsafe {
+        let next = (*head).next;
+        (*new).next = next;
+        (*new).prev = head;
+        // rcu_assign_pointer(list_next_rcu(prev), new)
+        next_atomic(head).store(new, Ordering::Release);
+        (*next).prev = new;
+    }
+}
+
+/// `list_add_tail_rcu()`: publish `new` right before `head`.
+///
+/// # Safety
+/// As for [`list_add_rcu`].
+#[inline]
+pub unsafe fn list_add_tail_rcu(new: *mut ListHead, head: *mut ListHead) {
+    // SAFETY: caller guarantees both are live and serializes updaters.
+    unsafe {
+        let prev = (*head).prev;
+        (*new).next = head;
+        (*new).prev = prev;
+        next_atomic(prev).store(new, Ordering::Release);
+        (*head).prev = new;
+    }
+}
+
+/// `list_del_rcu()`: unlink `entry`, leaving its `next` intact for readers
+/// still on it and poisoning `prev`.
+///
+/// # Safety
+/// `entry` must be on a list; the caller holds the update-side lock.
+#[inline]
+pub unsafe fn list_del_rcu(entry: *mut ListHead) {
+    // SAFETY: caller guarantees `entry` and its neighbours are live.
+    unsafe {
+        let prev = (*entry).prev;
+        let next = (*entry).next;
+        (*next).prev = prev;
+        next_atomic(prev).store(next, Ordering::Relaxed);
+        (*entry).prev = LIST_POISON2 as *mut ListHead;
+    }
+}
+
+/// `rcu_dereference(list_next_rcu(l))`.
+///
+/// # Safety
+/// `l` must be live (the caller is in an RCU read-side section or holds the
+/// update-side lock).
+#[inline]
+pub unsafe fn next_rcu(l: *mut ListHead) -> *mut ListHead {
+    // SAFETY: caller guarantees `l` is live.
+    unsafe { next_atomic(l).load(Ordering::Acquire) }
+}
+
+/// Iterator over the entries of an RCU list (`list_for_each_rcu()`), yielding
+/// the embedded `ListHead` of each entry.
+pub struct RcuIter {
+    head: *mut ListHead,
+    pos: *mut ListHead,
+}
+
+/// Iterates over the list at `head`.
+///
+/// # Safety
+/// `head` must be live and the caller must stay in an RCU read-side
+/// critical section (or hold the update-side lock) while iterating.
+#[inline]
+pub unsafe fn iter_rcu(head: *mut ListHead) -> RcuIter {
+    // SAFETY: caller's contract.
+    RcuIter { head, pos: unsafe { next_rcu(head) } }
+}
+
+impl Iterator for RcuIter {
+    type Item = *mut ListHead;
+    #[inline]
+    fn next(&mut self) -> Option<*mut ListHead> {
+        if self.pos == self.head {
+            return None;
+        }
+        let cur = self.pos;
+        // SAFETY: `cur` is an entry of the list, live for the read-side
+        // section the iterator was created in.
+        self.pos = unsafe { next_rcu(cur) };
+        Some(cur)
+    }
+}
+
+/// `container_of()` for a struct whose `ListHead` field sits at `offset`.
+#[macro_export]
+macro_rules! container_of {
+    ($ptr:expr, $type:ty, $field:ident) => {
+        ($ptr as *mut u8).wrapping_sub(core::mem::offset_of!($type, $field)) as *mut $type
+    };
+}

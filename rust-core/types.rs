@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The Rust view of the C structures the core shares with the rest of the
+//! kernel (`include/linux/kprobes.h`, `include/linux/types.h`).
+//!
+//! Every structure here is `#[repr(C)]` and must match its C twin exactly:
+//! in the kernel build the const assertions at the end of this file compare
+//! the size and the offset of every field with the bindgen'd C definition,
+//! so a mismatch is a compile error.
+
+use crate::ffi::{c_char, c_int, c_void};
+
+/// `kprobe_opcode_t` on x86.
+pub type KprobeOpcode = u8;
+
+/// `struct list_head`.
+#[repr(C)]
+pub struct ListHead {
+    /// Next entry.
+    pub next: *mut ListHead,
+    /// Previous entry.
+    pub prev: *mut ListHead,
+}
+
+/// `struct mutex`: the kernel's own in the kernel build (its size depends on
+/// the lock debugging options), a simulated one on the host.
+pub type Mutex = crate::sys::Mutex;
+
+/// `struct kprobe_insn_cache`: a cache of executable pages cut into
+/// instruction slots (`kprobe_insn_slots`, `kprobe_optinsn_slots`).
+#[repr(C)]
+pub struct KprobeInsnCache {
+    /// Protects the slot arrays of `pages` (the list itself is RCU).
+    pub mutex: Mutex,
+    /// Allocates an executable page.
+    pub alloc: Option<unsafe extern "C" fn() -> *mut c_void>,
+    /// Frees a page from `alloc`.
+    pub free: Option<unsafe extern "C" fn(*mut c_void)>,
+    /// Symbol name of the pages for kallsyms and perf.
+    pub sym: *const c_char,
+    /// List of [`crate::slots::KprobeInsnPage`], RCU-protected.
+    pub pages: ListHead,
+    /// Size of one slot, in `kprobe_opcode_t` units.
+    pub insn_size: usize,
+    /// Number of dirty slots waiting for garbage collection.
+    pub nr_garbage: c_int,
+}
+
+/// Compile-time layout checks against the kernel's C definitions.
+#[cfg(CONFIG_RUST)]
+mod layout {
+    use super::*;
+    use core::mem::{offset_of, size_of};
+    use kernel::bindings as b;
+
+    /// Asserts that two structs have the same size and that every listed
+    /// field sits at the same offset in both.
+    macro_rules! same_layout {
+        ($rust:ty, $c:ty, [$($f:ident),* $(,)?]) => {
+            const _: () = {
+                assert!(size_of::<$rust>() == size_of::<$c>());
+                $( assert!(offset_of!($rust, $f) == offset_of!($c, $f)); )*
+            };
+        };
+    }
+
+    same_layout!(ListHead, b::list_head, [next, prev]);
+    same_layout!(KprobeInsnCache, b::kprobe_insn_cache,
+                 [mutex, alloc, free, sym, pages, insn_size, nr_garbage]);
+    const _: () = assert!(size_of::<KprobeOpcode>() == size_of::<b::kprobe_opcode_t>());
+}

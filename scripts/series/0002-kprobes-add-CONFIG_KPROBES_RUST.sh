@@ -1,1 +1,0 @@
-g apply --cached "$SERIES/0002-kprobes-add-CONFIG_KPROBES_RUST.diff"

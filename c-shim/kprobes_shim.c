@@ -4,10 +4,34 @@
  * macros.  No kprobes logic lives here.
  */
 #include <linux/bug.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
+#include <asm/sections.h>
 
-#include "kprobes_shim.h"
+#include <linux/kprobes_rust.h>
+
+
+/* __weak defaults of the arch hooks, which Rust cannot define in 6.12. */
+
+bool __weak arch_within_kprobe_blacklist(unsigned long addr)
+{
+	/* The '__kprobes' functions and entry code must not be probed. */
+	return addr >= (unsigned long)__kprobes_text_start &&
+	       addr < (unsigned long)__kprobes_text_end;
+}
+
+int __init __weak arch_populate_kprobe_blacklist(void)
+{
+	return 0;
+}
+
+/* Wrappers of static inlines. */
+
+void *kprobes_rust_dereference_symbol_descriptor(void *ptr)
+{
+	return dereference_symbol_descriptor(ptr);
+}
 
 void kprobes_rust_rcu_read_lock(void)
 {

@@ -30,6 +30,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
+#include <linux/kprobes_rust.h>
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/slab.h>
@@ -86,7 +87,7 @@ kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
  * Blacklist -- list of 'struct kprobe_blacklist_entry' to store info where
  * kprobes can not probe.
  */
-static LIST_HEAD(kprobe_blacklist);
+/* kprobe_blacklist: rust-core/blacklist.rs */
 
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
 /*
@@ -1175,55 +1176,10 @@ out:
 	return ret;
 }
 
-bool __weak arch_within_kprobe_blacklist(unsigned long addr)
-{
-	/* The '__kprobes' functions and entry code must not be probed. */
-	return addr >= (unsigned long)__kprobes_text_start &&
-	       addr < (unsigned long)__kprobes_text_end;
-}
-
-static bool __within_kprobe_blacklist(unsigned long addr)
-{
-	struct kprobe_blacklist_entry *ent;
-
-	if (arch_within_kprobe_blacklist(addr))
-		return true;
-	/*
-	 * If 'kprobe_blacklist' is defined, check the address and
-	 * reject any probe registration in the prohibited area.
-	 * Note: this can return true during transition period where
-	 * (start_addr, end_addr) in the black list is shrinking
-	 * but old entry has not been removed yet. This is acceptable
-	 * because the worst case is that we reject more probes than
-	 * we should.
-	 */
-	guard(rcu)();
-	list_for_each_entry_rcu(ent, &kprobe_blacklist, list) {
-		if (addr >= ent->start_addr && addr < ent->end_addr)
-			return true;
-	}
-	return false;
-}
-
-bool within_kprobe_blacklist(unsigned long addr)
-{
-	char symname[KSYM_NAME_LEN], *p;
-
-	if (__within_kprobe_blacklist(addr))
-		return true;
-
-	/* Check if the address is on a suffixed-symbol */
-	if (!lookup_symbol_name(addr, symname)) {
-		p = strchr(symname, '.');
-		if (!p)
-			return false;
-		*p = '\0';
-		addr = (unsigned long)kprobe_lookup_name(symname, 0);
-		if (addr)
-			return __within_kprobe_blacklist(addr);
-	}
-	return false;
-}
+/*
+ * arch_within_kprobe_blacklist() (weak default): c-shim/kprobes_shim.c.
+ * within_kprobe_blacklist(): rust-core/blacklist.rs.
+ */
 
 /*
  * arch_adjust_kprobe_addr - adjust the address
@@ -2263,41 +2219,7 @@ void dump_kprobe(struct kprobe *kp)
 }
 NOKPROBE_SYMBOL(dump_kprobe);
 
-int kprobe_add_ksym_blacklist(unsigned long entry)
-{
-	struct kprobe_blacklist_entry *ent;
-	unsigned long offset = 0, size = 0;
-
-	if (!kernel_text_address(entry) ||
-	    !kallsyms_lookup_size_offset(entry, &size, &offset))
-		return -EINVAL;
-
-	ent = kmalloc(sizeof(*ent), GFP_KERNEL);
-	if (!ent)
-		return -ENOMEM;
-	ent->start_addr = entry;
-	ent->end_addr = entry + size;
-	INIT_LIST_HEAD(&ent->list);
-	list_add_tail_rcu(&ent->list, &kprobe_blacklist);
-
-	return (int)size;
-}
-
-/* Add all symbols in given area into kprobe blacklist */
-int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
-{
-	unsigned long entry;
-	int ret = 0;
-
-	for (entry = start; entry < end; entry += ret) {
-		ret = kprobe_add_ksym_blacklist(entry);
-		if (ret < 0)
-			return ret;
-		if (ret == 0)	/* In case of alias symbol */
-			ret = 1;
-	}
-	return 0;
-}
+/* kprobe_add_ksym_blacklist(), kprobe_add_area_blacklist(): rust-core/blacklist.rs */
 
 int __weak arch_kprobe_get_kallsym(unsigned int *symnum, unsigned long *value,
 				   char *type, char *sym)
@@ -2321,112 +2243,17 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 	return -ERANGE;
 }
 
-int __init __weak arch_populate_kprobe_blacklist(void)
-{
-	return 0;
-}
-
 /*
- * Lookup and populate the kprobe_blacklist.
- *
- * Unlike the kretprobe blacklist, we'll need to determine
- * the range of addresses that belong to the said functions,
- * since a kprobe need not necessarily be at the beginning
- * of a function.
+ * arch_populate_kprobe_blacklist() (weak default): c-shim/kprobes_shim.c.
+ * populate_kprobe_blacklist(): rust-core/blacklist.rs.
  */
-static int __init populate_kprobe_blacklist(unsigned long *start,
-					     unsigned long *end)
-{
-	unsigned long entry;
-	unsigned long *iter;
-	int ret;
-
-	for (iter = start; iter < end; iter++) {
-		entry = (unsigned long)dereference_symbol_descriptor((void *)*iter);
-		ret = kprobe_add_ksym_blacklist(entry);
-		if (ret == -EINVAL)
-			continue;
-		if (ret < 0)
-			return ret;
-	}
-
-	/* Symbols in '__kprobes_text' are blacklisted */
-	ret = kprobe_add_area_blacklist((unsigned long)__kprobes_text_start,
-					(unsigned long)__kprobes_text_end);
-	if (ret)
-		return ret;
-
-	/* Symbols in 'noinstr' section are blacklisted */
-	ret = kprobe_add_area_blacklist((unsigned long)__noinstr_text_start,
-					(unsigned long)__noinstr_text_end);
-
-	return ret ? : arch_populate_kprobe_blacklist();
-}
 
 #ifdef CONFIG_MODULES
-/* Remove all symbols in given area from kprobe blacklist */
-static void kprobe_remove_area_blacklist(unsigned long start, unsigned long end)
-{
-	struct kprobe_blacklist_entry *ent, *n;
-
-	list_for_each_entry_safe(ent, n, &kprobe_blacklist, list) {
-		if (ent->start_addr < start || ent->start_addr >= end)
-			continue;
-		list_del_rcu(&ent->list);
-		kfree_rcu(ent, rcu);
-	}
-}
-
-static void kprobe_remove_ksym_blacklist(unsigned long entry)
-{
-	kprobe_remove_area_blacklist(entry, entry + 1);
-}
-
-static void add_module_kprobe_blacklist(struct module *mod)
-{
-	unsigned long start, end;
-	int i;
-
-	if (mod->kprobe_blacklist) {
-		for (i = 0; i < mod->num_kprobe_blacklist; i++)
-			kprobe_add_ksym_blacklist(mod->kprobe_blacklist[i]);
-	}
-
-	start = (unsigned long)mod->kprobes_text_start;
-	if (start) {
-		end = start + mod->kprobes_text_size;
-		kprobe_add_area_blacklist(start, end);
-	}
-
-	start = (unsigned long)mod->noinstr_text_start;
-	if (start) {
-		end = start + mod->noinstr_text_size;
-		kprobe_add_area_blacklist(start, end);
-	}
-}
-
-static void remove_module_kprobe_blacklist(struct module *mod)
-{
-	unsigned long start, end;
-	int i;
-
-	if (mod->kprobe_blacklist) {
-		for (i = 0; i < mod->num_kprobe_blacklist; i++)
-			kprobe_remove_ksym_blacklist(mod->kprobe_blacklist[i]);
-	}
-
-	start = (unsigned long)mod->kprobes_text_start;
-	if (start) {
-		end = start + mod->kprobes_text_size;
-		kprobe_remove_area_blacklist(start, end);
-	}
-
-	start = (unsigned long)mod->noinstr_text_start;
-	if (start) {
-		end = start + mod->noinstr_text_size;
-		kprobe_remove_area_blacklist(start, end);
-	}
-}
+/*
+ * kprobe_remove_area_blacklist(), kprobe_remove_ksym_blacklist(),
+ * add_module_kprobe_blacklist(), remove_module_kprobe_blacklist():
+ * rust-core/blacklist.rs.
+ */
 
 /* Module notifier call back, checking kprobes on the module */
 static int kprobes_module_callback(struct notifier_block *nb,

@@ -5,7 +5,7 @@
 //! C shim including the generated header).  Each is a thin wrapper around
 //! the module that implements it.
 
-use crate::slots;
+use crate::{blacklist, slots, sys};
 use crate::types::{KprobeInsnCache, KprobeOpcode};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong};
 
@@ -56,4 +56,56 @@ pub unsafe extern "C" fn kprobe_cache_get_kallsym(
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { slots::cache_get_kallsym(c, symnum, value, type_, sym) }
+}
+
+/// `within_kprobe_blacklist()`: may a probe not be placed at `addr`?
+#[no_mangle]
+pub extern "C" fn within_kprobe_blacklist(addr: c_ulong) -> bool {
+    blacklist::within_kprobe_blacklist(addr as usize)
+}
+
+/// `kprobe_add_ksym_blacklist()`: blacklists the symbol at `entry`; returns
+/// its size or a negative errno.
+#[no_mangle]
+pub extern "C" fn kprobe_add_ksym_blacklist(entry: c_ulong) -> c_int {
+    blacklist::add_ksym_blacklist(entry as usize)
+}
+
+/// `kprobe_add_area_blacklist()`: blacklists every symbol in
+/// `[start, end)`.
+#[no_mangle]
+pub extern "C" fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int {
+    blacklist::add_area_blacklist(start as usize, end as usize)
+}
+
+/// `populate_kprobe_blacklist()`, for the transitional init code.
+///
+/// # Safety
+/// `[start, end)` is the `_kprobe_blacklist` section; init code only
+/// (`.init.text`, like upstream's `__init`).
+#[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
+#[no_mangle]
+pub unsafe extern "C" fn populate_kprobe_blacklist(start: *mut c_ulong, end: *mut c_ulong) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { blacklist::populate(start, end) }
+}
+
+/// `add_module_kprobe_blacklist()`, for the transitional module notifier.
+///
+/// # Safety
+/// `module` is live; `kprobe_mutex` is held.
+#[no_mangle]
+pub unsafe extern "C" fn add_module_kprobe_blacklist(module: *mut sys::Module) {
+    // SAFETY: forwarded caller contract.
+    unsafe { blacklist::add_module(module) }
+}
+
+/// `remove_module_kprobe_blacklist()`, for the transitional module notifier.
+///
+/// # Safety
+/// `module` is live; `kprobe_mutex` is held.
+#[no_mangle]
+pub unsafe extern "C" fn remove_module_kprobe_blacklist(module: *mut sys::Module) {
+    // SAFETY: forwarded caller contract.
+    unsafe { blacklist::remove_module(module) }
 }

@@ -13,7 +13,7 @@
 //! still built from `c-shim/kprobes_transitional.c`, a working copy of
 //! upstream `kernel/kprobes.c` from which every moved group is deleted.
 //!
-//! Moved so far: instruction slots (`slots`).
+//! Moved so far: instruction slots (`slots`), the blacklist (`blacklist`).
 
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]
@@ -35,12 +35,22 @@ pub mod ffi {
     pub type c_char = u8;
 }
 
+pub mod blacklist;
 pub mod list;
 pub mod slots;
 pub mod types;
 
 pub mod exports;
 
+/// Resets the core's global state (host tests, under `sys::exclusive()`).
+#[cfg(not(CONFIG_RUST))]
+pub fn reset_for_test() {
+    blacklist::reset();
+}
+
 #[cfg(test)]
 #[path = "host/test_slots.rs"]
 mod test_slots;
+#[cfg(test)]
+#[path = "host/test_blacklist.rs"]
+mod test_blacklist;

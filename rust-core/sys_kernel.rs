@@ -6,10 +6,12 @@
 //! the same functions with the same signatures; the rest of the crate only
 //! calls through them.  Functions come from the bindgen'd `kernel::bindings`
 //! (prototypes checked by construction) or, for static inlines, from the C
-//! shim's wrappers (`c-shim/kprobes_shim.c`, declared in
-//! `c-shim/kprobes_shim.h`).
+//! shim's wrappers (`c-shim/kprobes_shim.c`; cbindgen writes the
+//! declarations below into `include/linux/kprobes_rust.h`, which the shim
+//! includes, so both sides are checked against each other).
 
 use crate::ffi::{c_char, c_int, c_void};
+use crate::types::{KprobeOpcode, RcuHead};
 use kernel::bindings as b;
 
 /// `struct mutex`.
@@ -21,6 +23,11 @@ pub const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 pub const KSYM_NAME_LEN: usize = b::KSYM_NAME_LEN as usize;
 
 extern "C" {
+    static __kprobes_text_start: [u8; 0];
+    static __kprobes_text_end: [u8; 0];
+    static __noinstr_text_start: [u8; 0];
+    static __noinstr_text_end: [u8; 0];
+    fn kprobes_rust_dereference_symbol_descriptor(p: *mut c_void) -> *mut c_void;
     fn kprobes_rust_rcu_read_lock();
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
@@ -110,3 +117,129 @@ pub fn warn() {
 
 /// `ERANGE`.
 pub const ERANGE: c_int = b::ERANGE as c_int;
+
+/// `EINVAL`.
+pub const EINVAL: c_int = b::EINVAL as c_int;
+/// `ENOMEM`.
+pub const ENOMEM: c_int = b::ENOMEM as c_int;
+
+/// `kernel_text_address()`.
+#[inline]
+pub fn kernel_text_address(addr: usize) -> bool {
+    // SAFETY: no preconditions.
+    unsafe { b::kernel_text_address(addr as _) != 0 }
+}
+
+/// `kallsyms_lookup_size_offset()`.
+#[inline]
+pub fn kallsyms_lookup_size_offset(addr: usize, size: &mut usize, offset: &mut usize) -> bool {
+    let (mut s, mut o) = (0, 0);
+    // SAFETY: valid out pointers.
+    let r = unsafe { b::kallsyms_lookup_size_offset(addr as _, &mut s, &mut o) } != 0;
+    *size = s as usize;
+    *offset = o as usize;
+    r
+}
+
+/// `lookup_symbol_name()`.
+///
+/// # Safety
+/// `buf` is valid for `KSYM_NAME_LEN` bytes.
+#[inline]
+pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::lookup_symbol_name(addr as _, buf) }
+}
+
+/// `kprobe_lookup_name()` (weak; the C shim has the default).
+///
+/// # Safety
+/// `name` is NUL-terminated.
+#[inline]
+pub unsafe fn kprobe_lookup_name(name: *const c_char, offset: u32) -> *mut KprobeOpcode {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::kprobe_lookup_name(name, offset) }
+}
+
+/// `arch_within_kprobe_blacklist()` (weak; the C shim has the default).
+#[inline]
+pub fn arch_within_kprobe_blacklist(addr: usize) -> bool {
+    // SAFETY: no preconditions.
+    unsafe { b::arch_within_kprobe_blacklist(addr as _) }
+}
+
+/// `arch_populate_kprobe_blacklist()` (weak; the C shim has the default).
+/// `__init`: always inlined into its `.init.text` caller.
+#[inline(always)]
+pub fn arch_populate_kprobe_blacklist() -> c_int {
+    // SAFETY: called at init, as upstream.
+    unsafe { b::arch_populate_kprobe_blacklist() }
+}
+
+/// `dereference_symbol_descriptor()`.
+#[inline]
+pub fn dereference_symbol_descriptor(p: usize) -> usize {
+    // SAFETY: no preconditions; returns `p` or the function it describes.
+    unsafe { kprobes_rust_dereference_symbol_descriptor(p as *mut c_void) as usize }
+}
+
+/// `__kprobes_text_start/end`.
+#[inline]
+pub fn kprobes_text_area() -> (usize, usize) {
+    // Linker symbols: only their addresses are taken.
+    (core::ptr::addr_of!(__kprobes_text_start) as usize, core::ptr::addr_of!(__kprobes_text_end) as usize)
+}
+
+/// `__noinstr_text_start/end`.
+#[inline]
+pub fn noinstr_text_area() -> (usize, usize) {
+    // Linker symbols: only their addresses are taken.
+    (core::ptr::addr_of!(__noinstr_text_start) as usize, core::ptr::addr_of!(__noinstr_text_end) as usize)
+}
+
+/// `kfree_rcu(ptr, rcu)`.
+///
+/// # Safety
+/// `p` came from [`kmalloc`], `rcu` is its `rcu_head`, and `p` is no longer
+/// reachable by new readers.
+#[inline]
+pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
+    // SAFETY: forwarded caller contract; `RcuHead` is `struct rcu_head`.
+    unsafe { b::kvfree_call_rcu(rcu.cast(), p) }
+}
+
+/// `struct module`.
+pub type Module = b::module;
+
+/// The blacklist-related areas of a module.
+pub struct ModuleAreas<'a> {
+    /// `mod->kprobe_blacklist[0..num_kprobe_blacklist]`.
+    pub ksyms: &'a [usize],
+    /// `kprobes_text_start`, `kprobes_text_size` (start 0: none).
+    pub kprobes_text: (usize, usize),
+    /// `noinstr_text_start`, `noinstr_text_size` (start 0: none).
+    pub noinstr_text: (usize, usize),
+}
+
+/// Reads a module's blacklist areas.
+///
+/// # Safety
+/// `m` is a live module.
+#[inline]
+pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
+    // SAFETY: `m` is live (caller); `kprobe_blacklist` has
+    // `num_kprobe_blacklist` entries when non-null.
+    unsafe {
+        let m = &*m;
+        let ksyms = if m.kprobe_blacklist.is_null() {
+            &[][..]
+        } else {
+            core::slice::from_raw_parts(m.kprobe_blacklist as *const usize, m.num_kprobe_blacklist as usize)
+        };
+        ModuleAreas {
+            ksyms,
+            kprobes_text: (m.kprobes_text_start as usize, m.kprobes_text_size as usize),
+            noinstr_text: (m.noinstr_text_start as usize, m.noinstr_text_size as usize),
+        }
+    }
+}

@@ -22,6 +22,28 @@ pub struct ListHead {
     pub prev: *mut ListHead,
 }
 
+/// `struct rcu_head` (`struct callback_head`).
+#[repr(C)]
+pub struct RcuHead {
+    /// Next callback.
+    pub next: *mut RcuHead,
+    /// The callback.
+    pub func: Option<unsafe extern "C" fn(*mut RcuHead)>,
+}
+
+/// `struct kprobe_blacklist_entry`: one blacklisted address range.
+#[repr(C)]
+pub struct KprobeBlacklistEntry {
+    /// Entry in `kprobe_blacklist`.
+    pub list: ListHead,
+    /// First blacklisted address.
+    pub start_addr: usize,
+    /// One past the last blacklisted address.
+    pub end_addr: usize,
+    /// For `kfree_rcu()`.
+    pub rcu: RcuHead,
+}
+
 /// `struct mutex`: the kernel's own in the kernel build (its size depends on
 /// the lock debugging options), a simulated one on the host.
 pub type Mutex = crate::sys::Mutex;
@@ -65,6 +87,8 @@ mod layout {
     }
 
     same_layout!(ListHead, b::list_head, [next, prev]);
+    same_layout!(RcuHead, b::callback_head, [next, func]);
+    same_layout!(KprobeBlacklistEntry, b::kprobe_blacklist_entry, [list, start_addr, end_addr, rcu]);
     same_layout!(KprobeInsnCache, b::kprobe_insn_cache,
                  [mutex, alloc, free, sym, pages, insn_size, nr_garbage]);
     const _: () = assert!(size_of::<KprobeOpcode>() == size_of::<b::kprobe_opcode_t>());

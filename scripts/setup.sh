@@ -10,7 +10,8 @@ stamp=$WORK/.setup-done
 # The stamp is only a shortcut; every check below is cheap enough to repeat
 # when the stamp is older than this script.
 if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ -f "$KSRC_TARBALL" ] &&
-   command -v bindgen >/dev/null && command -v qemu-system-x86_64 >/dev/null; then
+   command -v bindgen >/dev/null && command -v cbindgen >/dev/null &&
+   command -v qemu-system-x86_64 >/dev/null; then
 	step "setup: already done ($(cat "$WORK/kernel-source-version"))"
 	exit 0
 fi
@@ -70,6 +71,12 @@ if ! bindgen --version 2>/dev/null | grep -q '0\.69\.5'; then
 	step "setup: cargo install --locked bindgen-cli --version 0.69.5 (a few minutes)"
 	cargo install --locked bindgen-cli --version 0.69.5 >"$WORK/bindgen-install.log" 2>&1 ||
 		die "cargo install bindgen-cli failed (log: $WORK/bindgen-install.log)"
+fi
+
+if ! cbindgen --version 2>/dev/null | grep -q '0\.27\.0'; then
+	step "setup: cargo install --locked cbindgen --version 0.27.0 (a few minutes)"
+	cargo install --locked cbindgen --version 0.27.0 >"$WORK/cbindgen-install.log" 2>&1 ||
+		die "cargo install cbindgen failed (log: $WORK/cbindgen-install.log)"
 fi
 
 # The pinned tarball is unpacked and checked with `make rustavailable` by

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make test`: everything, ending with one line `N passed, N failed`.
 #   1. host: cargo test of rust-core against the simulated kernel
-#   2. the patch series applies to pristine 6.12 with git am
-#   3. both variants build; the Kconfig switch selects the right objects
+#   2. include/linux/kprobes_rust.h is what cbindgen generates from
+#      rust-core; the patch series applies to pristine 6.12 with git am
+#   3. both variants build; the Kconfig switch selects the right objects;
+#      every global symbol of upstream kprobes.o is defined once by
+#      kernel/kprobes_rust/, the moved groups by Rust (nm)
 #   4. each variant boots and runs tools/testing/guest/test-job.sh: KUnit
 #      kprobes_test, samples/kprobes, kprobe_events, ftracetest (against
 #      tools/testing/expectations/), a clean kernel log
@@ -31,7 +34,11 @@ echo "cargo test: $cp passed, $cf failed" >>"$SUM"
 grep -q '^test result:' "$RESULTS/cargo-test.log" || record 1 cargo-test "cargo test did not run (log: $RESULTS/cargo-test.log)"
 [ "$rc" = 0 ] || [ "$cf" != 0 ] || record 1 cargo-test "cargo test exited $rc (log: $RESULTS/cargo-test.log)"
 
-# 2. patch series ------------------------------------------------------------
+# 2. generated header and patch series ---------------------------------------
+step "test: include/linux/kprobes_rust.h matches rust-core (cbindgen)"
+if "$ROOT/scripts/gen-header.sh" --check >"$RESULTS/header.log" 2>&1; then record 0 header/up-to-date
+else cat "$RESULTS/header.log" >&2; record 1 header/up-to-date "run scripts/gen-header.sh"; fi
+
 step "test: patch series"
 if "$ROOT/scripts/patches.sh" >"$RESULTS/patches.log" 2>&1; then record 0 patches/git-am-on-pristine
 else tail -n 5 "$RESULTS/patches.log" >&2; record 1 patches/git-am-on-pristine "log: $RESULTS/patches.log"; fi
@@ -46,6 +53,19 @@ grep -qx 'CONFIG_KPROBES_RUST=y' "$o_r/.config"; record $? build/rust-config-kpr
 record $? build/rust-builds-kprobes_rust-not-kprobes.o
 diff <(grep -v KPROBES_RUST "$o_c/.config") <(grep -v KPROBES_RUST "$o_r/.config") >/dev/null
 record $? build/configs-differ-only-in-KPROBES_RUST
+
+# Symbols: upstream kprobes.o's globals all defined once by kernel/kprobes_rust/,
+# the moved groups by the Rust object (tools/testing/expectations/moved-to-rust.txt).
+step "test: symbols of upstream kprobes.o vs kernel/kprobes_rust/"
+python3 "$ROOT/tools/testing/symbols.py" "$o_c" "$o_r" "$ROOT/tools/testing/expectations/moved-to-rust.txt" \
+	>"$RESULTS/symbols.txt" 2>&1 || echo "FAIL symbols/script-error" >>"$RESULTS/symbols.txt"
+while read -r res name rest; do
+	case $res in
+	PASS) record 0 "$name" ;;
+	FAIL) record 1 "$name" "$rest" ;;
+	esac
+done <"$RESULTS/symbols.txt"
+grep '^progress:' "$RESULTS/symbols.txt" | cut -c1-100 | sed 's/^/    /'
 
 # 4. guest suites -------------------------------------------------------------
 for v in $VARIANTS; do

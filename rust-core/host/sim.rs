@@ -40,6 +40,10 @@ pub const KSYM_NAME_LEN: usize = 512;
 pub const PERF_RECORD_KSYMBOL_TYPE_OOL: u16 = 2;
 /// `ERANGE`.
 pub const ERANGE: c_int = 34;
+/// `EINVAL`.
+pub const EINVAL: c_int = 22;
+/// `ENOMEM`.
+pub const ENOMEM: c_int = 12;
 
 /// What the core did, per test thread.
 #[derive(Default, Debug)]
@@ -173,4 +177,201 @@ pub fn warn() {
     let loc = core::panic::Location::caller();
     eprintln!("WARNING: at {}:{}", loc.file(), loc.line());
     record(|r| r.warnings.push(loc.line()));
+}
+
+// ---------------------------------------------------------------------------
+// The simulated kernel image: text, symbols, sections, modules.
+
+use crate::types::KprobeOpcode;
+use std::sync::{Mutex as StdMutex, MutexGuard};
+
+/// One symbol of the simulated kallsyms.
+#[derive(Clone, Debug)]
+pub struct Sym {
+    /// Name (may carry a suffix such as `.cold` or `.isra.0`).
+    pub name: String,
+    /// Start address.
+    pub addr: usize,
+    /// Size in bytes.
+    pub size: usize,
+}
+
+/// What `arch_populate_kprobe_blacklist()` does on the simulated arch.
+#[derive(Clone, Debug, Default)]
+pub struct ArchPopulate {
+    /// Areas passed to `kprobe_add_area_blacklist()`.
+    pub areas: Vec<(usize, usize)>,
+    /// Return value when the areas were added successfully.
+    pub ret: c_int,
+}
+
+/// The simulated kernel image.
+#[derive(Default, Debug)]
+pub struct Image {
+    /// Kernel text ranges `[start, end)` (`kernel_text_address()`).
+    pub text: Vec<(usize, usize)>,
+    /// kallsyms.
+    pub symbols: Vec<Sym>,
+    /// `__kprobes_text_start/end`.
+    pub kprobes_text: (usize, usize),
+    /// `__noinstr_text_start/end`.
+    pub noinstr_text: (usize, usize),
+    /// The arch's populate hook.
+    pub arch_populate: ArchPopulate,
+    /// Objects passed to `kfree_rcu()`.
+    pub kfree_rcu: usize,
+}
+
+static IMAGE: StdMutex<Option<Image>> = StdMutex::new(None);
+static TEST_LOCK: StdMutex<()> = StdMutex::new(());
+
+/// Runs `f` on the simulated image.
+pub fn image<R>(f: impl FnOnce(&mut Image) -> R) -> R {
+    let mut g = IMAGE.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(Image::default))
+}
+
+/// The core's state is global, as in the kernel: tests that use it hold
+/// this guard, which serializes them and starts each from a fresh image and
+/// a fresh core (`crate::reset_for_test()`).
+pub fn exclusive() -> MutexGuard<'static, ()> {
+    let g = TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    *IMAGE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Image::default());
+    crate::reset_for_test();
+    g
+}
+
+fn lookup(addr: usize) -> Option<Sym> {
+    // A zero-size symbol (a marker or alias) is reported, with size 0, for
+    // its own address.
+    image(|i| {
+        i.symbols
+            .iter()
+            .find(|s| addr >= s.addr && (addr < s.addr + s.size || (s.size == 0 && addr == s.addr)))
+            .cloned()
+    })
+}
+
+/// `kernel_text_address()`.
+pub fn kernel_text_address(addr: usize) -> bool {
+    image(|i| i.text.iter().any(|&(s, e)| addr >= s && addr < e))
+}
+
+/// `kallsyms_lookup_size_offset()`: true and the symbol's size and the
+/// offset of `addr` in it, if `addr` is in a symbol.
+pub fn kallsyms_lookup_size_offset(addr: usize, size: &mut usize, offset: &mut usize) -> bool {
+    match lookup(addr) {
+        Some(s) => {
+            *size = s.size;
+            *offset = addr - s.addr;
+            true
+        }
+        None => false,
+    }
+}
+
+/// `lookup_symbol_name()`: 0 and the name in `buf` (KSYM_NAME_LEN bytes),
+/// or -ERANGE.
+///
+/// # Safety
+/// `buf` is valid for `KSYM_NAME_LEN` bytes.
+pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
+    match lookup(addr) {
+        Some(s) => {
+            let n = s.name.len().min(KSYM_NAME_LEN - 1);
+            // SAFETY: `buf` has KSYM_NAME_LEN bytes (caller).
+            unsafe {
+                core::ptr::copy_nonoverlapping(s.name.as_ptr(), buf, n);
+                *buf.add(n) = 0;
+            }
+            0
+        }
+        None => -ERANGE,
+    }
+}
+
+/// `kprobe_lookup_name()` (the weak default: `kallsyms_lookup_name()`).
+///
+/// # Safety
+/// `name` is NUL-terminated.
+pub unsafe fn kprobe_lookup_name(name: *const c_char, _offset: u32) -> *mut KprobeOpcode {
+    // SAFETY: caller guarantees a C string.
+    let n = unsafe { CStr::from_ptr(name.cast()) }.to_string_lossy().into_owned();
+    image(|i| i.symbols.iter().find(|s| s.name == n).map_or(core::ptr::null_mut(), |s| s.addr as *mut KprobeOpcode))
+}
+
+/// `arch_within_kprobe_blacklist()` (the weak default x86 uses).
+pub fn arch_within_kprobe_blacklist(addr: usize) -> bool {
+    let (s, e) = image(|i| i.kprobes_text);
+    addr >= s && addr < e
+}
+
+/// `arch_populate_kprobe_blacklist()`: like x86, adds areas through the
+/// core's `kprobe_add_area_blacklist()`.
+pub fn arch_populate_kprobe_blacklist() -> c_int {
+    let ap = image(|i| i.arch_populate.clone());
+    for (s, e) in ap.areas {
+        let r = crate::exports::kprobe_add_area_blacklist(s as _, e as _);
+        if r != 0 {
+            return r;
+        }
+    }
+    ap.ret
+}
+
+/// `dereference_symbol_descriptor()` (identity on x86).
+pub fn dereference_symbol_descriptor(p: usize) -> usize {
+    p
+}
+
+/// `__kprobes_text_start/end`.
+pub fn kprobes_text_area() -> (usize, usize) {
+    image(|i| i.kprobes_text)
+}
+
+/// `__noinstr_text_start/end`.
+pub fn noinstr_text_area() -> (usize, usize) {
+    image(|i| i.noinstr_text)
+}
+
+/// `kfree_rcu(ptr, rcu)`: the simulation frees at once and counts.
+///
+/// # Safety
+/// `p` came from [`kmalloc`] and is no longer reachable by new readers.
+pub unsafe fn kfree_rcu(p: *mut c_void, _rcu: *mut crate::types::RcuHead) {
+    image(|i| i.kfree_rcu += 1);
+    // SAFETY: forwarded caller contract.
+    unsafe { kfree(p) }
+}
+
+/// Simulated `struct module`, the fields the core reads.
+#[repr(C)]
+#[derive(Default)]
+pub struct Module {
+    /// `kprobe_blacklist`: addresses from the module's `_kprobe_blacklist`.
+    pub kprobe_blacklist: Vec<usize>,
+    /// `kprobes_text_start`, `kprobes_text_size`.
+    pub kprobes_text: (usize, usize),
+    /// `noinstr_text_start`, `noinstr_text_size`.
+    pub noinstr_text: (usize, usize),
+}
+
+/// The blacklist-related areas of a module.
+pub struct ModuleAreas<'a> {
+    /// `mod->kprobe_blacklist[0..num_kprobe_blacklist]`.
+    pub ksyms: &'a [usize],
+    /// `kprobes_text_start`, `kprobes_text_size` (start 0: none).
+    pub kprobes_text: (usize, usize),
+    /// `noinstr_text_start`, `noinstr_text_size` (start 0: none).
+    pub noinstr_text: (usize, usize),
+}
+
+/// Reads a module's blacklist areas.
+///
+/// # Safety
+/// `m` is a live module.
+pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
+    // SAFETY: caller guarantees `m` is live for 'a.
+    let m = unsafe { &*m };
+    ModuleAreas { ksyms: &m.kprobe_blacklist, kprobes_text: m.kprobes_text, noinstr_text: m.noinstr_text }
 }

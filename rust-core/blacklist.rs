@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The kprobe blacklist: address ranges where probes must not be placed.
+//! Port of the blacklist part of `kernel/kprobes.c`.
+//!
+//! Unlike the kretprobe blacklist, the ranges of the blacklisted functions
+//! are stored, since a kprobe need not be at the beginning of a function.
+//! Sources: the `_kprobe_blacklist` section (`NOKPROBE_SYMBOL()`), the
+//! `.kprobes.text` (`__kprobes`) and `.noinstr.text` sections, the arch's
+//! own areas, and the same sections of modules while they are loaded.
+//!
+//! Locking, as in C: the list is RCU for readers ([`within_kprobe_blacklist`]);
+//! writers are the boot-time populate and the module notifier, which holds
+//! `kprobe_mutex`.  The order of the list is the order of insertion, which
+//! `/sys/kernel/debug/kprobes/blacklist` shows.
+
+use crate::ffi::{c_char, c_int, c_ulong};
+use crate::list;
+use crate::sys;
+use crate::types::{KprobeBlacklistEntry, ListHead};
+use core::ptr::addr_of_mut;
+
+/// The list of [`KprobeBlacklistEntry`].  Named as in C, where the
+/// transitional debugfs code still walks it.
+#[no_mangle]
+pub static mut kprobe_blacklist: ListHead =
+    ListHead { next: &raw mut kprobe_blacklist, prev: &raw mut kprobe_blacklist };
+
+fn head() -> *mut ListHead {
+    &raw mut kprobe_blacklist
+}
+
+fn entry_of(l: *mut ListHead) -> *mut KprobeBlacklistEntry {
+    crate::container_of!(l, KprobeBlacklistEntry, list)
+}
+
+/// `__within_kprobe_blacklist()`.
+fn within_blacklist_ranges(addr: usize) -> bool {
+    if sys::arch_within_kprobe_blacklist(addr) {
+        return true;
+    }
+    // If 'kprobe_blacklist' is defined, check the address and reject any
+    // probe registration in the prohibited area.
+    // Note: this can return true during transition period where
+    // (start_addr, end_addr) in the black list is shrinking but old entry
+    // has not been removed yet. This is acceptable because the worst case
+    // is that we reject more probes than we should.
+    sys::rcu_read_lock();
+    let mut ret = false;
+    // SAFETY: RCU read side; entries are freed with kfree_rcu().
+    for l in unsafe { list::iter_rcu(head()) } {
+        // SAFETY: `l` is a live entry in this read-side section.
+        let e = unsafe { &*entry_of(l) };
+        if addr >= e.start_addr && addr < e.end_addr {
+            ret = true;
+            break;
+        }
+    }
+    sys::rcu_read_unlock();
+    ret
+}
+
+/// `within_kprobe_blacklist()`: is `addr` in a blacklisted range, directly
+/// or as part of a suffixed copy (`foo.cold`, `foo.isra.0`) of a
+/// blacklisted function?
+pub fn within_kprobe_blacklist(addr: usize) -> bool {
+    if within_blacklist_ranges(addr) {
+        return true;
+    }
+
+    // Check if the address is on a suffixed-symbol.
+    let mut symname = [0 as c_char; sys::KSYM_NAME_LEN];
+    // SAFETY: `symname` has KSYM_NAME_LEN bytes.
+    if unsafe { sys::lookup_symbol_name(addr, symname.as_mut_ptr()) } == 0 {
+        let Some(dot) = symname.iter().take_while(|&&c| c != 0).position(|&c| c == b'.' as c_char) else {
+            return false;
+        };
+        if let Some(c) = symname.get_mut(dot) {
+            *c = 0;
+        }
+        // SAFETY: `symname` is NUL-terminated.
+        let base = unsafe { sys::kprobe_lookup_name(symname.as_ptr(), 0) } as usize;
+        if base != 0 {
+            return within_blacklist_ranges(base);
+        }
+    }
+    false
+}
+
+/// `kprobe_add_ksym_blacklist()`: blacklists the whole symbol at `entry`.
+/// Returns the symbol's size, `-EINVAL` if `entry` is not in kernel text
+/// or not in a symbol, `-ENOMEM`.
+pub fn add_ksym_blacklist(entry: usize) -> c_int {
+    let mut offset = 0usize;
+    let mut size = 0usize;
+
+    if !sys::kernel_text_address(entry) || !sys::kallsyms_lookup_size_offset(entry, &mut size, &mut offset) {
+        return -sys::EINVAL;
+    }
+
+    let ent = sys::kmalloc(core::mem::size_of::<KprobeBlacklistEntry>()) as *mut KprobeBlacklistEntry;
+    if ent.is_null() {
+        return -sys::ENOMEM;
+    }
+    // SAFETY: `ent` is a fresh allocation of the right size; the list
+    // writers are serialized by the callers (init, kprobe_mutex).
+    unsafe {
+        (*ent).start_addr = entry;
+        (*ent).end_addr = entry.wrapping_add(size);
+        list::init_list_head(addr_of_mut!((*ent).list));
+        list::list_add_tail_rcu(addr_of_mut!((*ent).list), head());
+    }
+    size as c_int
+}
+
+/// `kprobe_add_area_blacklist()`: blacklists every symbol in
+/// `[start, end)`.  Returns 0 or the first error.
+pub fn add_area_blacklist(start: usize, end: usize) -> c_int {
+    let mut entry = start;
+    while entry < end {
+        let mut ret = add_ksym_blacklist(entry);
+        if ret < 0 {
+            return ret;
+        }
+        if ret == 0 {
+            // In case of alias symbol.
+            ret = 1;
+        }
+        entry = entry.wrapping_add(ret as usize);
+    }
+    0
+}
+
+/// `populate_kprobe_blacklist()`: the boot-time fill from the
+/// `_kprobe_blacklist` section `[start, end)` (addresses of
+/// `NOKPROBE_SYMBOL()`s), `.kprobes.text`, `.noinstr.text` and the arch.
+///
+/// Boot-time only: placed in `.init.text` like upstream's `__init`.
+///
+/// # Safety
+/// `[start, end)` is an array of addresses; called from init code.
+#[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
+pub unsafe fn populate(start: *const c_ulong, end: *const c_ulong) -> c_int {
+    let mut iter = start;
+    while iter < end {
+        // SAFETY: `iter` is inside the array (caller).
+        let entry = sys::dereference_symbol_descriptor(unsafe { *iter } as usize);
+        let ret = add_ksym_blacklist(entry);
+        // SAFETY: stays within or one past the array.
+        iter = unsafe { iter.add(1) };
+        if ret == -sys::EINVAL {
+            continue;
+        }
+        if ret < 0 {
+            return ret;
+        }
+    }
+
+    // Symbols in '__kprobes_text' are blacklisted.
+    let (s, e) = sys::kprobes_text_area();
+    let ret = add_area_blacklist(s, e);
+    if ret != 0 {
+        return ret;
+    }
+
+    // Symbols in 'noinstr' section are blacklisted.
+    let (s, e) = sys::noinstr_text_area();
+    let ret = add_area_blacklist(s, e);
+    if ret != 0 {
+        return ret;
+    }
+    sys::arch_populate_kprobe_blacklist()
+}
+
+/// `kprobe_remove_area_blacklist()`: drops the entries starting in
+/// `[start, end)`.  Called with `kprobe_mutex` held.
+pub fn remove_area_blacklist(start: usize, end: usize) {
+    // SAFETY: writers are serialized by kprobe_mutex (caller); `next` is
+    // read before an entry is unlinked, and entries are freed after a grace
+    // period, so readers never see freed memory.
+    unsafe {
+        let h = head();
+        let mut l = (*h).next;
+        while l != h {
+            let next = (*l).next;
+            let ent = entry_of(l);
+            if (*ent).start_addr >= start && (*ent).start_addr < end {
+                list::list_del_rcu(l);
+                sys::kfree_rcu(ent.cast(), addr_of_mut!((*ent).rcu));
+            }
+            l = next;
+        }
+    }
+}
+
+/// `kprobe_remove_ksym_blacklist()`.
+fn remove_ksym_blacklist(entry: usize) {
+    remove_area_blacklist(entry, entry.wrapping_add(1));
+}
+
+/// `add_module_kprobe_blacklist()`: a coming module's blacklist.
+///
+/// # Safety
+/// `m` is a live module; `kprobe_mutex` is held.
+pub unsafe fn add_module(m: *mut sys::Module) {
+    // SAFETY: forwarded caller contract.
+    let a = unsafe { sys::module_areas(m) };
+    for &e in a.ksyms {
+        add_ksym_blacklist(e);
+    }
+    for (start, size) in [a.kprobes_text, a.noinstr_text] {
+        if start != 0 {
+            add_area_blacklist(start, start.wrapping_add(size));
+        }
+    }
+}
+
+/// `remove_module_kprobe_blacklist()`: a going module's blacklist.
+///
+/// # Safety
+/// `m` is a live module; `kprobe_mutex` is held.
+pub unsafe fn remove_module(m: *mut sys::Module) {
+    // SAFETY: forwarded caller contract.
+    let a = unsafe { sys::module_areas(m) };
+    for &e in a.ksyms {
+        remove_ksym_blacklist(e);
+    }
+    for (start, size) in [a.kprobes_text, a.noinstr_text] {
+        if start != 0 {
+            remove_area_blacklist(start, start.wrapping_add(size));
+        }
+    }
+}
+
+/// Empties the list without freeing (host tests start from scratch).
+#[cfg(not(CONFIG_RUST))]
+pub(crate) fn reset() {
+    // SAFETY: host tests are serialized by `sys::exclusive()`.
+    unsafe { list::init_list_head(head()) };
+}

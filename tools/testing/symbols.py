@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare the global symbols of upstream kernel/kprobes.o (c variant) with
+what kernel/kprobes_rust/ defines (rust variant).
+
+    symbols.py OUT_C OUT_RUST MOVED_LIST
+
+Checks, one `PASS|FAIL name` line each, then a progress line:
+  - every global symbol upstream kprobes.o defines is defined by exactly one
+    object of kernel/kprobes_rust/ (nothing lost, nothing defined twice),
+    and kernel/kprobes.o is not built for the rust variant;
+  - every function listed in MOVED_LIST (the groups moved to Rust so far)
+    is defined by the Rust object, and not by C.
+"""
+import os
+import subprocess
+import sys
+
+
+def nm(path):
+    out = subprocess.run(["llvm-nm", "--defined-only", "-g", path],
+                         capture_output=True, text=True, check=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            syms[parts[2]] = parts[1]
+    return syms
+
+
+def members(archive):
+    """Member objects of a thin archive, as paths (nested archives expanded)."""
+    out = subprocess.run(["llvm-ar", "t", archive], capture_output=True, text=True, check=True).stdout
+    res = []
+    for m in out.split():
+        # llvm-ar prints thin members relative to the working directory.
+        p = m if os.path.exists(m) else os.path.join(os.path.dirname(archive), m)
+        p = os.path.normpath(p)
+        res.extend(members(p) if p.endswith(".a") else [p])
+    return res
+
+
+def main():
+    out_c, out_r, moved_list = sys.argv[1:4]
+    checks = []
+    up = nm(os.path.join(out_c, "kernel/kprobes.o"))
+    kdir = os.path.join(out_r, "kernel/kprobes_rust")
+    # What links into vmlinux: the members of the thin built-in.a archives
+    # (stale objects of removed sources may still lie around in the tree).
+    objs = {}
+    for m in members(os.path.join(kdir, "built-in.a")):
+        objs[os.path.relpath(m, kdir)] = nm(m)
+    rust_obj = "rust-core/kprobes_core.o"
+    kmembers = [os.path.relpath(m, out_r) for m in members(os.path.join(out_r, "kernel/built-in.a"))]
+    checks.append(("symbols/rust-variant-links-no-kernel/kprobes.o", "kernel/kprobes.o" not in kmembers,
+                   "kernel/built-in.a has kernel/kprobes.o"))
+    checks.append(("symbols/rust-variant-links-the-rust-core", bool(objs.get(rust_obj)),
+                   "kernel/kprobes_rust/built-in.a lacks %s" % rust_obj))
+    for s, t in sorted(up.items()):
+        where = [o for o, syms in objs.items() if s in syms and syms[s] not in "wWvV"]
+        weak = [o for o, syms in objs.items() if s in syms and syms[s] in "wWvV"]
+        ok = len(where) == 1 or (not where and len(weak) == 1)
+        checks.append(("symbols/defined-once/" + s, ok, "strong in %s, weak in %s" % (where, weak)))
+    moved = [l.split("#")[0].strip() for l in open(moved_list)]
+    moved = [m for m in moved if m]
+    for s in moved:
+        r = objs.get(rust_obj, {})
+        in_c = [o for o, syms in objs.items() if o != rust_obj and s in syms and syms[s] not in "wWvV"]
+        checks.append(("symbols/moved-to-rust/" + s, s in r and r[s] in "TtDdBbRr" and not in_c,
+                       "rust: %s, also in C: %s" % (r.get(s), in_c)))
+    funcs = [s for s, t in up.items() if t in "TW"]
+    in_rust = [s for s in funcs if s in objs.get(rust_obj, {})]
+    for name, ok, detail in checks:
+        print("%s %s%s" % ("PASS" if ok else "FAIL", name, "" if ok else " (" + detail + ")"))
+    print("progress: Rust defines %d of the %d function symbols of upstream kprobes.o: %s"
+          % (len(in_rust), len(funcs), " ".join(sorted(in_rust))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

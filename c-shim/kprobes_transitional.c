@@ -68,7 +68,7 @@ static int kprobes_initialized;
  * Or
  * - RCU hlist traversal under disabling preempt (breakpoint handlers)
  */
-static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
+/* kprobe_table: rust-core/registry.rs */
 
 /* NOTE: change this value only with 'kprobe_mutex' held */
 static bool kprobes_all_disarmed;
@@ -170,21 +170,7 @@ static inline void reset_kprobe_instance(void)
  *				OR
  *	- with preemption disabled - from architecture specific code.
  */
-struct kprobe *get_kprobe(void *addr)
-{
-	struct hlist_head *head;
-	struct kprobe *p;
-
-	head = &kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)];
-	hlist_for_each_entry_rcu(p, head, hlist,
-				 lockdep_is_held(&kprobe_mutex)) {
-		if (p->addr == addr)
-			return p;
-	}
-
-	return NULL;
-}
-NOKPROBE_SYMBOL(get_kprobe);
+/* get_kprobe(): rust-core/registry.rs */
 
 static int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
 

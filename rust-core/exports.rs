@@ -5,9 +5,9 @@
 //! C shim including the generated header).  Each is a thin wrapper around
 //! the module that implements it.
 
-use crate::{blacklist, slots, sys};
-use crate::types::{KprobeInsnCache, KprobeOpcode};
-use crate::ffi::{c_char, c_int, c_uint, c_ulong};
+use crate::{blacklist, registry, slots, sys};
+use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode};
+use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
 ///
@@ -109,3 +109,15 @@ pub unsafe extern "C" fn remove_module_kprobe_blacklist(module: *mut sys::Module
     // SAFETY: forwarded caller contract.
     unsafe { blacklist::remove_module(module) }
 }
+
+/// `get_kprobe()`: the probe registered at `addr`, or null.  Called under
+/// `kprobe_mutex` or with preemption disabled from the arch handlers.
+///
+/// # Safety
+/// One of those two contexts.
+#[no_mangle]
+pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
+    // SAFETY: forwarded caller contract.
+    unsafe { registry::get_kprobe(addr.cast()) }
+}
+crate::nokprobe_symbol!(get_kprobe);

@@ -13,7 +13,8 @@
 //! still built from `c-shim/kprobes_transitional.c`, a working copy of
 //! upstream `kernel/kprobes.c` from which every moved group is deleted.
 //!
-//! Moved so far: instruction slots (`slots`), the blacklist (`blacklist`).
+//! Moved so far: instruction slots (`slots`), the blacklist (`blacklist`),
+//! the hash table and `get_kprobe()` (`registry`).
 
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]
@@ -37,15 +38,36 @@ pub mod ffi {
 
 pub mod blacklist;
 pub mod list;
+pub mod registry;
 pub mod slots;
 pub mod types;
 
 pub mod exports;
 
+/// `NOKPROBE_SYMBOL(f)`: puts the address of `f` into the `_kprobe_blacklist`
+/// section, from which the blacklist is populated at boot, so no kprobe can
+/// be placed on `f` (functions reached from the breakpoint handlers).
+#[macro_export]
+macro_rules! nokprobe_symbol {
+    ($f:path) => {
+        #[cfg(CONFIG_RUST)]
+        const _: () = {
+            #[repr(transparent)]
+            struct KblAddr(*const ());
+            // SAFETY: an immutable function address.
+            unsafe impl Sync for KblAddr {}
+            #[used]
+            #[link_section = "_kprobe_blacklist"]
+            static KBL_ADDR: KblAddr = KblAddr($f as *const ());
+        };
+    };
+}
+
 /// Resets the core's global state (host tests, under `sys::exclusive()`).
 #[cfg(not(CONFIG_RUST))]
 pub fn reset_for_test() {
     blacklist::reset();
+    registry::reset();
 }
 
 #[cfg(test)]
@@ -54,3 +76,6 @@ mod test_slots;
 #[cfg(test)]
 #[path = "host/test_blacklist.rs"]
 mod test_blacklist;
+#[cfg(test)]
+#[path = "host/test_registry.rs"]
+mod test_registry;

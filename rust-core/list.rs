@@ -9,7 +9,7 @@
 //! on address dependencies, which the Rust memory model does not promise;
 //! on x86 both compile to a plain load).
 
-use crate::types::ListHead;
+use crate::types::{HlistHead, HlistNode, ListHead};
 use core::sync::atomic::{AtomicPtr, Ordering};
 
 /// `LIST_POISON2` (`0x122 + POISON_POINTER_DELTA`, x86_64).
@@ -159,4 +159,42 @@ macro_rules! container_of {
     ($ptr:expr, $type:ty, $field:ident) => {
         ($ptr as *mut u8).wrapping_sub(core::mem::offset_of!($type, $field)) as *mut $type
     };
+}
+
+/// `rcu_dereference(hlist_first_rcu(head))`.
+///
+/// # Safety
+/// `head` is live; RCU read side or update-side lock held.
+#[inline]
+pub unsafe fn hlist_first_rcu(head: *mut HlistHead) -> *mut HlistNode {
+    // SAFETY: caller guarantees `head` is live; the field is aligned.
+    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*head).first)).load(Ordering::Acquire) }
+}
+
+/// `rcu_dereference(hlist_next_rcu(node))`.
+///
+/// # Safety
+/// `node` is live; RCU read side or update-side lock held.
+#[inline]
+pub unsafe fn hlist_next_rcu(node: *mut HlistNode) -> *mut HlistNode {
+    // SAFETY: caller guarantees `node` is live; the field is aligned.
+    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*node).next)).load(Ordering::Acquire) }
+}
+
+/// `hlist_add_head_rcu()`.
+///
+/// # Safety
+/// Both live; the caller holds the update-side lock.
+#[inline]
+pub unsafe fn hlist_add_head_rcu(n: *mut HlistNode, h: *mut HlistHead) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let first = (*h).first;
+        (*n).next = first;
+        (*n).pprev = core::ptr::addr_of_mut!((*h).first);
+        AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*h).first)).store(n, Ordering::Release);
+        if !first.is_null() {
+            (*first).pprev = core::ptr::addr_of_mut!((*n).next);
+        }
+    }
 }

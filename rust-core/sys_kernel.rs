@@ -17,6 +17,11 @@ use kernel::bindings as b;
 /// `struct mutex`.
 pub type Mutex = b::mutex;
 
+/// `struct pt_regs`.
+pub type PtRegs = b::pt_regs;
+/// `struct arch_specific_insn`.
+pub type ArchSpecificInsn = b::arch_specific_insn;
+
 /// `PAGE_SIZE`.
 pub const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 /// `KSYM_NAME_LEN`.

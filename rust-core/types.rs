@@ -8,7 +8,7 @@
 //! the size and the offset of every field with the bindgen'd C definition,
 //! so a mismatch is a compile error.
 
-use crate::ffi::{c_char, c_int, c_void};
+use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// `kprobe_opcode_t` on x86.
 pub type KprobeOpcode = u8;
@@ -21,6 +21,72 @@ pub struct ListHead {
     /// Previous entry.
     pub prev: *mut ListHead,
 }
+
+/// `struct hlist_head`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HlistHead {
+    /// First node.
+    pub first: *mut HlistNode,
+}
+
+/// `struct hlist_node`.
+#[repr(C)]
+pub struct HlistNode {
+    /// Next node.
+    pub next: *mut HlistNode,
+    /// Address of the previous node's `next` (or of the head's `first`).
+    pub pprev: *mut *mut HlistNode,
+}
+
+/// `struct pt_regs` (only passed through).
+pub type PtRegs = crate::sys::PtRegs;
+/// `struct arch_specific_insn` (x86; only the arch code looks inside).
+pub type ArchSpecificInsn = crate::sys::ArchSpecificInsn;
+
+/// `kprobe_pre_handler_t`.
+pub type KprobePreHandler = Option<unsafe extern "C" fn(*mut Kprobe, *mut PtRegs) -> c_int>;
+/// `kprobe_post_handler_t`.
+pub type KprobePostHandler = Option<unsafe extern "C" fn(*mut Kprobe, *mut PtRegs, c_ulong)>;
+
+/// `struct kprobe`.
+#[repr(C)]
+pub struct Kprobe {
+    /// Entry in the `kprobe_table` bucket.
+    pub hlist: HlistNode,
+    /// List of kprobes for multi-handler support (aggregates).
+    pub list: ListHead,
+    /// Count the number of times this probe was temporarily disarmed.
+    pub nmissed: c_ulong,
+    /// Location of the probe point.
+    pub addr: *mut KprobeOpcode,
+    /// Allow user to indicate symbol name of the probe point.
+    pub symbol_name: *const c_char,
+    /// Offset into the symbol.
+    pub offset: c_uint,
+    /// Called before addr is executed.
+    pub pre_handler: KprobePreHandler,
+    /// Called after addr is executed, unless...
+    pub post_handler: KprobePostHandler,
+    /// Saved opcode (which has been replaced with breakpoint).
+    pub opcode: KprobeOpcode,
+    /// Copy of the original instruction.
+    pub ainsn: ArchSpecificInsn,
+    /// Status flags (`KPROBE_FLAG_*`); protected by kprobe_mutex after
+    /// this kprobe is registered.
+    pub flags: u32,
+}
+
+/// Breakpoint has already gone.
+pub const KPROBE_FLAG_GONE: u32 = 1;
+/// Probe is temporarily disabled.
+pub const KPROBE_FLAG_DISABLED: u32 = 2;
+/// Probe is really optimized (only for optimized_kprobe).
+pub const KPROBE_FLAG_OPTIMIZED: u32 = 4;
+/// Probe is using ftrace.
+pub const KPROBE_FLAG_FTRACE: u32 = 8;
+/// Probe is on the function entry.
+pub const KPROBE_FLAG_ON_FUNC_ENTRY: u32 = 16;
 
 /// `struct rcu_head` (`struct callback_head`).
 #[repr(C)]
@@ -88,6 +154,17 @@ mod layout {
 
     same_layout!(ListHead, b::list_head, [next, prev]);
     same_layout!(RcuHead, b::callback_head, [next, func]);
+    same_layout!(HlistHead, b::hlist_head, [first]);
+    same_layout!(HlistNode, b::hlist_node, [next, pprev]);
+    same_layout!(Kprobe, b::kprobe, [hlist, list, nmissed, addr, symbol_name, offset,
+                                     pre_handler, post_handler, opcode, ainsn, flags]);
+    const _: () = {
+        assert!(KPROBE_FLAG_GONE == b::KPROBE_FLAG_GONE);
+        assert!(KPROBE_FLAG_DISABLED == b::KPROBE_FLAG_DISABLED);
+        assert!(KPROBE_FLAG_OPTIMIZED == b::KPROBE_FLAG_OPTIMIZED);
+        assert!(KPROBE_FLAG_FTRACE == b::KPROBE_FLAG_FTRACE);
+        assert!(KPROBE_FLAG_ON_FUNC_ENTRY == b::KPROBE_FLAG_ON_FUNC_ENTRY);
+    };
     same_layout!(KprobeBlacklistEntry, b::kprobe_blacklist_entry, [list, start_addr, end_addr, rcu]);
     same_layout!(KprobeInsnCache, b::kprobe_insn_cache,
                  [mutex, alloc, free, sym, pages, insn_size, nr_garbage]);

@@ -12,6 +12,8 @@
 
 extern struct list_head kprobe_blacklist;
 
+extern struct hlist_head kprobe_table[(1 << 6)];
+
 extern void *kprobes_rust_dereference_symbol_descriptor(void *p);
 
 extern void kprobes_rust_rcu_read_lock(void);
@@ -43,5 +45,7 @@ int populate_kprobe_blacklist(unsigned long *start, unsigned long *end);
 void add_module_kprobe_blacklist(struct module *module);
 
 void remove_module_kprobe_blacklist(struct module *module);
+
+struct kprobe *get_kprobe(void *addr);
 
 #endif  /* _LINUX_KPROBES_RUST_H */

@@ -32,6 +32,23 @@ impl Default for Mutex {
     }
 }
 
+/// Simulated `struct pt_regs`: the probed context as a test sees it.
+#[repr(C)]
+#[derive(Default, Debug, Clone)]
+pub struct PtRegs {
+    /// Instruction pointer.
+    pub ip: usize,
+}
+
+/// Simulated `struct arch_specific_insn` (x86's is 32 bytes).
+#[repr(C, align(8))]
+pub struct ArchSpecificInsn {
+    /// `insn`: the slot holding the copied instruction.
+    pub insn: *mut crate::types::KprobeOpcode,
+    /// The rest, opaque to the core.
+    pub rest: [u8; 24],
+}
+
 /// `PAGE_SIZE`.
 pub const PAGE_SIZE: usize = 4096;
 /// `KSYM_NAME_LEN`.

@@ -67,13 +67,13 @@ BL=$D/kprobes/blacklist
 n=$(wc -l < $BL)
 [ "$n" -gt 100 ]; result blacklist populated $? "$n entries"
 # NOKPROBE_SYMBOL (_kprobe_blacklist), .noinstr.text, the arch's entry text
-for f in do_int3 sync_regs entry_SYSCALL_64; do
+for f in do_int3 sync_regs entry_SYSCALL_64 get_kprobe; do
 	grep -q "	$f\$" $BL; result blacklist "listed-$f" $?
 done
 # the format: 0xSTART-0xEND<TAB>symbol, START <= END (aliases are empty)
 awk -F'[-\t]' '{ if (length($1) != 18 || length($2) != 18 || $1 > $2) bad++ } END { exit bad > 0 }' $BL
 result blacklist format $?
-for f in do_int3 sync_regs entry_SYSCALL_64; do
+for f in do_int3 sync_regs entry_SYSCALL_64 get_kprobe; do
 	if kwrite $T/kprobe_events "p:kpt/bl $f" 2>/dev/null; then r=1; else r=0; fi
 	result blacklist "refused-$f" $r
 done

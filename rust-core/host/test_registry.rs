@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Host tests of the kprobe hash table and get_kprobe().
+
+use crate::exports::get_kprobe;
+use crate::list;
+use crate::registry::{self, bucket, hash_ptr, KPROBE_TABLE_SIZE};
+use crate::sys;
+use crate::types::{Kprobe, KprobeOpcode};
+
+fn probe(addr: usize) -> Box<Kprobe> {
+    // SAFETY: all-zero is a valid (unregistered) struct kprobe.
+    let mut p: Box<Kprobe> = Box::new(unsafe { core::mem::zeroed() });
+    p.addr = addr as *mut KprobeOpcode;
+    p
+}
+
+fn hash(p: &mut Kprobe) {
+    // SAFETY: serialized test, `p` outlives its use.
+    unsafe { list::hlist_add_head_rcu(&mut p.hlist, bucket(p.addr as usize)) }
+}
+
+fn get(addr: usize) -> *mut Kprobe {
+    // SAFETY: serialized test stands in for kprobe_mutex.
+    unsafe { get_kprobe(addr as *mut _) }
+}
+
+#[test]
+fn hash_ptr_matches_hash_64_generic() {
+    // Reference values computed independently (Python big integers:
+    // ((v * 0x61C8864680B583EB) mod 2**64) >> 58).
+    assert_eq!(hash_ptr(0), 0);
+    assert_eq!(hash_ptr(1), 24);
+    assert_eq!(hash_ptr(0xffff_ffff_8100_0000), 1);
+    assert_eq!(hash_ptr(0xffff_ffff_c000_1234), 21);
+    for a in (0xffff_ffff_8100_0000usize..).step_by(7).take(10_000) {
+        assert!(hash_ptr(a) < KPROBE_TABLE_SIZE);
+    }
+}
+
+#[test]
+fn hash_spreads_consecutive_text_addresses() {
+    let mut used = [0usize; KPROBE_TABLE_SIZE];
+    for a in 0xffff_ffff_8100_0000usize..0xffff_ffff_8100_0000 + 4096 {
+        used[hash_ptr(a)] += 1;
+    }
+    assert!(used.iter().all(|&n| n > 0), "every bucket used: {used:?}");
+}
+
+#[test]
+fn get_kprobe_finds_only_exact_addresses() {
+    let _g = sys::exclusive();
+    let mut a = probe(0xffff_ffff_8100_1000);
+    hash(&mut a);
+    assert_eq!(get(0xffff_ffff_8100_1000), &mut *a as *mut Kprobe);
+    assert!(get(0xffff_ffff_8100_1001).is_null());
+    assert!(get(0).is_null());
+}
+
+#[test]
+fn get_kprobe_walks_a_bucket_chain() {
+    let _g = sys::exclusive();
+    // Find three addresses that share a bucket.
+    let base = 0xffff_ffff_8100_0000usize;
+    let b = hash_ptr(base);
+    let same: Vec<usize> = (base..).filter(|&a| hash_ptr(a) == b).take(3).collect();
+    let mut ps: Vec<Box<Kprobe>> = same.iter().map(|&a| probe(a)).collect();
+    for p in ps.iter_mut() {
+        hash(p);
+    }
+    for (i, &a) in same.iter().enumerate() {
+        assert_eq!(get(a), &mut *ps[i] as *mut Kprobe, "address {a:#x}");
+    }
+    // The newest is first in the chain (hlist_add_head_rcu).
+    // SAFETY: serialized test.
+    let first = unsafe { list::hlist_first_rcu(bucket(base)) };
+    assert_eq!(first as *mut Kprobe, &mut *ps[2] as *mut Kprobe);
+    assert!(get(same[2] + 1).is_null() || hash_ptr(same[2] + 1) != b);
+}
+
+#[test]
+fn empty_table_finds_nothing() {
+    let _g = sys::exclusive();
+    for a in (0xffff_ffff_8100_0000usize..).step_by(13).take(1000) {
+        assert!(get(a).is_null());
+    }
+    let _ = registry::KPROBE_HASH_BITS;
+}

@@ -68,8 +68,13 @@ done <"$RESULTS/symbols.txt"
 grep '^progress:' "$RESULTS/symbols.txt" | cut -c1-100 | sed 's/^/    /'
 
 # 4. guest suites -------------------------------------------------------------
+other() { if [ "$1" = c ]; then echo rust; else echo c; fi; }
 for v in $VARIANTS; do
-	if "$ROOT/scripts/vm.sh" "$v" "$ROOT/tools/testing/guest/test-job.sh" test; then
+	# The other variant's sample modules, for the binary drop-in check.
+	xd=$WORK/extra-$v
+	rm -rf "$xd"; mkdir -p "$xd/modules"
+	cp "$(outdir "$(other "$v")")"/samples/kprobes/*.ko "$xd/modules/"
+	if KP_EXTRA_DIR=$xd "$ROOT/scripts/vm.sh" "$v" "$ROOT/tools/testing/guest/test-job.sh" test; then
 		python3 "$ROOT/tools/testing/kpt_results.py" "$v" "$RESULTS/$v/test/results.log" \
 			"$RESULTS/$v/test/console.log" >"$RESULTS/$v/test/checks.txt" || true
 		grep '^FAIL' "$RESULTS/$v/test/checks.txt" >&2 || true

@@ -43,6 +43,24 @@ check samples kretprobe_example.rmmod rmmod kretprobe_example
 dmesg | grep -q 'kretprobe at .* unregistered'; result samples kretprobe_example.unregistered $?
 cat /tmp/kp.log /tmp/krp.log | head -n 8
 
+# --- binary drop-in: the other variant's sample modules, built against the
+# other kprobes core, load unchanged and fire (scripts/test.sh puts them in
+# /extra/modules).
+if [ -d /extra/modules ]; then
+	section dropin
+	for m in kprobe_example kretprobe_example; do
+		dmesg_mark
+		check dropin "$m.insmod" insmod /extra/modules/$m.ko
+		/bin/true; /bin/true
+		case $m in
+		kprobe_example) pat='handler_pre: <kernel_clone> p->addr = ' ;;
+		kretprobe_example) pat='kernel_clone returned [0-9]* and took [0-9]* ns to execute' ;;
+		esac
+		dmesg | grep -q "$pat"; result dropin "$m.fires" $?
+		check dropin "$m.rmmod" rmmod $m
+	done
+fi
+
 # --- kprobe_events from the shell: a kprobe and a kretprobe fire and show up
 # in the trace; kprobes/list lists them while they exist.
 section kprobe_events

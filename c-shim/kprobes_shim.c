@@ -26,6 +26,50 @@ int __init __weak arch_populate_kprobe_blacklist(void)
 	return 0;
 }
 
+int __weak arch_kprobe_get_kallsym(unsigned int *symnum, unsigned long *value,
+				   char *type, char *sym)
+{
+	return -ERANGE;
+}
+
+/*
+ * Per-CPU state.  Rust in 6.12 cannot define or access per-CPU variables;
+ * these accessors run in breakpoint handler context, hence NOKPROBE.
+ */
+
+/* The child probe whose handler is running (written only, as upstream). */
+static DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
+
+void kprobes_rust_set_kprobe_instance(struct kprobe *kp)
+{
+	__this_cpu_write(kprobe_instance, kp);
+}
+NOKPROBE_SYMBOL(kprobes_rust_set_kprobe_instance);
+
+void kprobes_rust_set_current_kprobe(struct kprobe *p)
+{
+	__this_cpu_write(current_kprobe, p);
+}
+NOKPROBE_SYMBOL(kprobes_rust_set_current_kprobe);
+
+void kprobes_rust_set_kprobe_status(unsigned long status)
+{
+	get_kprobe_ctlblk()->kprobe_status = status;
+}
+NOKPROBE_SYMBOL(kprobes_rust_set_kprobe_status);
+
+void kprobes_rust_preempt_disable(void)
+{
+	preempt_disable();
+}
+NOKPROBE_SYMBOL(kprobes_rust_preempt_disable);
+
+void kprobes_rust_preempt_enable(void)
+{
+	preempt_enable();
+}
+NOKPROBE_SYMBOL(kprobes_rust_preempt_enable);
+
 /* Wrappers of static inlines. */
 
 void *kprobes_rust_dereference_symbol_descriptor(void *ptr)

@@ -75,7 +75,7 @@ static bool kprobes_all_disarmed;
 
 /* This protects 'kprobe_table' and 'optimizing_list' */
 static DEFINE_MUTEX(kprobe_mutex);
-static DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
+/* kprobe_instance: c-shim/kprobes_shim.c */
 
 kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
 					unsigned int __unused)
@@ -153,16 +153,7 @@ struct kprobe_insn_cache kprobe_optinsn_slots = {
 #endif
 #endif
 
-/* We have preemption disabled.. so it is safe to use __ versions */
-static inline void set_kprobe_instance(struct kprobe *kp)
-{
-	__this_cpu_write(kprobe_instance, kp);
-}
-
-static inline void reset_kprobe_instance(void)
-{
-	__this_cpu_write(kprobe_instance, NULL);
-}
+/* set_kprobe_instance(), reset_kprobe_instance(): rust-core/aggr.rs */
 
 /*
  * This routine is called either:
@@ -171,8 +162,6 @@ static inline void reset_kprobe_instance(void)
  *	- with preemption disabled - from architecture specific code.
  */
 /* get_kprobe(): rust-core/registry.rs */
-
-static int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 /* Return true if 'p' is an aggregator */
 static inline bool kprobe_aggrprobe(struct kprobe *p)
@@ -198,23 +187,7 @@ static inline void copy_kprobe(struct kprobe *ap, struct kprobe *p)
 /* NOTE: This is protected by 'kprobe_mutex'. */
 static bool kprobes_allow_optimization;
 
-/*
- * Call all 'kprobe::pre_handler' on the list, but ignores its return value.
- * This must be called from arch-dep optimized caller.
- */
-void opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
-{
-	struct kprobe *kp;
-
-	list_for_each_entry_rcu(kp, &p->list, list) {
-		if (kp->pre_handler && likely(!kprobe_disabled(kp))) {
-			set_kprobe_instance(kp);
-			kp->pre_handler(kp, regs);
-		}
-		reset_kprobe_instance();
-	}
-}
-NOKPROBE_SYMBOL(opt_pre_handler);
+/* opt_pre_handler(): rust-core/aggr.rs */
 
 /* Free optimized instructions and optimized_kprobe */
 static void free_aggr_kprobe(struct kprobe *p)
@@ -978,73 +951,9 @@ static int disarm_kprobe(struct kprobe *kp, bool reopt)
 }
 
 /*
- * Aggregate handlers for multiple kprobes support - these handlers
- * take care of invoking the individual kprobe handlers on p->list
+ * aggr_pre_handler(), aggr_post_handler(), kprobes_inc_nmissed_count(),
+ * kprobe_busy_begin(), kprobe_busy_end(): rust-core/aggr.rs.
  */
-static int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs)
-{
-	struct kprobe *kp;
-
-	list_for_each_entry_rcu(kp, &p->list, list) {
-		if (kp->pre_handler && likely(!kprobe_disabled(kp))) {
-			set_kprobe_instance(kp);
-			if (kp->pre_handler(kp, regs))
-				return 1;
-		}
-		reset_kprobe_instance();
-	}
-	return 0;
-}
-NOKPROBE_SYMBOL(aggr_pre_handler);
-
-static void aggr_post_handler(struct kprobe *p, struct pt_regs *regs,
-			      unsigned long flags)
-{
-	struct kprobe *kp;
-
-	list_for_each_entry_rcu(kp, &p->list, list) {
-		if (kp->post_handler && likely(!kprobe_disabled(kp))) {
-			set_kprobe_instance(kp);
-			kp->post_handler(kp, regs, flags);
-			reset_kprobe_instance();
-		}
-	}
-}
-NOKPROBE_SYMBOL(aggr_post_handler);
-
-/* Walks the list and increments 'nmissed' if 'p' has child probes. */
-void kprobes_inc_nmissed_count(struct kprobe *p)
-{
-	struct kprobe *kp;
-
-	if (!kprobe_aggrprobe(p)) {
-		p->nmissed++;
-	} else {
-		list_for_each_entry_rcu(kp, &p->list, list)
-			kp->nmissed++;
-	}
-}
-NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
-
-static struct kprobe kprobe_busy = {
-	.addr = (void *) get_kprobe,
-};
-
-void kprobe_busy_begin(void)
-{
-	struct kprobe_ctlblk *kcb;
-
-	preempt_disable();
-	__this_cpu_write(current_kprobe, &kprobe_busy);
-	kcb = get_kprobe_ctlblk();
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-}
-
-void kprobe_busy_end(void)
-{
-	__this_cpu_write(current_kprobe, NULL);
-	preempt_enable();
-}
 
 /* Add the new probe to 'ap->list'. */
 static int add_new_kprobe(struct kprobe *ap, struct kprobe *p)
@@ -2197,37 +2106,14 @@ out:
 }
 EXPORT_SYMBOL_GPL(enable_kprobe);
 
-/* Caller must NOT call this in usual path. This is only for critical case */
-void dump_kprobe(struct kprobe *kp)
-{
-	pr_err("Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n",
-	       kp->symbol_name, kp->offset, kp->addr);
-}
-NOKPROBE_SYMBOL(dump_kprobe);
+/* dump_kprobe(): rust-core/aggr.rs */
 
 /* kprobe_add_ksym_blacklist(), kprobe_add_area_blacklist(): rust-core/blacklist.rs */
 
-int __weak arch_kprobe_get_kallsym(unsigned int *symnum, unsigned long *value,
-				   char *type, char *sym)
-{
-	return -ERANGE;
-}
-
-int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
-		       char *sym)
-{
-#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
-	if (!kprobe_cache_get_kallsym(&kprobe_insn_slots, &symnum, value, type, sym))
-		return 0;
-#ifdef CONFIG_OPTPROBES
-	if (!kprobe_cache_get_kallsym(&kprobe_optinsn_slots, &symnum, value, type, sym))
-		return 0;
-#endif
-#endif
-	if (!arch_kprobe_get_kallsym(&symnum, value, type, sym))
-		return 0;
-	return -ERANGE;
-}
+/*
+ * arch_kprobe_get_kallsym() (weak default): c-shim/kprobes_shim.c.
+ * kprobe_get_kallsym(): rust-core/slots.rs.
+ */
 
 /*
  * arch_populate_kprobe_blacklist() (weak default): c-shim/kprobes_shim.c.

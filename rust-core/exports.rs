@@ -5,8 +5,8 @@
 //! C shim including the generated header).  Each is a thin wrapper around
 //! the module that implements it.
 
-use crate::{blacklist, registry, slots, sys};
-use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode};
+use crate::{aggr, blacklist, registry, slots, sys};
+use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, PtRegs};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
@@ -121,3 +121,82 @@ pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
     unsafe { registry::get_kprobe(addr.cast()) }
 }
 crate::nokprobe_symbol!(get_kprobe);
+
+/// `aggr_pre_handler()`, the pre-handler of every aggregate probe (the
+/// transitional C installs it and compares against it).
+///
+/// # Safety
+/// Breakpoint/ftrace handler context; `p` is a live aggregate.
+#[no_mangle]
+pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { aggr::aggr_pre_handler(p, regs) }
+}
+crate::nokprobe_symbol!(aggr_pre_handler);
+
+/// `aggr_post_handler()`, the post-handler of aggregates with a child that
+/// has one.
+///
+/// # Safety
+/// Breakpoint handler context; `p` is a live aggregate.
+#[no_mangle]
+pub unsafe extern "C" fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulong) {
+    // SAFETY: forwarded caller contract.
+    unsafe { aggr::aggr_post_handler(p, regs, flags) }
+}
+crate::nokprobe_symbol!(aggr_post_handler);
+
+/// `opt_pre_handler()`: called by the optprobe detour buffer.
+///
+/// # Safety
+/// Optprobe handler context; `p` is a live aggregate.
+#[no_mangle]
+pub unsafe extern "C" fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
+    // SAFETY: forwarded caller contract.
+    unsafe { aggr::opt_pre_handler(p, regs) }
+}
+crate::nokprobe_symbol!(opt_pre_handler);
+
+/// `kprobes_inc_nmissed_count()`.
+///
+/// # Safety
+/// Handler context; `p` is live.
+#[no_mangle]
+pub unsafe extern "C" fn kprobes_inc_nmissed_count(p: *mut Kprobe) {
+    // SAFETY: forwarded caller contract.
+    unsafe { aggr::inc_nmissed_count(p) }
+}
+crate::nokprobe_symbol!(kprobes_inc_nmissed_count);
+
+/// `kprobe_busy_begin()`.
+#[no_mangle]
+pub extern "C" fn kprobe_busy_begin() {
+    aggr::busy_begin()
+}
+
+/// `kprobe_busy_end()`.
+#[no_mangle]
+pub extern "C" fn kprobe_busy_end() {
+    aggr::busy_end()
+}
+
+/// `dump_kprobe()`.
+///
+/// # Safety
+/// `kp` is live.
+#[no_mangle]
+pub unsafe extern "C" fn dump_kprobe(kp: *mut Kprobe) {
+    // SAFETY: forwarded caller contract.
+    unsafe { aggr::dump_kprobe(kp) }
+}
+crate::nokprobe_symbol!(dump_kprobe);
+
+/// `kprobe_get_kallsym()`: kallsyms entries of the insn slot pages.
+///
+/// # Safety
+/// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_get_kallsym(symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { slots::kprobe_get_kallsym(symnum, value, type_, sym) }
+}

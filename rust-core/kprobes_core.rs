@@ -14,7 +14,8 @@
 //! upstream `kernel/kprobes.c` from which every moved group is deleted.
 //!
 //! Moved so far: instruction slots (`slots`), the blacklist (`blacklist`),
-//! the hash table and `get_kprobe()` (`registry`).
+//! the hash table and `get_kprobe()` (`registry`), the aggregate handler
+//! dispatch and reentrancy helpers (`aggr`).
 
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]
@@ -36,6 +37,7 @@ pub mod ffi {
     pub type c_char = u8;
 }
 
+pub mod aggr;
 pub mod blacklist;
 pub mod list;
 pub mod registry;
@@ -79,3 +81,6 @@ mod test_blacklist;
 #[cfg(test)]
 #[path = "host/test_registry.rs"]
 mod test_registry;
+#[cfg(test)]
+#[path = "host/test_aggr.rs"]
+mod test_aggr;

@@ -357,3 +357,27 @@ unsafe fn strscpy(dst: *mut c_char, src: *const c_char, size: usize) {
         *dst.add(i) = 0;
     }
 }
+
+/// `kprobe_get_kallsym()`: the `symnum`-th kallsyms entry the core adds:
+/// the pages of `kprobe_insn_slots`, then of `kprobe_optinsn_slots`, then
+/// the arch's.  Returns 0, or `-ERANGE` past the last.
+///
+/// # Safety
+/// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
+pub unsafe fn kprobe_get_kallsym(mut symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
+    // SAFETY: the caches are the kernel's globals; out pointers valid
+    // (caller).
+    unsafe {
+        if cache_get_kallsym(sys::insn_slots(), &mut symnum, value, type_, sym) == 0 {
+            return 0;
+        }
+        #[cfg(any(CONFIG_OPTPROBES, not(CONFIG_RUST)))]
+        if cache_get_kallsym(sys::optinsn_slots(), &mut symnum, value, type_, sym) == 0 {
+            return 0;
+        }
+        if sys::arch_kprobe_get_kallsym(&mut symnum, value, type_, sym) == 0 {
+            return 0;
+        }
+    }
+    -sys::ERANGE
+}

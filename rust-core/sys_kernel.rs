@@ -10,8 +10,8 @@
 //! declarations below into `include/linux/kprobes_rust.h`, which the shim
 //! includes, so both sides are checked against each other).
 
-use crate::ffi::{c_char, c_int, c_void};
-use crate::types::{KprobeOpcode, RcuHead};
+use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
 use kernel::bindings as b;
 
 /// `struct mutex`.
@@ -33,6 +33,11 @@ extern "C" {
     static __noinstr_text_start: [u8; 0];
     static __noinstr_text_end: [u8; 0];
     fn kprobes_rust_dereference_symbol_descriptor(p: *mut c_void) -> *mut c_void;
+    fn kprobes_rust_set_kprobe_instance(kp: *mut Kprobe);
+    fn kprobes_rust_set_current_kprobe(p: *mut Kprobe);
+    fn kprobes_rust_set_kprobe_status(status: c_ulong);
+    fn kprobes_rust_preempt_disable();
+    fn kprobes_rust_preempt_enable();
     fn kprobes_rust_rcu_read_lock();
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
@@ -247,4 +252,84 @@ pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
             noinstr_text: (m.noinstr_text_start as usize, m.noinstr_text_size as usize),
         }
     }
+}
+
+/// `__this_cpu_write(kprobe_instance, kp)` (the shim owns the per-CPU
+/// variable).
+#[inline(always)]
+pub fn set_kprobe_instance(kp: *mut Kprobe) {
+    // SAFETY: handler context, preemption disabled.
+    unsafe { kprobes_rust_set_kprobe_instance(kp) }
+}
+
+/// `__this_cpu_write(current_kprobe, p)`.
+#[inline(always)]
+pub fn set_current_kprobe(p: *mut Kprobe) {
+    // SAFETY: preemption disabled by the callers.
+    unsafe { kprobes_rust_set_current_kprobe(p) }
+}
+
+/// `get_kprobe_ctlblk()->kprobe_status = status`.
+#[inline(always)]
+pub fn set_kprobe_status(status: c_ulong) {
+    // SAFETY: preemption disabled by the callers.
+    unsafe { kprobes_rust_set_kprobe_status(status) }
+}
+
+/// `preempt_disable()`.
+#[inline(always)]
+pub fn preempt_disable() {
+    // SAFETY: no preconditions.
+    unsafe { kprobes_rust_preempt_disable() }
+}
+
+/// `preempt_enable()`.
+#[inline(always)]
+pub fn preempt_enable() {
+    // SAFETY: paired with `preempt_disable()` by the callers.
+    unsafe { kprobes_rust_preempt_enable() }
+}
+
+/// `KPROBE_HIT_ACTIVE`.
+pub const KPROBE_HIT_ACTIVE: c_ulong = b::KPROBE_HIT_ACTIVE as c_ulong;
+
+/// `pr_err("Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n", ...)`.
+///
+/// # Safety
+/// `sym` is null or a C string.
+pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut KprobeOpcode) {
+    // SAFETY: the format matches the arguments; printk copes with a null %s.
+    unsafe {
+        b::_printk(
+            c"\x013Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n".as_ptr().cast(),
+            sym,
+            offset,
+            addr,
+        );
+    }
+}
+
+/// `&kprobe_insn_slots` (defined by the C shim: its static mutex initializer
+/// depends on the lock debugging config).
+#[inline(always)]
+pub fn insn_slots() -> *mut KprobeInsnCache {
+    // Only the address is taken.
+    core::ptr::addr_of_mut!(b::kprobe_insn_slots).cast()
+}
+
+/// `&kprobe_optinsn_slots`.
+#[inline(always)]
+pub fn optinsn_slots() -> *mut KprobeInsnCache {
+    // Only the address is taken.
+    core::ptr::addr_of_mut!(b::kprobe_optinsn_slots).cast()
+}
+
+/// `arch_kprobe_get_kallsym()` (weak; the C shim has the default).
+///
+/// # Safety
+/// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
+#[inline(always)]
+pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_kprobe_get_kallsym(symnum, value, type_, sym) }
 }

@@ -16,6 +16,16 @@ extern struct hlist_head kprobe_table[(1 << 6)];
 
 extern void *kprobes_rust_dereference_symbol_descriptor(void *p);
 
+extern void kprobes_rust_set_kprobe_instance(struct kprobe *kp);
+
+extern void kprobes_rust_set_current_kprobe(struct kprobe *p);
+
+extern void kprobes_rust_set_kprobe_status(unsigned long status);
+
+extern void kprobes_rust_preempt_disable(void);
+
+extern void kprobes_rust_preempt_enable(void);
+
 extern void kprobes_rust_rcu_read_lock(void);
 
 extern void kprobes_rust_rcu_read_unlock(void);
@@ -47,5 +57,21 @@ void add_module_kprobe_blacklist(struct module *module);
 void remove_module_kprobe_blacklist(struct module *module);
 
 struct kprobe *get_kprobe(void *addr);
+
+int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+void aggr_post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
+
+void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+void kprobes_inc_nmissed_count(struct kprobe *p);
+
+void kprobe_busy_begin(void);
+
+void kprobe_busy_end(void);
+
+void dump_kprobe(struct kprobe *kp);
+
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
 
 #endif  /* _LINUX_KPROBES_RUST_H */

@@ -392,3 +392,129 @@ pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
     let m = unsafe { &*m };
     ModuleAreas { ksyms: &m.kprobe_blacklist, kprobes_text: m.kprobes_text, noinstr_text: m.noinstr_text }
 }
+
+// ---------------------------------------------------------------------------
+// Per-CPU state of the (single simulated) CPU and printk.
+
+/// Handler-context state of the simulated CPU, per test thread.
+#[derive(Default, Debug)]
+pub struct Cpu {
+    /// `kprobe_instance` writes, in order (null as 0).
+    pub instances: Vec<usize>,
+    /// `current_kprobe`.
+    pub current_kprobe: usize,
+    /// `kprobe_ctlblk.kprobe_status`.
+    pub kprobe_status: c_ulong,
+    /// `preempt_count()`.
+    pub preempt: isize,
+    /// printk output.
+    pub log: Vec<String>,
+}
+
+thread_local! {
+    static CPU: RefCell<Cpu> = RefCell::new(Cpu::default());
+}
+
+/// Runs `f` on this thread's CPU state.
+pub fn cpu<R>(f: impl FnOnce(&mut Cpu) -> R) -> R {
+    CPU.with(|c| f(&mut c.borrow_mut()))
+}
+
+use crate::ffi::{c_uint, c_ulong};
+use crate::types::{Kprobe, KprobeInsnCache};
+
+/// `__this_cpu_write(kprobe_instance, kp)`.
+pub fn set_kprobe_instance(kp: *mut Kprobe) {
+    cpu(|c| c.instances.push(kp as usize));
+}
+/// `__this_cpu_write(current_kprobe, p)`.
+pub fn set_current_kprobe(p: *mut Kprobe) {
+    cpu(|c| c.current_kprobe = p as usize);
+}
+/// `get_kprobe_ctlblk()->kprobe_status = status`.
+pub fn set_kprobe_status(status: c_ulong) {
+    cpu(|c| c.kprobe_status = status);
+}
+/// `preempt_disable()`.
+pub fn preempt_disable() {
+    cpu(|c| c.preempt += 1);
+}
+/// `preempt_enable()`.
+pub fn preempt_enable() {
+    cpu(|c| {
+        assert!(c.preempt > 0, "unbalanced preempt_enable");
+        c.preempt -= 1
+    });
+}
+/// `KPROBE_HIT_ACTIVE`.
+pub const KPROBE_HIT_ACTIVE: c_ulong = 1;
+
+/// The `dump_kprobe()` message, formatted as printk would (`%pS` as
+/// `0x<addr>`, a null `%s` as `(null)`).
+///
+/// # Safety
+/// `sym` is null or a C string.
+pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut KprobeOpcode) {
+    let s = if sym.is_null() {
+        "(null)".to_string()
+    } else {
+        // SAFETY: caller guarantees a C string.
+        unsafe { CStr::from_ptr(sym.cast()) }.to_string_lossy().into_owned()
+    };
+    let msg = format!("Dump kprobe:\n.symbol_name = {s}, .offset = {offset:x}, .addr = {:#x}\n", addr as usize);
+    cpu(|c| c.log.push(msg));
+}
+
+/// Simulated `kprobe_insn_slots` / `kprobe_optinsn_slots`: per test thread,
+/// set up by the tests that need them (null otherwise).
+#[derive(Clone, Copy)]
+pub struct Caches {
+    /// `&kprobe_insn_slots`.
+    pub insn: *mut KprobeInsnCache,
+    /// `&kprobe_optinsn_slots`.
+    pub optinsn: *mut KprobeInsnCache,
+    /// Number of extra kallsyms entries `arch_kprobe_get_kallsym()` has.
+    pub arch_syms: c_uint,
+}
+
+thread_local! {
+    static CACHES: RefCell<Caches> = const {
+        RefCell::new(Caches { insn: core::ptr::null_mut(), optinsn: core::ptr::null_mut(), arch_syms: 0 })
+    };
+}
+
+/// Sets this thread's global caches.
+pub fn set_caches(c: Caches) {
+    CACHES.with(|x| *x.borrow_mut() = c);
+}
+
+/// `&kprobe_insn_slots`.
+pub fn insn_slots() -> *mut KprobeInsnCache {
+    CACHES.with(|x| x.borrow().insn)
+}
+
+/// `&kprobe_optinsn_slots`.
+pub fn optinsn_slots() -> *mut KprobeInsnCache {
+    CACHES.with(|x| x.borrow().optinsn)
+}
+
+/// `arch_kprobe_get_kallsym()`: `arch_syms` entries named `arch_sym<N>` at
+/// `0xa000 + N`, then -ERANGE.
+///
+/// # Safety
+/// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
+pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
+    let n = CACHES.with(|x| x.borrow().arch_syms);
+    // SAFETY: caller's contract.
+    unsafe {
+        if *symnum < n {
+            let name = format!("arch_sym{}\0", *symnum);
+            core::ptr::copy_nonoverlapping(name.as_ptr(), sym, name.len());
+            *type_ = b't';
+            *value = 0xa000 + *symnum as c_ulong;
+            return 0;
+        }
+        *symnum -= n;
+    }
+    -ERANGE
+}

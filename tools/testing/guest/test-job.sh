@@ -43,6 +43,33 @@ check samples kretprobe_example.rmmod rmmod kretprobe_example
 dmesg | grep -q 'kretprobe at .* unregistered'; result samples kretprobe_example.unregistered $?
 cat /tmp/kp.log /tmp/krp.log | head -n 8
 
+# --- an aggregate: three probes at kernel_clone's entry (kprobe module,
+# kretprobe module, kprobe_events), all firing; disabling one leaves the
+# others firing.
+section aggregate
+dmesg_mark
+modprobe kprobe_example && modprobe kretprobe_example
+kwrite $T/kprobe_events 'p:kpt/clone kernel_clone'
+kwrite $T/events/kpt/clone/enable 1
+echo > $T/trace; echo 1 > $T/tracing_on
+/bin/true
+echo 0 > $T/tracing_on
+n=$(grep -c 'kernel_clone+0x[0-9a-f]* *\[FTRACE\]' $D/kprobes/list)
+[ "$n" = 3 ]; result aggregate listed-3 $? "$(grep kernel_clone $D/kprobes/list | tr '\n' ' ')"
+dmesg | grep -q 'handler_pre: <kernel_clone>'; result aggregate kprobe-fired $?
+dmesg | grep -q 'kernel_clone returned'; result aggregate kretprobe-fired $?
+grep -q ' clone: (kernel_clone' $T/trace; result aggregate event-fired $?
+kwrite $T/events/kpt/clone/enable 0
+grep -q 'kernel_clone.*\[DISABLED\]' $D/kprobes/list; result aggregate child-disabled-listed $?
+dmesg_mark; echo > $T/trace; echo 1 > $T/tracing_on
+/bin/true
+echo 0 > $T/tracing_on
+dmesg | grep -q 'handler_pre: <kernel_clone>'; result aggregate others-still-fire $?
+! grep -q ' clone: ' $T/trace; result aggregate disabled-child-silent $?
+kwrite $T/kprobe_events ''
+rmmod kretprobe_example kprobe_example
+! grep -q kernel_clone $D/kprobes/list; result aggregate all-gone $?
+
 # --- binary drop-in: the other variant's sample modules, built against the
 # other kprobes core, load unchanged and fire (scripts/test.sh puts them in
 # /extra/modules).

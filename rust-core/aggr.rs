@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Aggregated probes: the handler dispatch of an aggregate (several probes
+//! at one address), the missed-hit accounting and the "kprobe busy"
+//! reentrancy guard.  Port of that part of `kernel/kprobes.c`.
+//!
+//! Everything here except [`dump_kprobe`] runs in breakpoint, ftrace or
+//! optprobe handler context: the functions are on the kprobe blacklist
+//! (`nokprobe_symbol!` in `exports.rs`), their helpers are always inlined,
+//! nothing can panic, allocate or sleep.  The child lists are RCU lists,
+//! read with preemption disabled by the handlers' callers.
+
+use crate::ffi::{c_int, c_ulong};
+use crate::list;
+use crate::sys;
+use crate::types::{Kprobe, KprobeOpcode, ListHead, PtRegs, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE};
+use core::ptr::{self, addr_of_mut};
+
+/// `kprobe_disabled()`.
+#[inline(always)]
+pub fn kprobe_disabled(p: &Kprobe) -> bool {
+    p.flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE) != 0
+}
+
+/// The probe whose `list` member is `l`.
+#[inline(always)]
+fn probe_of(l: *mut ListHead) -> *mut Kprobe {
+    crate::container_of!(l, Kprobe, list)
+}
+
+/// Calls `f` on each child of aggregate `p` (`list_for_each_entry_rcu`).
+///
+/// # Safety
+/// `p` is a live aggregate; RCU read side (handler context) or
+/// `kprobe_mutex` held.
+#[inline(always)]
+unsafe fn for_each_child(p: *mut Kprobe, mut f: impl FnMut(*mut Kprobe) -> bool) {
+    // SAFETY: caller's contract; children stay alive for the section.
+    unsafe {
+        let head = addr_of_mut!((*p).list);
+        let mut l = list::next_rcu(head);
+        while l != head {
+            if !f(probe_of(l)) {
+                return;
+            }
+            l = list::next_rcu(l);
+        }
+    }
+}
+
+/// `aggr_pre_handler()`: runs the pre-handlers of the enabled children in
+/// order; stops and returns 1 at the first that returns non-zero.
+///
+/// # Safety
+/// Handler context; `p` is a live aggregate.
+#[inline(always)]
+pub unsafe fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
+    let mut ret = 0;
+    // SAFETY: caller's contract; children are live in this section.
+    unsafe {
+        for_each_child(p, |kp| {
+            if let Some(h) = (*kp).pre_handler {
+                if !kprobe_disabled(&*kp) {
+                    sys::set_kprobe_instance(kp);
+                    if h(kp, regs) != 0 {
+                        ret = 1;
+                        return false;
+                    }
+                }
+            }
+            sys::set_kprobe_instance(ptr::null_mut());
+            true
+        });
+    }
+    ret
+}
+
+/// `aggr_post_handler()`: runs the post-handlers of the enabled children.
+///
+/// # Safety
+/// Handler context; `p` is a live aggregate.
+#[inline(always)]
+pub unsafe fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulong) {
+    // SAFETY: caller's contract; children are live in this section.
+    unsafe {
+        for_each_child(p, |kp| {
+            if let Some(h) = (*kp).post_handler {
+                if !kprobe_disabled(&*kp) {
+                    sys::set_kprobe_instance(kp);
+                    h(kp, regs, flags);
+                    sys::set_kprobe_instance(ptr::null_mut());
+                }
+            }
+            true
+        });
+    }
+}
+
+/// `opt_pre_handler()`: the pre-handler dispatch of an optimized probe: like
+/// [`aggr_pre_handler`] but every enabled child runs, whatever it returns.
+///
+/// # Safety
+/// Optprobe handler context; `p` is a live aggregate.
+#[inline(always)]
+pub unsafe fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
+    // SAFETY: caller's contract; children are live in this section.
+    unsafe {
+        for_each_child(p, |kp| {
+            if let Some(h) = (*kp).pre_handler {
+                if !kprobe_disabled(&*kp) {
+                    sys::set_kprobe_instance(kp);
+                    h(kp, regs);
+                }
+            }
+            sys::set_kprobe_instance(ptr::null_mut());
+            true
+        });
+    }
+}
+
+/// `kprobe_aggrprobe()`: is `p` an aggregator?
+///
+/// # Safety
+/// `p` is live.
+#[inline(always)]
+pub unsafe fn kprobe_aggrprobe(p: *const Kprobe) -> bool {
+    // SAFETY: caller's contract.
+    let h = unsafe { (*p).pre_handler };
+    h.map(|f| f as *const ()) == Some(crate::exports::aggr_pre_handler as *const ())
+}
+
+/// `kprobes_inc_nmissed_count()`: counts a missed hit on `p`, or on each
+/// child if `p` is an aggregate.
+///
+/// # Safety
+/// Handler context; `p` is live.
+#[inline(always)]
+pub unsafe fn inc_nmissed_count(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        if !kprobe_aggrprobe(p) {
+            (*p).nmissed = (*p).nmissed.wrapping_add(1);
+        } else {
+            for_each_child(p, |kp| {
+                (*kp).nmissed = (*kp).nmissed.wrapping_add(1);
+                true
+            });
+        }
+    }
+}
+
+/// The dummy probe `current_kprobe` points at while the core is busy
+/// (`kprobe_busy_begin()`); its address is `get_kprobe`, as upstream.
+struct BusyProbe(core::cell::UnsafeCell<Kprobe>);
+// SAFETY: never written after initialization; only its address is used.
+unsafe impl Sync for BusyProbe {}
+
+static KPROBE_BUSY: BusyProbe = BusyProbe(core::cell::UnsafeCell::new(Kprobe {
+    addr: crate::exports::get_kprobe as *mut KprobeOpcode,
+    // SAFETY: all-zero is a valid value for every other field.
+    ..unsafe { core::mem::zeroed::<Kprobe>() }
+}));
+
+#[inline(always)]
+fn busy_probe() -> *mut Kprobe {
+    KPROBE_BUSY.0.get()
+}
+
+/// `kprobe_busy_begin()`: marks this CPU as running a kprobe handler, so
+/// probes hit meanwhile are counted as missed instead of recursing.
+/// Disables preemption until [`busy_end`].
+pub fn busy_begin() {
+    sys::preempt_disable();
+    sys::set_current_kprobe(busy_probe());
+    sys::set_kprobe_status(sys::KPROBE_HIT_ACTIVE);
+}
+
+/// `kprobe_busy_end()`.
+pub fn busy_end() {
+    sys::set_current_kprobe(ptr::null_mut());
+    sys::preempt_enable();
+}
+
+/// `dump_kprobe()`: prints `kp` for a critical error report (never in the
+/// usual path).
+///
+/// # Safety
+/// `kp` is live.
+pub unsafe fn dump_kprobe(kp: *mut Kprobe) {
+    // SAFETY: caller's contract; the format is upstream's.
+    unsafe { sys::pr_err_dump_kprobe((*kp).symbol_name, (*kp).offset, (*kp).addr) }
+}

@@ -4,9 +4,13 @@
  * macros.  No kprobes logic lives here.
  */
 #include <linux/bug.h>
+#include <linux/jump_label.h>
+#include <linux/module.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/fs.h>
 #include <asm/sections.h>
 
 #include <linux/kprobes_rust.h>
@@ -24,6 +28,28 @@ bool __weak arch_within_kprobe_blacklist(unsigned long addr)
 int __init __weak arch_populate_kprobe_blacklist(void)
 {
 	return 0;
+}
+
+/*
+ * arch_adjust_kprobe_addr - adjust the address
+ * @addr: symbol base address
+ * @offset: offset within the symbol
+ * @on_func_entry: was this @addr+@offset on the function entry
+ *
+ * Typically returns @addr + @offset, except for special cases where the
+ * function might be prefixed by a CFI landing pad, in that case any offset
+ * inside the landing pad is mapped to the first 'real' instruction of the
+ * symbol.
+ *
+ * Specifically, for things like IBT/BTI, skip the resp. ENDBR/BTI.C
+ * instruction at +0.
+ */
+kprobe_opcode_t *__weak arch_adjust_kprobe_addr(unsigned long addr,
+						unsigned long offset,
+						bool *on_func_entry)
+{
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)(addr + offset);
 }
 
 int __weak arch_kprobe_get_kallsym(unsigned int *symnum, unsigned long *value,
@@ -71,6 +97,36 @@ void kprobes_rust_preempt_enable(void)
 NOKPROBE_SYMBOL(kprobes_rust_preempt_enable);
 
 /* Wrappers of static inlines. */
+
+bool kprobes_rust_seq_show_value(struct seq_file *m)
+{
+	return kallsyms_show_value(m->file->f_cred);
+}
+
+void kprobes_rust_jump_label_lock(void)
+{
+	jump_label_lock();
+}
+
+void kprobes_rust_jump_label_unlock(void)
+{
+	jump_label_unlock();
+}
+
+int kprobes_rust_jump_label_text_reserved(void *start, void *end)
+{
+	return jump_label_text_reserved(start, end);
+}
+
+bool kprobes_rust_within_module_init(unsigned long addr, struct module *mod)
+{
+	return within_module_init(addr, mod);
+}
+
+bool kprobes_rust_module_is_coming(struct module *mod)
+{
+	return module_is_coming(mod);
+}
 
 void *kprobes_rust_dereference_symbol_descriptor(void *ptr)
 {

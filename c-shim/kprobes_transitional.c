@@ -5,8 +5,9 @@
  * The Rust kprobes core replaces kernel/kprobes.c group by group.  The
  * groups that have not moved to rust-core/ yet are still built from this
  * copy; every group that moves is deleted here (see the markers), and when
- * nothing is left this file is removed.  Apart from the deletions it is
- * upstream's text, so `diff -u kernel/kprobes.c` shows exactly what moved.
+ * nothing is left this file is removed.  Apart from the deletions (and
+ * the edits marked "kprobes-rust:") it is upstream's text, so
+ * `diff -u kernel/kprobes.c` shows exactly what moved.
  */
 /*
  *  Kernel Probes (KProbes)
@@ -1077,79 +1078,9 @@ out:
  */
 
 /*
- * arch_adjust_kprobe_addr - adjust the address
- * @addr: symbol base address
- * @offset: offset within the symbol
- * @on_func_entry: was this @addr+@offset on the function entry
- *
- * Typically returns @addr + @offset, except for special cases where the
- * function might be prefixed by a CFI landing pad, in that case any offset
- * inside the landing pad is mapped to the first 'real' instruction of the
- * symbol.
- *
- * Specifically, for things like IBT/BTI, skip the resp. ENDBR/BTI.C
- * instruction at +0.
+ * arch_adjust_kprobe_addr() (weak default): c-shim/kprobes_shim.c.
+ * _kprobe_addr(), kprobe_addr(): rust-core/addr.rs.
  */
-kprobe_opcode_t *__weak arch_adjust_kprobe_addr(unsigned long addr,
-						unsigned long offset,
-						bool *on_func_entry)
-{
-	*on_func_entry = !offset;
-	return (kprobe_opcode_t *)(addr + offset);
-}
-
-/*
- * If 'symbol_name' is specified, look it up and add the 'offset'
- * to it. This way, we can specify a relative address to a symbol.
- * This returns encoded errors if it fails to look up symbol or invalid
- * combination of parameters.
- */
-static kprobe_opcode_t *
-_kprobe_addr(kprobe_opcode_t *addr, const char *symbol_name,
-	     unsigned long offset, bool *on_func_entry)
-{
-	if ((symbol_name && addr) || (!symbol_name && !addr))
-		return ERR_PTR(-EINVAL);
-
-	if (symbol_name) {
-		/*
-		 * Input: @sym + @offset
-		 * Output: @addr + @offset
-		 *
-		 * NOTE: kprobe_lookup_name() does *NOT* fold the offset
-		 *       argument into it's output!
-		 */
-		addr = kprobe_lookup_name(symbol_name, offset);
-		if (!addr)
-			return ERR_PTR(-ENOENT);
-	}
-
-	/*
-	 * So here we have @addr + @offset, displace it into a new
-	 * @addr' + @offset' where @addr' is the symbol start address.
-	 */
-	addr = (void *)addr + offset;
-	if (!kallsyms_lookup_size_offset((unsigned long)addr, NULL, &offset))
-		return ERR_PTR(-ENOENT);
-	addr = (void *)addr - offset;
-
-	/*
-	 * Then ask the architecture to re-combine them, taking care of
-	 * magical function entry details while telling us if this was indeed
-	 * at the start of the function.
-	 */
-	addr = arch_adjust_kprobe_addr((unsigned long)addr, offset, on_func_entry);
-	if (!addr)
-		return ERR_PTR(-EINVAL);
-
-	return addr;
-}
-
-static kprobe_opcode_t *kprobe_addr(struct kprobe *p)
-{
-	bool on_func_entry;
-	return _kprobe_addr(p->addr, p->symbol_name, p->offset, &on_func_entry);
-}
 
 /*
  * Check the 'p' is valid and return the aggregator kprobe
@@ -1192,91 +1123,10 @@ static inline int warn_kprobe_rereg(struct kprobe *p)
 	return ret;
 }
 
-static int check_ftrace_location(struct kprobe *p)
-{
-	unsigned long addr = (unsigned long)p->addr;
-
-	if (ftrace_location(addr) == addr) {
-#ifdef CONFIG_KPROBES_ON_FTRACE
-		p->flags |= KPROBE_FLAG_FTRACE;
-#else	/* !CONFIG_KPROBES_ON_FTRACE */
-		return -EINVAL;
-#endif
-	}
-	return 0;
-}
-
-static bool is_cfi_preamble_symbol(unsigned long addr)
-{
-	char symbuf[KSYM_NAME_LEN];
-
-	if (lookup_symbol_name(addr, symbuf))
-		return false;
-
-	return str_has_prefix(symbuf, "__cfi_") ||
-		str_has_prefix(symbuf, "__pfx_");
-}
-
-static int check_kprobe_address_safe(struct kprobe *p,
-				     struct module **probed_mod)
-{
-	int ret;
-
-	ret = check_ftrace_location(p);
-	if (ret)
-		return ret;
-	jump_label_lock();
-	preempt_disable();
-
-	/* Ensure the address is in a text area, and find a module if exists. */
-	*probed_mod = NULL;
-	if (!core_kernel_text((unsigned long) p->addr)) {
-		*probed_mod = __module_text_address((unsigned long) p->addr);
-		if (!(*probed_mod)) {
-			ret = -EINVAL;
-			goto out;
-		}
-	}
-	/* Ensure it is not in reserved area. */
-	if (in_gate_area_no_mm((unsigned long) p->addr) ||
-	    within_kprobe_blacklist((unsigned long) p->addr) ||
-	    jump_label_text_reserved(p->addr, p->addr) ||
-	    static_call_text_reserved(p->addr, p->addr) ||
-	    find_bug((unsigned long)p->addr) ||
-	    is_cfi_preamble_symbol((unsigned long)p->addr)) {
-		ret = -EINVAL;
-		goto out;
-	}
-
-	/* Get module refcount and reject __init functions for loaded modules. */
-	if (IS_ENABLED(CONFIG_MODULES) && *probed_mod) {
-		/*
-		 * We must hold a refcount of the probed module while updating
-		 * its code to prohibit unexpected unloading.
-		 */
-		if (unlikely(!try_module_get(*probed_mod))) {
-			ret = -ENOENT;
-			goto out;
-		}
-
-		/*
-		 * If the module freed '.init.text', we couldn't insert
-		 * kprobes in there.
-		 */
-		if (within_module_init((unsigned long)p->addr, *probed_mod) &&
-		    !module_is_coming(*probed_mod)) {
-			module_put(*probed_mod);
-			*probed_mod = NULL;
-			ret = -ENOENT;
-		}
-	}
-
-out:
-	preempt_enable();
-	jump_label_unlock();
-
-	return ret;
-}
+/*
+ * check_ftrace_location(), is_cfi_preamble_symbol(),
+ * check_kprobe_address_safe(): rust-core/addr.rs.
+ */
 
 int register_kprobe(struct kprobe *p)
 {
@@ -1755,7 +1605,8 @@ NOKPROBE_SYMBOL(__kretprobe_trampoline_handler)
  * This kprobe pre_handler is registered with every kretprobe. When probe
  * hits it will set up the return probe.
  */
-static int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs)
+/* kprobes-rust: not static, rust-core/debugfs.rs marks kretprobes by it. */
+int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_holder *rph = rp->rph;
@@ -1784,7 +1635,8 @@ NOKPROBE_SYMBOL(pre_handler_kretprobe);
  * This kprobe pre_handler is registered with every kretprobe. When probe
  * hits it will set up the return probe.
  */
-static int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs)
+/* kprobes-rust: not static, rust-core/debugfs.rs marks kretprobes by it. */
+int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri;
@@ -1832,32 +1684,7 @@ NOKPROBE_SYMBOL(kretprobe_rethook_handler);
 
 #endif /* !CONFIG_KRETPROBE_ON_RETHOOK */
 
-/**
- * kprobe_on_func_entry() -- check whether given address is function entry
- * @addr: Target address
- * @sym:  Target symbol name
- * @offset: The offset from the symbol or the address
- *
- * This checks whether the given @addr+@offset or @sym+@offset is on the
- * function entry address or not.
- * This returns 0 if it is the function entry, or -EINVAL if it is not.
- * And also it returns -ENOENT if it fails the symbol or address lookup.
- * Caller must pass @addr or @sym (either one must be NULL), or this
- * returns -EINVAL.
- */
-int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset)
-{
-	bool on_func_entry;
-	kprobe_opcode_t *kp_addr = _kprobe_addr(addr, sym, offset, &on_func_entry);
-
-	if (IS_ERR(kp_addr))
-		return PTR_ERR(kp_addr);
-
-	if (!on_func_entry)
-		return -EINVAL;
-
-	return 0;
-}
+/* kprobe_on_func_entry(): rust-core/addr.rs */
 
 int register_kretprobe(struct kretprobe *rp)
 {
@@ -2008,7 +1835,8 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 
-static int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs)
+/* kprobes-rust: not static, rust-core/debugfs.rs marks kretprobes by it. */
+int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs)
 {
 	return 0;
 }
@@ -2277,78 +2105,10 @@ subsys_initcall(init_optprobes);
 #endif
 
 #ifdef CONFIG_DEBUG_FS
-static void report_probe(struct seq_file *pi, struct kprobe *p,
-		const char *sym, int offset, char *modname, struct kprobe *pp)
-{
-	char *kprobe_type;
-	void *addr = p->addr;
-
-	if (p->pre_handler == pre_handler_kretprobe)
-		kprobe_type = "r";
-	else
-		kprobe_type = "k";
-
-	if (!kallsyms_show_value(pi->file->f_cred))
-		addr = NULL;
-
-	if (sym)
-		seq_printf(pi, "%px  %s  %s+0x%x  %s ",
-			addr, kprobe_type, sym, offset,
-			(modname ? modname : " "));
-	else	/* try to use %pS */
-		seq_printf(pi, "%px  %s  %pS ",
-			addr, kprobe_type, p->addr);
-
-	if (!pp)
-		pp = p;
-	seq_printf(pi, "%s%s%s%s\n",
-		(kprobe_gone(p) ? "[GONE]" : ""),
-		((kprobe_disabled(p) && !kprobe_gone(p)) ?  "[DISABLED]" : ""),
-		(kprobe_optimized(pp) ? "[OPTIMIZED]" : ""),
-		(kprobe_ftrace(pp) ? "[FTRACE]" : ""));
-}
-
-static void *kprobe_seq_start(struct seq_file *f, loff_t *pos)
-{
-	return (*pos < KPROBE_TABLE_SIZE) ? pos : NULL;
-}
-
-static void *kprobe_seq_next(struct seq_file *f, void *v, loff_t *pos)
-{
-	(*pos)++;
-	if (*pos >= KPROBE_TABLE_SIZE)
-		return NULL;
-	return pos;
-}
-
-static void kprobe_seq_stop(struct seq_file *f, void *v)
-{
-	/* Nothing to do */
-}
-
-static int show_kprobe_addr(struct seq_file *pi, void *v)
-{
-	struct hlist_head *head;
-	struct kprobe *p, *kp;
-	const char *sym;
-	unsigned int i = *(loff_t *) v;
-	unsigned long offset = 0;
-	char *modname, namebuf[KSYM_NAME_LEN];
-
-	head = &kprobe_table[i];
-	preempt_disable();
-	hlist_for_each_entry_rcu(p, head, hlist) {
-		sym = kallsyms_lookup((unsigned long)p->addr, NULL,
-					&offset, &modname, namebuf);
-		if (kprobe_aggrprobe(p)) {
-			list_for_each_entry_rcu(kp, &p->list, list)
-				report_probe(pi, kp, sym, offset, modname, p);
-		} else
-			report_probe(pi, p, sym, offset, modname, NULL);
-	}
-	preempt_enable();
-	return 0;
-}
+/*
+ * report_probe(), kprobe_seq_start(), kprobe_seq_next(), kprobe_seq_stop(),
+ * show_kprobe_addr(): rust-core/debugfs.rs.
+ */
 
 static const struct seq_operations kprobes_sops = {
 	.start = kprobe_seq_start,
@@ -2371,23 +2131,7 @@ static void *kprobe_blacklist_seq_next(struct seq_file *m, void *v, loff_t *pos)
 	return seq_list_next(v, &kprobe_blacklist, pos);
 }
 
-static int kprobe_blacklist_seq_show(struct seq_file *m, void *v)
-{
-	struct kprobe_blacklist_entry *ent =
-		list_entry(v, struct kprobe_blacklist_entry, list);
-
-	/*
-	 * If '/proc/kallsyms' is not showing kernel address, we won't
-	 * show them here either.
-	 */
-	if (!kallsyms_show_value(m->file->f_cred))
-		seq_printf(m, "0x%px-0x%px\t%ps\n", NULL, NULL,
-			   (void *)ent->start_addr);
-	else
-		seq_printf(m, "0x%px-0x%px\t%ps\n", (void *)ent->start_addr,
-			   (void *)ent->end_addr, (void *)ent->start_addr);
-	return 0;
-}
+/* kprobe_blacklist_seq_show(): rust-core/debugfs.rs */
 
 static void kprobe_blacklist_seq_stop(struct seq_file *f, void *v)
 {

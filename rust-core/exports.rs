@@ -5,7 +5,7 @@
 //! C shim including the generated header).  Each is a thin wrapper around
 //! the module that implements it.
 
-use crate::{aggr, blacklist, registry, slots, sys};
+use crate::{addr, aggr, blacklist, debugfs, registry, slots, sys};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, PtRegs};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
@@ -199,4 +199,95 @@ crate::nokprobe_symbol!(dump_kprobe);
 pub unsafe extern "C" fn kprobe_get_kallsym(symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { slots::kprobe_get_kallsym(symnum, value, type_, sym) }
+}
+
+/// `_kprobe_addr()`, for the transitional registration code: the probe
+/// address of `addr` or `symbol_name + offset`, or an `ERR_PTR`.
+///
+/// # Safety
+/// `symbol_name` is null or a C string; `on_func_entry` is valid.
+#[no_mangle]
+pub unsafe extern "C" fn _kprobe_addr(
+    addr: *mut KprobeOpcode,
+    symbol_name: *const c_char,
+    offset: c_ulong,
+    on_func_entry: *mut bool,
+) -> *mut KprobeOpcode {
+    // SAFETY: forwarded caller contract.
+    unsafe { addr::kprobe_addr(addr, symbol_name, offset, &mut *on_func_entry) }
+}
+
+/// `kprobe_addr()`, for the transitional kretprobe code.
+///
+/// # Safety
+/// `p` is live.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_addr(p: *mut Kprobe) -> *mut KprobeOpcode {
+    let mut on_func_entry = false;
+    // SAFETY: forwarded caller contract.
+    unsafe { addr::kprobe_addr((*p).addr, (*p).symbol_name, (*p).offset as c_ulong, &mut on_func_entry) }
+}
+
+/// `kprobe_on_func_entry()`: 0 if the address is a function entry.
+///
+/// # Safety
+/// `sym` is null or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { addr::kprobe_on_func_entry(addr, sym, offset) }
+}
+
+/// `check_kprobe_address_safe()`, for the transitional registration code.
+///
+/// # Safety
+/// `p` is live; `probed_mod` is valid; process context.
+#[no_mangle]
+pub unsafe extern "C" fn check_kprobe_address_safe(p: *mut Kprobe, probed_mod: *mut *mut sys::Module) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { addr::check_kprobe_address_safe(p, &mut *probed_mod) }
+}
+
+/// `kprobe_seq_start()` of `kprobes/list`.
+///
+/// # Safety
+/// seq_file callback contract.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_seq_start(_f: *mut sys::SeqFile, pos: *mut debugfs::Loff) -> *mut c_void {
+    // SAFETY: forwarded caller contract.
+    unsafe { debugfs::seq_start(pos) }
+}
+
+/// `kprobe_seq_next()` of `kprobes/list`.
+///
+/// # Safety
+/// seq_file callback contract.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_seq_next(_f: *mut sys::SeqFile, _v: *mut c_void, pos: *mut debugfs::Loff) -> *mut c_void {
+    // SAFETY: forwarded caller contract.
+    unsafe { debugfs::seq_next(pos) }
+}
+
+/// `kprobe_seq_stop()` of `kprobes/list`: nothing to do.
+#[no_mangle]
+pub extern "C" fn kprobe_seq_stop(_f: *mut sys::SeqFile, _v: *mut c_void) {}
+
+/// `show_kprobe_addr()`: the lines of one hash bucket in `kprobes/list`.
+///
+/// # Safety
+/// seq_file callback contract.
+#[no_mangle]
+pub unsafe extern "C" fn show_kprobe_addr(pi: *mut sys::SeqFile, v: *mut c_void) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { debugfs::show_kprobe_addr(pi, v) }
+}
+
+/// `kprobe_blacklist_seq_show()`: one line of `kprobes/blacklist`.
+///
+/// # Safety
+/// seq_file callback contract (kprobe_mutex held by the seq start).
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_blacklist_seq_show(m: *mut sys::SeqFile, v: *mut c_void) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { debugfs::blacklist_seq_show(m, v) }
 }

@@ -15,7 +15,9 @@
 //!
 //! Moved so far: instruction slots (`slots`), the blacklist (`blacklist`),
 //! the hash table and `get_kprobe()` (`registry`), the aggregate handler
-//! dispatch and reentrancy helpers (`aggr`).
+//! dispatch and reentrancy helpers (`aggr`), address resolution and safety
+//! checks (`addr`), the `kprobes/list` and `kprobes/blacklist` text
+//! (`debugfs`).
 
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]
@@ -37,8 +39,10 @@ pub mod ffi {
     pub type c_char = u8;
 }
 
+pub mod addr;
 pub mod aggr;
 pub mod blacklist;
+pub mod debugfs;
 pub mod list;
 pub mod registry;
 pub mod slots;
@@ -84,3 +88,9 @@ mod test_registry;
 #[cfg(test)]
 #[path = "host/test_aggr.rs"]
 mod test_aggr;
+#[cfg(test)]
+#[path = "host/test_addr.rs"]
+mod test_addr;
+#[cfg(test)]
+#[path = "host/test_debugfs.rs"]
+mod test_debugfs;

@@ -27,6 +27,9 @@ pub const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
 /// `KSYM_NAME_LEN`.
 pub const KSYM_NAME_LEN: usize = b::KSYM_NAME_LEN as usize;
 
+// `struct module` is only passed by pointer (it holds a zero-size lockdep
+// map that the lint flags).
+#[allow(improper_ctypes)]
 extern "C" {
     static __kprobes_text_start: [u8; 0];
     static __kprobes_text_end: [u8; 0];
@@ -38,6 +41,13 @@ extern "C" {
     fn kprobes_rust_set_kprobe_status(status: c_ulong);
     fn kprobes_rust_preempt_disable();
     fn kprobes_rust_preempt_enable();
+    fn kprobes_rust_jump_label_lock();
+    fn kprobes_rust_jump_label_unlock();
+    fn kprobes_rust_jump_label_text_reserved(start: *mut c_void, end: *mut c_void) -> c_int;
+    fn kprobes_rust_within_module_init(addr: c_ulong, module: *mut Module) -> bool;
+    fn kprobes_rust_module_is_coming(module: *mut Module) -> bool;
+    fn kprobes_rust_seq_show_value(m: *mut SeqFile) -> bool;
+    fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut crate::types::PtRegs) -> c_int;
     fn kprobes_rust_rcu_read_lock();
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
@@ -332,4 +342,176 @@ pub fn optinsn_slots() -> *mut KprobeInsnCache {
 pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { b::arch_kprobe_get_kallsym(symnum, value, type_, sym) }
+}
+
+/// `ENOENT`.
+pub const ENOENT: c_int = b::ENOENT as c_int;
+
+/// `arch_adjust_kprobe_addr()` (x86: skips an ENDBR at the entry).
+#[inline]
+pub fn arch_adjust_kprobe_addr(addr: usize, offset: usize, on_func_entry: &mut bool) -> *mut KprobeOpcode {
+    // SAFETY: valid out pointer; the arch reads `addr` with
+    // copy_from_kernel_nofault().
+    unsafe { b::arch_adjust_kprobe_addr(addr as _, offset as _, on_func_entry) }
+}
+
+/// `ftrace_location()`: the ftrace call site at or in the function of `addr`.
+#[inline]
+pub fn ftrace_location(addr: usize) -> usize {
+    // SAFETY: no preconditions.
+    unsafe { b::ftrace_location(addr as _) as usize }
+}
+
+/// `core_kernel_text()`.
+#[inline]
+pub fn core_kernel_text(addr: usize) -> bool {
+    // SAFETY: no preconditions.
+    unsafe { b::core_kernel_text(addr as _) != 0 }
+}
+
+/// `__module_text_address()`; preemption must be disabled.
+#[inline]
+pub fn module_text_address(addr: usize) -> *mut Module {
+    // SAFETY: callers disable preemption, as required.
+    unsafe { b::__module_text_address(addr as _) }
+}
+
+/// `in_gate_area_no_mm()`.
+#[inline]
+pub fn in_gate_area_no_mm(addr: usize) -> bool {
+    // SAFETY: no preconditions.
+    unsafe { b::in_gate_area_no_mm(addr as _) != 0 }
+}
+
+/// `jump_label_text_reserved(addr, addr)`.
+#[inline]
+pub fn jump_label_text_reserved(addr: usize) -> bool {
+    // SAFETY: called under jump_label_lock().
+    unsafe { kprobes_rust_jump_label_text_reserved(addr as *mut c_void, addr as *mut c_void) != 0 }
+}
+
+/// `static_call_text_reserved(addr, addr)`.
+#[inline]
+pub fn static_call_text_reserved(addr: usize) -> bool {
+    // SAFETY: no preconditions.
+    unsafe { b::static_call_text_reserved(addr as *mut c_void, addr as *mut c_void) != 0 }
+}
+
+/// `find_bug()`: is there a BUG()/WARN() site at `addr`?
+#[inline]
+pub fn find_bug(addr: usize) -> bool {
+    // SAFETY: no preconditions.
+    unsafe { !b::find_bug(addr as _).is_null() }
+}
+
+/// `jump_label_lock()`.
+#[inline]
+pub fn jump_label_lock() {
+    // SAFETY: process context.
+    unsafe { kprobes_rust_jump_label_lock() }
+}
+
+/// `jump_label_unlock()`.
+#[inline]
+pub fn jump_label_unlock() {
+    // SAFETY: paired with jump_label_lock().
+    unsafe { kprobes_rust_jump_label_unlock() }
+}
+
+/// `try_module_get()`.
+#[inline]
+pub fn try_module_get(m: *mut Module) -> bool {
+    // SAFETY: `m` is a live module (found with preemption disabled).
+    unsafe { b::try_module_get(m) }
+}
+
+/// `module_put()`.
+#[inline]
+pub fn module_put(m: *mut Module) {
+    // SAFETY: a reference taken with try_module_get().
+    unsafe { b::module_put(m) }
+}
+
+/// `within_module_init()`.
+#[inline]
+pub fn within_module_init(addr: usize, m: *mut Module) -> bool {
+    // SAFETY: `m` is a live module.
+    unsafe { kprobes_rust_within_module_init(addr as _, m) }
+}
+
+/// `module_is_coming()`.
+#[inline]
+pub fn module_is_coming(m: *mut Module) -> bool {
+    // SAFETY: `m` is a live module.
+    unsafe { kprobes_rust_module_is_coming(m) }
+}
+
+/// `struct seq_file`.
+pub type SeqFile = b::seq_file;
+
+/// `kallsyms_show_value(m->file->f_cred)`: may the reader see addresses?
+///
+/// # Safety
+/// `m` is a seq_file being shown.
+#[inline]
+pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
+    // SAFETY: forwarded caller contract.
+    unsafe { kprobes_rust_seq_show_value(m) }
+}
+
+/// The address of `pre_handler_kretprobe()`, which marks kretprobes.
+#[inline]
+pub fn pre_handler_kretprobe_addr() -> *const () {
+    pre_handler_kretprobe as *const ()
+}
+
+/// `seq_printf(pi, "%px  %s  %s+0x%x  %s ", ...)` (upstream's format).
+///
+/// # Safety
+/// `pi` is being shown; the strings are C strings.
+#[inline]
+pub unsafe fn seq_report_sym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, sym: *const c_char, offset: u32, modname: *const c_char) {
+    // SAFETY: the arguments match the format's conversions.
+    unsafe { b::seq_printf(pi, c"%px  %s  %s+0x%x  %s ".as_ptr().cast(), addr, ty, sym, offset, modname) }
+}
+
+/// `seq_printf(pi, "%px  %s  %pS ", ...)` (upstream's format).
+///
+/// # Safety
+/// `pi` is being shown; `ty` is a C string.
+#[inline]
+pub unsafe fn seq_report_nosym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, paddr: *mut c_void) {
+    // SAFETY: the arguments match the format's conversions.
+    unsafe { b::seq_printf(pi, c"%px  %s  %pS ".as_ptr().cast(), addr, ty, paddr) }
+}
+
+/// `seq_printf(pi, "%s%s%s%s\n", ...)` (upstream's format).
+///
+/// # Safety
+/// `pi` is being shown; the strings are C strings.
+#[inline]
+pub unsafe fn seq_report_flags(pi: *mut SeqFile, a: *const c_char, b2: *const c_char, c: *const c_char, d: *const c_char) {
+    // SAFETY: the arguments match the format's conversions.
+    unsafe { b::seq_printf(pi, c"%s%s%s%s\n".as_ptr().cast(), a, b2, c, d) }
+}
+
+/// `seq_printf(m, "0x%px-0x%px\t%ps\n", ...)` (upstream's format).
+///
+/// # Safety
+/// `m` is being shown.
+#[inline]
+pub unsafe fn seq_blacklist_line(m: *mut SeqFile, start: *mut c_void, end: *mut c_void, sym: *mut c_void) {
+    // SAFETY: the arguments match the format's conversions.
+    unsafe { b::seq_printf(m, c"0x%px-0x%px\t%ps\n".as_ptr().cast(), start, end, sym) }
+}
+
+/// `kallsyms_lookup(addr, NULL, &offset, &modname, namebuf)`: the symbol
+/// name (in `namebuf`) or null.
+///
+/// # Safety
+/// `namebuf` has `KSYM_NAME_LEN` bytes.
+#[inline]
+pub unsafe fn kallsyms_lookup(addr: usize, offset: &mut c_ulong, modname: &mut *mut c_char, namebuf: *mut c_char) -> *const c_char {
+    // SAFETY: forwarded caller contract; valid out pointers.
+    unsafe { b::kallsyms_lookup(addr as _, core::ptr::null_mut(), offset, modname, namebuf) }
 }

@@ -88,6 +88,17 @@ for v in $VARIANTS; do
 	fi
 done
 
+# Cross-variant: the kprobes/list text of the same probe set.
+listing() { tr -d '\r' <"$RESULTS/$1/test/results.log" | sed -n '/^### listing$/,/^### end$/p'; }
+if [ -s "$RESULTS/c/test/results.log" ] && [ -s "$RESULTS/rust/test/results.log" ]; then
+	if [ "$(listing c | wc -l)" -gt 3 ] && diff <(listing c) <(listing rust) >"$RESULTS/listing.diff"; then
+		record 0 differential/kprobes-list-identical
+	else
+		cat "$RESULTS/listing.diff" >&2
+		record 1 differential/kprobes-list-identical "see $RESULTS/listing.diff"
+	fi
+fi
+
 step "test: summary in $SUM"
 echo "$P passed, $F failed" | tee -a "$SUM"
 [ "$F" = 0 ]

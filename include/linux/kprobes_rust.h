@@ -26,6 +26,20 @@ extern void kprobes_rust_preempt_disable(void);
 
 extern void kprobes_rust_preempt_enable(void);
 
+extern void kprobes_rust_jump_label_lock(void);
+
+extern void kprobes_rust_jump_label_unlock(void);
+
+extern int kprobes_rust_jump_label_text_reserved(void *start, void *end);
+
+extern bool kprobes_rust_within_module_init(unsigned long addr, struct module *module);
+
+extern bool kprobes_rust_module_is_coming(struct module *module);
+
+extern bool kprobes_rust_seq_show_value(struct seq_file *m);
+
+extern int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
+
 extern void kprobes_rust_rcu_read_lock(void);
 
 extern void kprobes_rust_rcu_read_unlock(void);
@@ -73,5 +87,26 @@ void kprobe_busy_end(void);
 void dump_kprobe(struct kprobe *kp);
 
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
+
+kprobe_opcode_t *_kprobe_addr(kprobe_opcode_t *addr,
+                              const char *symbol_name,
+                              unsigned long offset,
+                              bool *on_func_entry);
+
+kprobe_opcode_t *kprobe_addr(struct kprobe *p);
+
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset);
+
+int check_kprobe_address_safe(struct kprobe *p, struct module **probed_mod);
+
+void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
+
+void *kprobe_seq_next(struct seq_file *_f, void *_v, loff_t *pos);
+
+void kprobe_seq_stop(struct seq_file *_f, void *_v);
+
+int show_kprobe_addr(struct seq_file *pi, void *v);
+
+int kprobe_blacklist_seq_show(struct seq_file *m, void *v);
 
 #endif  /* _LINUX_KPROBES_RUST_H */

@@ -213,6 +213,13 @@ pub struct Sym {
     pub size: usize,
 }
 
+impl Sym {
+    /// A symbol `name` at `addr` of `size` bytes.
+    pub fn new(name: &str, addr: usize, size: usize) -> Sym {
+        Sym { name: name.into(), addr, size }
+    }
+}
+
 /// What `arch_populate_kprobe_blacklist()` does on the simulated arch.
 #[derive(Clone, Debug, Default)]
 pub struct ArchPopulate {
@@ -237,6 +244,26 @@ pub struct Image {
     pub arch_populate: ArchPopulate,
     /// Objects passed to `kfree_rcu()`.
     pub kfree_rcu: usize,
+    /// Function entries that start with ENDBR (x86 IBT).
+    pub endbr: Vec<usize>,
+    /// Addresses the arch cannot read (`arch_adjust_kprobe_addr()` fails).
+    pub unreadable: Vec<usize>,
+    /// ftrace call sites (`ftrace_location()`).
+    pub ftrace_sites: Vec<usize>,
+    /// Jump label, static call and BUG() sites.
+    pub jump_labels: Vec<usize>,
+    /// Static call sites.
+    pub static_calls: Vec<usize>,
+    /// BUG()/WARN() sites.
+    pub bugs: Vec<usize>,
+    /// The vsyscall gate area.
+    pub gate: (usize, usize),
+    /// Loaded modules.
+    pub modules: Vec<usize>,
+    /// `try_module_get()` fails (the module is going away).
+    pub module_get_fails: bool,
+    /// Locks taken, in order (`jump_label`, `preempt`, ...), for ordering checks.
+    pub lock_log: Vec<&'static str>,
 }
 
 static IMAGE: StdMutex<Option<Image>> = StdMutex::new(None);
@@ -361,10 +388,30 @@ pub unsafe fn kfree_rcu(p: *mut c_void, _rcu: *mut crate::types::RcuHead) {
     unsafe { kfree(p) }
 }
 
+/// State of a simulated module (`enum module_state`).
+#[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ModState {
+    /// `MODULE_STATE_LIVE`.
+    #[default]
+    Live,
+    /// `MODULE_STATE_COMING`.
+    Coming,
+    /// `MODULE_STATE_GOING`.
+    Going,
+}
+
 /// Simulated `struct module`, the fields the core reads.
 #[repr(C)]
 #[derive(Default)]
 pub struct Module {
+    /// Core text `[start, end)`.
+    pub core_text: (usize, usize),
+    /// Init text `[start, end)` (empty once freed).
+    pub init_text: (usize, usize),
+    /// Module state.
+    pub state: ModState,
+    /// References held (`try_module_get()` minus `module_put()`).
+    pub refs: isize,
     /// `kprobe_blacklist`: addresses from the module's `_kprobe_blacklist`.
     pub kprobe_blacklist: Vec<usize>,
     /// `kprobes_text_start`, `kprobes_text_size`.
@@ -438,9 +485,11 @@ pub fn set_kprobe_status(status: c_ulong) {
 /// `preempt_disable()`.
 pub fn preempt_disable() {
     cpu(|c| c.preempt += 1);
+    image(|i| i.lock_log.push("preempt_disable"));
 }
 /// `preempt_enable()`.
 pub fn preempt_enable() {
+    image(|i| i.lock_log.push("preempt_enable"));
     cpu(|c| {
         assert!(c.preempt > 0, "unbalanced preempt_enable");
         c.preempt -= 1
@@ -517,4 +566,225 @@ pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, 
         *symnum -= n;
     }
     -ERANGE
+}
+
+/// `ENOENT`.
+pub const ENOENT: c_int = 2;
+
+fn in_range(a: usize, r: (usize, usize)) -> bool {
+    a >= r.0 && a < r.1
+}
+
+/// `arch_adjust_kprobe_addr()`, x86's: an ENDBR at the entry is skipped, so
+/// offsets 0 and 4 both mean the function entry.
+pub fn arch_adjust_kprobe_addr(addr: usize, offset: usize, on_func_entry: &mut bool) -> *mut KprobeOpcode {
+    let (endbr, bad) = image(|i| (i.endbr.contains(&addr), i.unreadable.contains(&addr)));
+    if bad {
+        return core::ptr::null_mut();
+    }
+    let mut offset = offset;
+    if endbr {
+        *on_func_entry = offset == 0 || offset == 4;
+        if *on_func_entry {
+            offset = 4;
+        }
+    } else {
+        *on_func_entry = offset == 0;
+    }
+    (addr + offset) as *mut KprobeOpcode
+}
+
+/// `ftrace_location()`: the call site if `addr` is one, else 0 (the
+/// simulation has no symbol-start lookup, which the core never relies on).
+pub fn ftrace_location(addr: usize) -> usize {
+    if image(|i| i.ftrace_sites.contains(&addr)) {
+        addr
+    } else {
+        0
+    }
+}
+
+/// `core_kernel_text()`: the first text range is the core kernel.
+pub fn core_kernel_text(addr: usize) -> bool {
+    image(|i| i.text.first().is_some_and(|&r| in_range(addr, r)))
+}
+
+/// `__module_text_address()`.
+pub fn module_text_address(addr: usize) -> *mut Module {
+    let mods = image(|i| i.modules.clone());
+    for m in mods {
+        // SAFETY: tests keep registered modules alive.
+        let md = unsafe { &*(m as *const Module) };
+        if in_range(addr, md.core_text) || in_range(addr, md.init_text) {
+            return m as *mut Module;
+        }
+    }
+    core::ptr::null_mut()
+}
+
+/// `in_gate_area_no_mm()`.
+pub fn in_gate_area_no_mm(addr: usize) -> bool {
+    image(|i| in_range(addr, i.gate))
+}
+
+/// `jump_label_text_reserved(addr, addr)`.
+pub fn jump_label_text_reserved(addr: usize) -> bool {
+    image(|i| i.jump_labels.contains(&addr))
+}
+
+/// `static_call_text_reserved(addr, addr)`.
+pub fn static_call_text_reserved(addr: usize) -> bool {
+    image(|i| i.static_calls.contains(&addr))
+}
+
+/// `find_bug()`.
+pub fn find_bug(addr: usize) -> bool {
+    image(|i| i.bugs.contains(&addr))
+}
+
+/// `jump_label_lock()`.
+pub fn jump_label_lock() {
+    image(|i| i.lock_log.push("jump_label_lock"));
+}
+
+/// `jump_label_unlock()`.
+pub fn jump_label_unlock() {
+    image(|i| i.lock_log.push("jump_label_unlock"));
+}
+
+/// `try_module_get()`.
+pub fn try_module_get(m: *mut Module) -> bool {
+    if image(|i| i.module_get_fails) {
+        return false;
+    }
+    // SAFETY: a live simulated module.
+    unsafe { (*m).refs += 1 };
+    true
+}
+
+/// `module_put()`.
+pub fn module_put(m: *mut Module) {
+    // SAFETY: a live simulated module.
+    unsafe { (*m).refs -= 1 };
+}
+
+/// `within_module_init()`.
+pub fn within_module_init(addr: usize, m: *mut Module) -> bool {
+    // SAFETY: a live simulated module.
+    in_range(addr, unsafe { (*m).init_text })
+}
+
+/// `module_is_coming()`.
+pub fn module_is_coming(m: *mut Module) -> bool {
+    // SAFETY: a live simulated module.
+    unsafe { (*m).state == ModState::Coming }
+}
+
+// ---------------------------------------------------------------------------
+// seq_file output, rendered as the kernel's vsnprintf would.
+
+/// Simulated `struct seq_file`: the text shown so far.
+#[derive(Default)]
+pub struct SeqFile {
+    /// Output.
+    pub out: String,
+    /// `kallsyms_show_value()` for the reader.
+    pub show_value: bool,
+}
+
+fn cstr(p: *const c_char) -> String {
+    if p.is_null() {
+        return "(null)".into();
+    }
+    // SAFETY: callers pass C strings.
+    unsafe { CStr::from_ptr(p.cast()) }.to_string_lossy().into_owned()
+}
+
+/// `%pS`: `sym+0xoff/0xsize`, or the raw address when no symbol.
+fn p_s(a: usize) -> String {
+    match lookup(a) {
+        Some(s) => format!("{}+{:#x}/{:#x}", s.name, a - s.addr, s.size),
+        None => format!("{a:#x}"),
+    }
+}
+
+/// `%ps`: the symbol name, or the raw address.
+fn p_s_short(a: usize) -> String {
+    lookup(a).map_or(format!("{a:#x}"), |s| s.name)
+}
+
+/// Stand-in for `pre_handler_kretprobe()`.
+pub unsafe extern "C" fn sim_pre_handler_kretprobe(_p: *mut Kprobe, _r: *mut PtRegs) -> c_int {
+    0
+}
+
+/// The address of `pre_handler_kretprobe()`.
+pub fn pre_handler_kretprobe_addr() -> *const () {
+    sim_pre_handler_kretprobe as *const ()
+}
+
+/// `kallsyms_show_value(m->file->f_cred)`.
+///
+/// # Safety
+/// `m` is live.
+pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
+    // SAFETY: caller's contract.
+    unsafe { (*m).show_value }
+}
+
+/// `"%px  %s  %s+0x%x  %s "`.
+///
+/// # Safety
+/// `pi` is live; C strings.
+pub unsafe fn seq_report_sym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, sym: *const c_char, offset: u32, modname: *const c_char) {
+    let s = format!("{:016x}  {}  {}+0x{:x}  {} ", addr as usize, cstr(ty), cstr(sym), offset, cstr(modname));
+    // SAFETY: caller's contract.
+    unsafe { (*pi).out.push_str(&s) };
+}
+
+/// `"%px  %s  %pS "`.
+///
+/// # Safety
+/// `pi` is live; C string.
+pub unsafe fn seq_report_nosym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, paddr: *mut c_void) {
+    let s = format!("{:016x}  {}  {} ", addr as usize, cstr(ty), p_s(paddr as usize));
+    // SAFETY: caller's contract.
+    unsafe { (*pi).out.push_str(&s) };
+}
+
+/// `"%s%s%s%s\n"`.
+///
+/// # Safety
+/// `pi` is live; C strings.
+pub unsafe fn seq_report_flags(pi: *mut SeqFile, a: *const c_char, b: *const c_char, c: *const c_char, d: *const c_char) {
+    let s = format!("{}{}{}{}\n", cstr(a), cstr(b), cstr(c), cstr(d));
+    // SAFETY: caller's contract.
+    unsafe { (*pi).out.push_str(&s) };
+}
+
+/// `"0x%px-0x%px\t%ps\n"`.
+///
+/// # Safety
+/// `m` is live.
+pub unsafe fn seq_blacklist_line(m: *mut SeqFile, start: *mut c_void, end: *mut c_void, sym: *mut c_void) {
+    let s = format!("0x{:016x}-0x{:016x}\t{}\n", start as usize, end as usize, p_s_short(sym as usize));
+    // SAFETY: caller's contract.
+    unsafe { (*m).out.push_str(&s) };
+}
+
+/// `kallsyms_lookup()`.
+///
+/// # Safety
+/// `namebuf` has `KSYM_NAME_LEN` bytes.
+pub unsafe fn kallsyms_lookup(addr: usize, offset: &mut c_ulong, modname: &mut *mut c_char, namebuf: *mut c_char) -> *const c_char {
+    match lookup(addr) {
+        Some(s) => {
+            *offset = (addr - s.addr) as c_ulong;
+            *modname = core::ptr::null_mut();
+            // SAFETY: `namebuf` has room (caller).
+            unsafe { lookup_symbol_name(addr, namebuf) };
+            namebuf
+        }
+        None => core::ptr::null(),
+    }
 }

@@ -18,29 +18,25 @@ const NOI: usize = TEXT + 0x3_0000;
 const ARCH: usize = TEXT + 0x4_0000;
 const MODT: usize = 0x2000_0000;
 
-fn sym(name: &str, addr: usize, size: usize) -> Sym {
-    Sym { name: name.into(), addr, size }
-}
-
 /// A small kernel: plain functions, suffixed copies, a `.kprobes.text`
 /// and a `.noinstr.text` area (with an alias), an arch area, a module.
 fn kernel() {
     image(|i| {
         i.text = vec![(TEXT, TEXT + 0x10_0000), (MODT, MODT + 0x1000)];
         i.symbols = vec![
-            sym("func_a", A, 0x100),
-            sym("func_b", B, 0x80),
-            sym("func_b.cold", B_COLD, 0x40),
-            sym("func_c", C, 0x60),
-            sym("func_c.isra.0", C_ISRA, 0x30),
-            sym("kp_one", KPT, 0x100),
-            sym("kp_two", KPT + 0x100, 0x100),
-            sym("noinstr_alias", NOI, 0),
-            sym("noinstr_one", NOI, 0x80),
-            sym("arch_entry", ARCH, 0x40),
-            sym("mod_nokprobe", MODT, 0x20),
-            sym("mod_kprobes_fn", MODT + 0x100, 0x40),
-            sym("mod_plain", MODT + 0x200, 0x40),
+            Sym::new("func_a", A, 0x100),
+            Sym::new("func_b", B, 0x80),
+            Sym::new("func_b.cold", B_COLD, 0x40),
+            Sym::new("func_c", C, 0x60),
+            Sym::new("func_c.isra.0", C_ISRA, 0x30),
+            Sym::new("kp_one", KPT, 0x100),
+            Sym::new("kp_two", KPT + 0x100, 0x100),
+            Sym::new("noinstr_alias", NOI, 0),
+            Sym::new("noinstr_one", NOI, 0x80),
+            Sym::new("arch_entry", ARCH, 0x40),
+            Sym::new("mod_nokprobe", MODT, 0x20),
+            Sym::new("mod_kprobes_fn", MODT + 0x100, 0x40),
+            Sym::new("mod_plain", MODT + 0x200, 0x40),
         ];
         i.kprobes_text = (KPT, KPT + 0x200);
         i.noinstr_text = (NOI, NOI + 0x80);
@@ -194,7 +190,7 @@ fn within_follows_suffixed_copies_of_blacklisted_functions() {
 fn within_ignores_a_suffixed_symbol_whose_base_is_unknown() {
     let _g = sys::exclusive();
     kernel();
-    image(|i| i.symbols.push(sym("orphan.part.1", TEXT + 0x9000, 0x10)));
+    image(|i| i.symbols.push(Sym::new("orphan.part.1", TEXT + 0x9000, 0x10)));
     kprobe_add_area_blacklist(A as c_ulong, (A + 0x100) as c_ulong);
     assert!(!within_kprobe_blacklist((TEXT + 0x9004) as c_ulong));
 }
@@ -204,6 +200,7 @@ fn module() -> Module {
         kprobe_blacklist: vec![MODT],
         kprobes_text: (MODT + 0x100, 0x40),
         noinstr_text: (0, 0),
+        ..Default::default()
     }
 }
 

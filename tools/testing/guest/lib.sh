@@ -25,3 +25,20 @@ section() { echo "### $*"; }
 
 # The kernel ring buffer since the last mark.
 dmesg_mark() { dmesg -c >/dev/null; }
+
+# optimized_probe GROUP/EVENT FUNC: define kprobe event GROUP/EVENT at the
+# first offset of FUNC (1..96) that is an instruction boundary the jump
+# optimizer takes (as kprobe_opt_types.tc does), and leave it enabled.
+# Returns 1 if no offset optimizes.
+optimized_probe() {
+	ev=$1 fn=$2
+	for i in $(seq 1 96); do
+		echo "p:$ev $fn+$i" >> $T/kprobe_events 2>/dev/null || continue
+		echo 1 > $T/events/$ev/enable
+		sleep 0.2
+		grep -q "$fn+0x$(printf %x $i) .*OPTIMIZED" $D/kprobes/list && return 0
+		echo 0 > $T/events/$ev/enable
+		echo "-:$ev" >> $T/kprobe_events
+	done
+	return 1
+}

@@ -10,16 +10,8 @@ modprobe kprobe_example && modprobe kretprobe_example
 echo 'p:demo/open do_sys_openat2 dfd=%di' > $T/kprobe_events
 echo 'r:demo/open_ret do_sys_openat2 ret=$retval' >> $T/kprobe_events
 echo 1 > $T/events/demo/enable
-# A mid-function probe the jump optimizer takes: try offsets of kernel_clone
-# until one is an instruction boundary that optimizes (as kprobe_opt_types.tc).
-for i in $(seq 1 96); do
-	echo "p:demo/mid kernel_clone+$i" >> $T/kprobe_events 2>/dev/null || continue
-	echo 1 > $T/events/demo/mid/enable
-	sleep 0.2
-	grep -q "kernel_clone+0x$(printf %x $i) .*OPTIMIZED" $D/kprobes/list && break
-	echo 0 > $T/events/demo/mid/enable
-	echo '-:demo/mid' >> $T/kprobe_events
-done
+# A mid-function probe the jump optimizer takes.
+optimized_probe demo/mid kernel_clone
 echo
 echo "== /sys/kernel/debug/kprobes/list"
 cat $D/kprobes/list

@@ -70,6 +70,21 @@ kwrite $T/kprobe_events ''
 rmmod kretprobe_example kprobe_example
 ! grep -q kernel_clone $D/kprobes/list; result aggregate all-gone $?
 
+# --- kprobes/list text: a fixed probe set (ftrace entry kprobe, kretprobe,
+# disabled probe, optimized mid-function probe); scripts/test.sh compares
+# the listing between the variants with the addresses masked.
+kwrite $T/kprobe_events 'p:kpt/l1 do_sys_openat2
+r:kpt/l2 do_sys_openat2
+p:kpt/l3 vfs_write'
+kwrite $T/events/kpt/l1/enable 1
+kwrite $T/events/kpt/l2/enable 1
+optimized_probe kpt/l4 kernel_clone; result listing optimized-probe-found $?
+section listing
+sed 's/^[0-9a-f]\{16\}  /ADDR  /' $D/kprobes/list | sort
+section end
+echo 0 > $T/events/kpt/enable
+kwrite $T/kprobe_events ''
+
 # --- binary drop-in: the other variant's sample modules, built against the
 # other kprobes core, load unchanged and fire (scripts/test.sh puts them in
 # /extra/modules).

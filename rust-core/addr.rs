@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Probe address resolution and safety checks: `symbol_name` + `offset` to
+//! an address, function-entry detection, and the checks that decide whether
+//! a probe may be placed there.  Port of that part of `kernel/kprobes.c`.
+
+use crate::ffi::{c_char, c_int, c_ulong};
+use crate::sys::{self, Module};
+use crate::types::{Kprobe, KprobeOpcode, KPROBE_FLAG_FTRACE};
+use core::ptr;
+
+/// `ERR_PTR(err)`.
+#[inline]
+pub fn err_ptr(err: c_int) -> *mut KprobeOpcode {
+    err as isize as *mut KprobeOpcode
+}
+
+/// `IS_ERR(p)`: the top 4095 values are errors.
+#[inline]
+pub fn is_err(p: *const KprobeOpcode) -> bool {
+    (p as usize) >= (-4095isize) as usize
+}
+
+/// `PTR_ERR(p)`.
+#[inline]
+pub fn ptr_err(p: *const KprobeOpcode) -> c_int {
+    p as isize as c_int
+}
+
+/// `_kprobe_addr()`: if `symbol_name` is given, looks it up and adds
+/// `offset`, so a relative address to a symbol can be given.  Returns the
+/// address, or an `ERR_PTR`: `-EINVAL` for both or neither of
+/// `addr`/`symbol_name` or when the arch rejects the result, `-ENOENT` for
+/// an unknown symbol or an address outside any symbol.  Sets
+/// `*on_func_entry`.
+///
+/// # Safety
+/// `symbol_name` is null or a C string.
+pub unsafe fn kprobe_addr(
+    addr: *mut KprobeOpcode,
+    symbol_name: *const c_char,
+    offset: c_ulong,
+    on_func_entry: &mut bool,
+) -> *mut KprobeOpcode {
+    let mut addr = addr;
+    let mut offset = offset as usize;
+    if (!symbol_name.is_null() && !addr.is_null()) || (symbol_name.is_null() && addr.is_null()) {
+        return err_ptr(-sys::EINVAL);
+    }
+
+    if !symbol_name.is_null() {
+        // Input: @sym + @offset
+        // Output: @addr + @offset
+        //
+        // NOTE: kprobe_lookup_name() does *NOT* fold the offset argument
+        // into its output!
+        // SAFETY: `symbol_name` is a C string (caller).
+        addr = unsafe { sys::kprobe_lookup_name(symbol_name, offset as u32) };
+        if addr.is_null() {
+            return err_ptr(-sys::ENOENT);
+        }
+    }
+
+    // So here we have @addr + @offset, displace it into a new
+    // @addr' + @offset' where @addr' is the symbol start address.
+    let a = (addr as usize).wrapping_add(offset);
+    let mut size = 0usize;
+    if !sys::kallsyms_lookup_size_offset(a, &mut size, &mut offset) {
+        return err_ptr(-sys::ENOENT);
+    }
+    let base = a.wrapping_sub(offset);
+
+    // Then ask the architecture to re-combine them, taking care of magical
+    // function entry details while telling us if this was indeed at the
+    // start of the function.
+    let r = sys::arch_adjust_kprobe_addr(base, offset, on_func_entry);
+    if r.is_null() {
+        return err_ptr(-sys::EINVAL);
+    }
+    r
+}
+
+/// `kprobe_on_func_entry()`: checks whether the given `addr + offset` or
+/// `sym + offset` is on the function entry address or not.  Returns 0 if it
+/// is the function entry, or `-EINVAL` if it is not, `-ENOENT` if the
+/// symbol or address lookup fails.  The caller must pass `addr` or `sym`
+/// (either one must be null), or this returns `-EINVAL`.
+///
+/// # Safety
+/// `sym` is null or a C string.
+pub unsafe fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
+    let mut on_func_entry = false;
+    // SAFETY: forwarded caller contract.
+    let kp_addr = unsafe { kprobe_addr(addr, sym, offset, &mut on_func_entry) };
+    if is_err(kp_addr) {
+        return ptr_err(kp_addr);
+    }
+    if !on_func_entry {
+        return -sys::EINVAL;
+    }
+    0
+}
+
+/// `check_ftrace_location()`: a probe exactly on an ftrace call site uses
+/// ftrace (`KPROBE_FLAG_FTRACE`).
+///
+/// # Safety
+/// `p` is live and not yet registered.
+pub unsafe fn check_ftrace_location(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        let addr = (*p).addr as usize;
+        if sys::ftrace_location(addr) == addr {
+            (*p).flags |= KPROBE_FLAG_FTRACE;
+        }
+    }
+    0
+}
+
+/// `is_cfi_preamble_symbol()`: is `addr` in a `__cfi_` or `__pfx_` symbol
+/// (the CFI hash / padding in front of a function)?
+pub fn is_cfi_preamble_symbol(addr: usize) -> bool {
+    let mut symbuf = [0 as c_char; sys::KSYM_NAME_LEN];
+    // SAFETY: `symbuf` has KSYM_NAME_LEN bytes.
+    if unsafe { sys::lookup_symbol_name(addr, symbuf.as_mut_ptr()) } != 0 {
+        return false;
+    }
+    let has_prefix = |pre: &[u8]| symbuf.iter().zip(pre).all(|(&c, &b)| c as u8 == b);
+    has_prefix(b"__cfi_") || has_prefix(b"__pfx_")
+}
+
+/// `check_kprobe_address_safe()`: may a probe be placed at `p->addr`?
+/// Returns 0 and, for a module address, the module with a reference held in
+/// `*probed_mod` (the caller drops it after arming, so the module cannot go
+/// away while its text is patched); otherwise a negative errno and no
+/// reference.
+///
+/// The module lookup and the reference are taken with preemption disabled,
+/// so the module cannot be freed in between (the CVE-2024-35955 fix).
+///
+/// # Safety
+/// `p` is live, process context.
+pub unsafe fn check_kprobe_address_safe(p: *mut Kprobe, probed_mod: &mut *mut Module) -> c_int {
+    // SAFETY: `p` is live (caller).
+    let ret = unsafe { check_ftrace_location(p) };
+    if ret != 0 {
+        return ret;
+    }
+    // SAFETY: as above.
+    let addr = unsafe { (*p).addr } as usize;
+    sys::jump_label_lock();
+    sys::preempt_disable();
+    let ret = 'out: {
+        // Ensure the address is in a text area, and find a module if exists.
+        *probed_mod = ptr::null_mut();
+        if !sys::core_kernel_text(addr) {
+            *probed_mod = sys::module_text_address(addr);
+            if probed_mod.is_null() {
+                break 'out -sys::EINVAL;
+            }
+        }
+        // Ensure it is not in reserved area.
+        if sys::in_gate_area_no_mm(addr)
+            || crate::blacklist::within_kprobe_blacklist(addr)
+            || sys::jump_label_text_reserved(addr)
+            || sys::static_call_text_reserved(addr)
+            || sys::find_bug(addr)
+            || is_cfi_preamble_symbol(addr)
+        {
+            break 'out -sys::EINVAL;
+        }
+
+        // Get module refcount and reject __init functions for loaded modules.
+        if !probed_mod.is_null() {
+            // We must hold a refcount of the probed module while updating
+            // its code to prohibit unexpected unloading.
+            if !sys::try_module_get(*probed_mod) {
+                break 'out -sys::ENOENT;
+            }
+            // If the module freed '.init.text', we couldn't insert kprobes
+            // in there.
+            if sys::within_module_init(addr, *probed_mod) && !sys::module_is_coming(*probed_mod) {
+                sys::module_put(*probed_mod);
+                *probed_mod = ptr::null_mut();
+                break 'out -sys::ENOENT;
+            }
+        }
+        0
+    };
+    sys::preempt_enable();
+    sys::jump_label_unlock();
+    ret
+}

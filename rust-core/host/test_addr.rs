@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Host tests of probe address resolution and the address safety checks.
+
+use crate::exports::*;
+use crate::ffi::{c_char, c_ulong};
+use crate::sys::{self, cpu, image, ModState, Module, Sym};
+use crate::types::{Kprobe, KprobeOpcode, KPROBE_FLAG_FTRACE};
+use core::ptr;
+
+const TEXT: usize = 0xffff_ffff_8100_0000;
+const A: usize = TEXT; // ENDBR function, ftrace site at +4
+const B: usize = TEXT + 0x100; // plain function, ftrace site at +0
+const C: usize = TEXT + 0x200;
+const CFI_C: usize = C - 0x10;
+const D: usize = TEXT + 0x300;
+const PFX_D: usize = D - 0x10;
+const GAP: usize = TEXT + 0x1000; // text without symbol
+const MODT: usize = 0xffff_ffff_c000_0000;
+const MODI: usize = 0xffff_ffff_c010_0000;
+
+fn kernel() {
+    image(|i| {
+        i.text = vec![(TEXT, TEXT + 0x10_0000)];
+        i.symbols = vec![
+            Sym::new("func_a", A, 0x100),
+            Sym::new("func_b", B, 0x80),
+            Sym::new("__cfi_func_c", CFI_C, 0x10),
+            Sym::new("func_c", C, 0x40),
+            Sym::new("__pfx_func_d", PFX_D, 0x10),
+            Sym::new("func_d", D, 0x40),
+            Sym::new("blacklisted", TEXT + 0x400, 0x40),
+            Sym::new("gate_fn", TEXT + 0x500, 0x40),
+            Sym::new("mod_fn", MODT, 0x40),
+            Sym::new("mod_init_fn", MODI, 0x40),
+        ];
+        i.endbr = vec![A];
+        i.ftrace_sites = vec![A + 4, B];
+        i.jump_labels = vec![B + 0x10];
+        i.static_calls = vec![B + 0x20];
+        i.bugs = vec![B + 0x30];
+        i.gate = (TEXT + 0x500, TEXT + 0x540);
+    });
+    crate::blacklist::add_ksym_blacklist(TEXT + 0x400);
+}
+
+fn resolve(addr: usize, sym: Option<&std::ffi::CStr>, offset: usize) -> (isize, bool) {
+    let mut entry = false;
+    let s = sym.map_or(ptr::null(), |s| s.as_ptr() as *const c_char);
+    // SAFETY: valid C string or null, valid out pointer.
+    let r = unsafe { _kprobe_addr(addr as *mut KprobeOpcode, s, offset as c_ulong, &mut entry) };
+    (r as isize, entry)
+}
+
+fn err(e: i32) -> isize {
+    e as isize
+}
+
+#[test]
+fn addr_and_symbol_both_or_neither_is_einval() {
+    let _g = sys::exclusive();
+    kernel();
+    assert_eq!(resolve(A, Some(c"func_a"), 0).0, err(-sys::EINVAL));
+    assert_eq!(resolve(0, None, 0).0, err(-sys::EINVAL));
+}
+
+#[test]
+fn unknown_symbol_and_address_outside_symbols_are_enoent() {
+    let _g = sys::exclusive();
+    kernel();
+    assert_eq!(resolve(0, Some(c"no_such_function"), 0).0, err(-sys::ENOENT));
+    assert_eq!(resolve(GAP, None, 0).0, err(-sys::ENOENT));
+}
+
+#[test]
+fn symbol_plus_offset_and_function_entry() {
+    let _g = sys::exclusive();
+    kernel();
+    assert_eq!(resolve(0, Some(c"func_b"), 0), ((B) as isize, true));
+    assert_eq!(resolve(0, Some(c"func_b"), 8), ((B + 8) as isize, false));
+    // An address plus an offset is the same place.
+    assert_eq!(resolve(B, None, 8), ((B + 8) as isize, false));
+    assert_eq!(resolve(B + 8, None, 0), ((B + 8) as isize, false));
+}
+
+#[test]
+fn endbr_entry_is_skipped_and_offsets_0_and_4_are_the_entry() {
+    let _g = sys::exclusive();
+    kernel();
+    assert_eq!(resolve(0, Some(c"func_a"), 0), ((A + 4) as isize, true));
+    assert_eq!(resolve(0, Some(c"func_a"), 4), ((A + 4) as isize, true));
+    assert_eq!(resolve(0, Some(c"func_a"), 8), ((A + 8) as isize, false));
+    assert_eq!(resolve(A, None, 0), ((A + 4) as isize, true));
+}
+
+#[test]
+fn offset_past_the_symbol_is_re_resolved_in_the_next_one() {
+    let _g = sys::exclusive();
+    kernel();
+    // func_a + 0x100 is func_b + 0: upstream re-resolves the symbol.
+    assert_eq!(resolve(0, Some(c"func_a"), 0x100), (B as isize, true));
+    // ... and past the last symbol into the gap: -ENOENT.
+    assert_eq!(resolve(0, Some(c"func_d"), 0x1000).0, err(-sys::ENOENT));
+}
+
+#[test]
+fn arch_refusal_is_einval() {
+    let _g = sys::exclusive();
+    kernel();
+    image(|i| i.unreadable.push(C));
+    assert_eq!(resolve(0, Some(c"func_c"), 0).0, err(-sys::EINVAL));
+}
+
+#[test]
+fn on_func_entry_results() {
+    let _g = sys::exclusive();
+    kernel();
+    // SAFETY: valid C strings.
+    unsafe {
+        assert_eq!(kprobe_on_func_entry(ptr::null_mut(), c"func_b".as_ptr().cast(), 0), 0);
+        assert_eq!(kprobe_on_func_entry(ptr::null_mut(), c"func_a".as_ptr().cast(), 4), 0);
+        assert_eq!(kprobe_on_func_entry(ptr::null_mut(), c"func_b".as_ptr().cast(), 1), -sys::EINVAL);
+        assert_eq!(kprobe_on_func_entry(ptr::null_mut(), c"nope".as_ptr().cast(), 0), -sys::ENOENT);
+        assert_eq!(kprobe_on_func_entry(B as *mut KprobeOpcode, c"func_b".as_ptr().cast(), 0), -sys::EINVAL);
+        assert_eq!(kprobe_on_func_entry(B as *mut KprobeOpcode, ptr::null(), 0), 0);
+    }
+}
+
+fn probe_at(addr: usize) -> Box<Kprobe> {
+    // SAFETY: all-zero is a valid struct kprobe.
+    let mut p: Box<Kprobe> = Box::new(unsafe { core::mem::zeroed() });
+    p.addr = addr as *mut KprobeOpcode;
+    p
+}
+
+fn safe(addr: usize) -> (i32, *mut Module, u32) {
+    let mut p = probe_at(addr);
+    let mut m: *mut Module = ptr::null_mut();
+    // SAFETY: live probe and out pointer.
+    let r = unsafe { check_kprobe_address_safe(&mut *p, &mut m) };
+    assert_eq!(cpu(|c| c.preempt), 0, "preemption re-enabled on every path");
+    (r, m, p.flags)
+}
+
+#[test]
+fn core_text_is_safe_under_jump_label_then_preempt() {
+    let _g = sys::exclusive();
+    kernel();
+    let (r, m, f) = safe(B + 8);
+    assert_eq!((r, m.is_null(), f), (0, true, 0));
+    assert_eq!(
+        image(|i| i.lock_log.clone()),
+        vec!["jump_label_lock", "preempt_disable", "preempt_enable", "jump_label_unlock"]
+    );
+}
+
+#[test]
+fn ftrace_site_sets_the_ftrace_flag_only_exactly_there() {
+    let _g = sys::exclusive();
+    kernel();
+    assert_eq!(safe(A + 4).2, KPROBE_FLAG_FTRACE);
+    assert_eq!(safe(B).2, KPROBE_FLAG_FTRACE);
+    assert_eq!(safe(A + 8).2, 0);
+}
+
+#[test]
+fn reserved_places_are_einval() {
+    let _g = sys::exclusive();
+    kernel();
+    for (what, a) in [
+        ("not text", 0x1234_0000usize),
+        ("blacklist", TEXT + 0x410),
+        ("jump label", B + 0x10),
+        ("static call", B + 0x20),
+        ("BUG()", B + 0x30),
+        ("__cfi_ preamble", CFI_C + 4),
+        ("__pfx_ padding", PFX_D + 4),
+        ("gate area", TEXT + 0x510),
+    ] {
+        assert_eq!(safe(a).0, -sys::EINVAL, "{what}");
+    }
+    assert_eq!(safe(C).0, 0, "the function after a CFI preamble is fine");
+}
+
+fn module(state: ModState) -> Box<Module> {
+    Box::new(Module {
+        core_text: (MODT, MODT + 0x1000),
+        init_text: (MODI, MODI + 0x100),
+        state,
+        ..Default::default()
+    })
+}
+
+#[test]
+fn module_text_takes_a_reference() {
+    let _g = sys::exclusive();
+    kernel();
+    let mut md = module(ModState::Live);
+    let mp: *mut Module = &mut *md;
+    image(|i| i.modules.push(mp as usize));
+    let (r, m, _) = safe(MODT + 8);
+    assert_eq!((r, m), (0, mp));
+    assert_eq!(md.refs, 1);
+}
+
+#[test]
+fn going_module_is_enoent_without_a_reference() {
+    let _g = sys::exclusive();
+    kernel();
+    let mut md = module(ModState::Going);
+    image(|i| {
+        i.modules.push(&mut *md as *mut Module as usize);
+        i.module_get_fails = true;
+    });
+    assert_eq!(safe(MODT + 8).0, -sys::ENOENT);
+    assert_eq!(md.refs, 0);
+}
+
+#[test]
+fn module_init_text_only_while_coming() {
+    let _g = sys::exclusive();
+    kernel();
+    let mut live = module(ModState::Live);
+    image(|i| i.modules.push(&mut *live as *mut Module as usize));
+    let (r, m, _) = safe(MODI + 8);
+    assert_eq!((r, m.is_null()), (-sys::ENOENT, true));
+    assert_eq!(live.refs, 0, "the reference is dropped again");
+
+    live.state = ModState::Coming;
+    let (r, m, _) = safe(MODI + 8);
+    assert_eq!((r, m.is_null()), (0, false));
+    assert_eq!(live.refs, 1);
+}

@@ -184,8 +184,12 @@ pub fn busy_end() {
 /// `dump_kprobe()`: prints `kp` for a critical error report (never in the
 /// usual path).
 ///
+/// Reached from the breakpoint handler's fatal paths (`reenter_kprobe()`):
+/// always inlined into the blacklisted export.
+///
 /// # Safety
 /// `kp` is live.
+#[inline(always)]
 pub unsafe fn dump_kprobe(kp: *mut Kprobe) {
     // SAFETY: caller's contract; the format is upstream's.
     unsafe { sys::pr_err_dump_kprobe((*kp).symbol_name, (*kp).offset, (*kp).addr) }

@@ -307,6 +307,7 @@ pub const KPROBE_HIT_ACTIVE: c_ulong = b::KPROBE_HIT_ACTIVE as c_ulong;
 ///
 /// # Safety
 /// `sym` is null or a C string.
+#[inline(always)]
 pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut KprobeOpcode) {
     // SAFETY: the format matches the arguments; printk copes with a null %s.
     unsafe {

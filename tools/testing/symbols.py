@@ -10,8 +10,12 @@ Checks, one `PASS|FAIL name` line each, then a progress line:
     object of kernel/kprobes_rust/ (nothing lost, nothing defined twice),
     and kernel/kprobes.o is not built for the rust variant;
   - every function listed in MOVED_LIST (the groups moved to Rust so far)
-    is defined by the Rust object, and not by C.
+    is defined by the Rust object, and not by C;
+  - the trap-path functions the Rust object defines (reached from the
+    int3/ftrace/optprobe handlers) are in its _kprobe_blacklist section and
+    call no out-of-line Rust function (which would not be blacklisted).
 """
+import re
 import os
 import subprocess
 import sys
@@ -38,6 +42,42 @@ def members(archive):
         p = os.path.normpath(p)
         res.extend(members(p) if p.endswith(".a") else [p])
     return res
+
+
+# Functions upstream marks NOKPROBE_SYMBOL that run in handler context.
+TRAP_PATH = ["get_kprobe", "aggr_pre_handler", "aggr_post_handler", "opt_pre_handler",
+             "kprobes_inc_nmissed_count", "dump_kprobe"]
+
+
+def blacklisted(obj):
+    """Symbols whose address the object puts in _kprobe_blacklist."""
+    out = subprocess.run(["llvm-readelf", "-r", obj], capture_output=True, text=True, check=True).stdout
+    res, inside = set(), False
+    for line in out.splitlines():
+        if line.startswith("Relocation section"):
+            inside = "'.rela_kprobe_blacklist'" in line
+        elif inside:
+            m = re.search(r"R_X86_64_64\s+\S+\s+(\S+)", line)
+            if m:
+                res.add(m.group(1))
+    return res
+
+
+def rust_calls(obj):
+    """Per function of the object: the Rust-mangled functions it calls."""
+    out = subprocess.run(["llvm-objdump", "-dr", "--no-show-raw-insn", obj],
+                         capture_output=True, text=True, check=True).stdout
+    calls, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            cur = m.group(1)
+            calls[cur] = set()
+            continue
+        m = re.search(r"R_X86_64_PLT32\s+(_R\S+?)(-0x4)?$", line)
+        if cur and m:
+            calls[cur].add(m.group(1))
+    return calls
 
 
 def main():
@@ -68,6 +108,17 @@ def main():
         in_c = [o for o, syms in objs.items() if o != rust_obj and s in syms and syms[s] not in "wWvV"]
         checks.append(("symbols/moved-to-rust/" + s, s in r and r[s] in "TtDdBbRr" and not in_c,
                        "rust: %s, also in C: %s" % (r.get(s), in_c)))
+    robj = os.path.join(kdir, rust_obj)
+    if os.path.exists(robj):
+        bl = blacklisted(robj)
+        calls = rust_calls(robj)
+        for f in TRAP_PATH:
+            if f not in objs.get(rust_obj, {}):
+                continue
+            checks.append(("trap-path/blacklisted/" + f, f in bl, "not in _kprobe_blacklist"))
+            out_of_line = sorted(calls.get(f, set()))
+            checks.append(("trap-path/no-out-of-line-rust-calls/" + f, not out_of_line,
+                           "calls " + " ".join(out_of_line)))
     funcs = [s for s, t in up.items() if t in "TW"]
     in_rust = [s for s in funcs if s in objs.get(rust_obj, {})]
     for name, ok, detail in checks:

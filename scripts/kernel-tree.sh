@@ -30,12 +30,22 @@ if [ "$(cat "$KSRC/.git/kp-source-version" 2>/dev/null)" != "$srcver" ]; then
 	step "tree: committing the pristine tree (tag 'pristine')"
 	git -C "$KSRC.tmp" init -q -b pristine-base
 	git -C "$KSRC.tmp" config core.autocrlf false
+	# No background gc: committing ~90k loose objects triggers
+	# `git gc --auto`, which then holds HEAD.lock while this script moves
+	# the directory and checks out the series (seen: "unable to update
+	# HEAD" on a fresh clone).
+	git -C "$KSRC.tmp" config gc.auto 0
+	git -C "$KSRC.tmp" config maintenance.auto false
 	git -C "$KSRC.tmp" add -A -f  # Debian's .gitignore ignores the top level
 	git -C "$KSRC.tmp" commit -q -m "Linux $srcver (Debian $KSRC_PKG, pristine)"
 	git -C "$KSRC.tmp" tag pristine
 	echo "$srcver" >"$KSRC.tmp/.git/kp-source-version"
 	mv "$KSRC.tmp" "$KSRC"
 fi
+
+# Trees unpacked by older versions of this script: no background gc either.
+g config gc.auto 0
+g config maintenance.auto false
 
 # --- build the series with a private index ---------------------------------
 idx=$KSRC/.git/kp-series-index

@@ -231,15 +231,7 @@ pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
 /// `struct module`.
 pub type Module = b::module;
 
-/// The blacklist-related areas of a module.
-pub struct ModuleAreas<'a> {
-    /// `mod->kprobe_blacklist[0..num_kprobe_blacklist]`.
-    pub ksyms: &'a [usize],
-    /// `kprobes_text_start`, `kprobes_text_size` (start 0: none).
-    pub kprobes_text: (usize, usize),
-    /// `noinstr_text_start`, `noinstr_text_size` (start 0: none).
-    pub noinstr_text: (usize, usize),
-}
+pub use crate::types::ModuleAreas;
 
 /// Reads a module's blacklist areas.
 ///

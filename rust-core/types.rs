@@ -110,6 +110,17 @@ pub struct KprobeBlacklistEntry {
     pub rcu: RcuHead,
 }
 
+/// The blacklist-related areas of a module, as `sys::module_areas()` reads
+/// them from the kernel's or the simulation's `struct module`.
+pub struct ModuleAreas<'a> {
+    /// `mod->kprobe_blacklist[0..num_kprobe_blacklist]`.
+    pub ksyms: &'a [usize],
+    /// `kprobes_text_start`, `kprobes_text_size` (start 0: none).
+    pub kprobes_text: (usize, usize),
+    /// `noinstr_text_start`, `noinstr_text_size` (start 0: none).
+    pub noinstr_text: (usize, usize),
+}
+
 /// `struct mutex`: the kernel's own in the kernel build (its size depends on
 /// the lock debugging options), a simulated one on the host.
 pub type Mutex = crate::sys::Mutex;

@@ -2,15 +2,17 @@
 # The Rust kprobes core for Linux 6.12: top-level targets.  See README.md.
 # Everything generated goes to build/ (override with KP_WORK=/path).
 
-.PHONY: all run test bench patches setup tree build build-c build-rust \
-	expectations host-test clean distclean help
+.PHONY: all run test bench differential clients patches setup tree build \
+	build-c build-rust expectations host-test clean distclean help
 
 all: help
 
 help:
 	@echo "make run           build the rust variant, boot it, show probes firing"
 	@echo "make test          everything: host tests, series, both variants' suites"
-	@echo "make bench         A/B benchmark (not yet)"
+	@echo "make bench         A/B benchmark of the two variants (bench/results.*)"
+	@echo "make differential  scenario suite on both variants, diffed (part of test)"
+	@echo "make clients       perf probe, bpftrace, fail_function on both (part of test)"
 	@echo "make patches       write the git format-patch series to build/patches/"
 	@echo "make setup         install prerequisites (idempotent; run by the others)"
 	@echo "make build         build both variants (build-c, build-rust for one)"
@@ -26,7 +28,13 @@ test:
 	@scripts/test.sh
 
 bench:
-	@echo "make bench: not yet (issue: A/B benchmark against the C core)"; exit 1
+	@scripts/bench.sh
+
+differential:
+	@scripts/differential.sh
+
+clients:
+	@scripts/clients.sh
 
 patches:
 	@scripts/patches.sh

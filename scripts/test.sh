@@ -88,6 +88,24 @@ for v in $VARIANTS; do
 	fi
 done
 
+# 5. further suites: each scripts/suites/*.sh runs on the built variants and
+# prints `PASS name` / `FAIL name detail` lines (anything else is progress).
+for s in "$ROOT"/scripts/suites/*.sh; do
+	[ -e "$s" ] || continue
+	n=$(basename "$s" .sh)
+	step "test: suite $n"
+	"$s" >"$RESULTS/suite-$n.log" 2>&1 || true
+	grep -v -E '^(PASS|FAIL) ' "$RESULTS/suite-$n.log" | tail -n 5 | sed 's/^/    /'
+	np=0
+	while read -r res name rest; do
+		case $res in
+		PASS) record 0 "$n/$name"; np=$((np + 1)) ;;
+		FAIL) record 1 "$n/$name" "$rest"; np=$((np + 1)) ;;
+		esac
+	done <"$RESULTS/suite-$n.log"
+	[ "$np" -gt 0 ] || record 1 "$n/ran" "no results; log: $RESULTS/suite-$n.log"
+done
+
 # Cross-variant: the kprobes/list text of the same probe set.
 listing() { tr -d '\r' <"$RESULTS/$1/test/results.log" | sed -n '/^### listing$/,/^### end$/p'; }
 if [ -s "$RESULTS/c/test/results.log" ] && [ -s "$RESULTS/rust/test/results.log" ]; then

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make clients`: real kprobes clients on both kernels, compared.
+#   perf probe (Debian linux-perf), bpftrace (Debian), fail_function and
+#   kprobe_events with fetch args, run by tools/testing/clients/job.sh in the
+#   guest of each variant.  Every step prints `KPC <step> ok|FAIL <text>`;
+#   the text is canonical (no addresses, pids, timestamps), so the two
+#   kernels' lines are compared verbatim.
+# Output: one line per step and `clients: N steps, M differ, K failed`;
+# exit status non-zero if any step differs or failed.
+# Results: build/results/clients/ (VARIANT.kpc, VARIANT.results.log,
+# VARIANT.console.log, steps.txt, diff.txt, summary.txt).
+# Env: KP_CLIENTS_VARIANTS (default "c rust"), KP_MEM (default 2048 here:
+# the clients and their libraries add ~220 MiB to the initramfs).
+. "$(dirname "$0")/lib.sh"
+
+OUT=$RESULTS/clients
+STAGE=$WORK/clients/extra
+JOB=$ROOT/tools/testing/clients/job.sh
+variants=${KP_CLIENTS_VARIANTS:-$VARIANTS}
+mkdir -p "$OUT"
+
+# --- the clients, with their shared libraries, for /extra/root -------------
+real_elf() { # PATH: the ELF binary behind PATH (Debian may install wrappers)
+	local p
+	p=$(readlink -f "$1")
+	if file -L "$p" | grep -q ELF; then echo "$p"; return; fi
+	# a wrapper script: perf_<version> next to it
+	for p in $(ls -1 "$(dirname "$p")"/"$(basename "$1")"_[0-9]* 2>/dev/null | sort -V -r); do
+		if file -L "$p" | grep -q ELF; then echo "$p"; return; fi
+	done
+	return 1
+}
+
+need_tools() {
+	if ! command -v bpftrace >/dev/null; then
+		step "clients: installing bpftrace (Debian)"
+		if [ "$(id -u)" = 0 ]; then apt-get install -y bpftrace >/dev/null
+		else sudo apt-get install -y bpftrace >/dev/null; fi ||
+			die "cannot install bpftrace" "apt-get install bpftrace (as root)"
+	fi
+	command -v perf >/dev/null || die "no perf on the host" "apt-get install linux-perf"
+}
+
+stage() {
+	local b l perf_bin bt_bin
+	perf_bin=$(real_elf "$(command -v perf)") || die "no perf ELF binary found behind $(command -v perf)"
+	bt_bin=$(real_elf "$(command -v bpftrace)") || die "no bpftrace ELF binary found"
+	# idempotent: redo only when a binary changed
+	if [ -f "$STAGE/.stamp" ] && [ "$STAGE/.stamp" -nt "$perf_bin" ] && [ "$STAGE/.stamp" -nt "$bt_bin" ] &&
+		[ "$STAGE/.stamp" -nt "$0" ]; then
+		return
+	fi
+	step "clients: staging $perf_bin and $bt_bin with their libraries in $STAGE"
+	rm -rf "$STAGE"
+	mkdir -p "$STAGE/root/usr/bin" "$STAGE/root/lib64" "$STAGE/root/lib/x86_64-linux-gnu"
+	cp "$perf_bin" "$STAGE/root/usr/bin/perf"
+	cp "$bt_bin" "$STAGE/root/usr/bin/bpftrace"
+	for b in "$perf_bin" "$bt_bin"; do
+		ldd "$b" | awk '/=> \// { print $3 }' | while read -r l; do
+			mkdir -p "$STAGE/root$(dirname "$l")"
+			cp -L "$l" "$STAGE/root$l"
+		done
+	done
+	cp -L /lib64/ld-linux-x86-64.so.2 "$STAGE/root/lib64/"
+	# perf probe and bpftrace need no more (no vmlinux, no kernel headers)
+	du -sh "$STAGE" | sed 's/^/    staged: /'
+	touch "$STAGE/.stamp"
+}
+
+need_tools
+stage
+
+# --- boot each variant ---------------------------------------------------
+for v in $variants; do
+	check_variant "$v"
+	rm -f "$OUT/$v.kpc"
+	if KP_MEM=${KP_MEM:-2048} KP_EXTRA_DIR=$STAGE "$ROOT/scripts/vm.sh" "$v" "$JOB" clients; then
+		:
+	else
+		warn "clients: the $v guest failed; see $RESULTS/$v/clients/console.log"
+	fi
+	cp "$RESULTS/$v/clients/results.log" "$OUT/$v.results.log" 2>/dev/null || :
+	cp "$RESULTS/$v/clients/console.log" "$OUT/$v.console.log" 2>/dev/null || :
+	grep -a '^KPC ' "$OUT/$v.results.log" >"$OUT/$v.kpc" 2>/dev/null || :
+done
+
+# --- compare -------------------------------------------------------------
+step "clients: comparing $(echo $variants | sed 's/ / vs /')"
+python3 "$ROOT/tools/testing/clients/compare.py" "$OUT" $variants

@@ -1,16 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Glue between the Rust kprobes core and C: wrappers for static inlines and
- * macros.  No kprobes logic lives here.
+ * Glue between the Rust kprobes core (rust-core/) and C, for what Rust in
+ * Linux 6.12 cannot express: __weak defaults, statically initialized C data
+ * (mutexes, the insn slot caches, ftrace_ops, delayed work, notifier
+ * blocks, the sysctl table, debugfs files), initcalls, EXPORT_SYMBOL_GPL
+ * lines, per-CPU accessors and wrappers of static inlines and macros.  No
+ * kprobes logic lives here; every function below is a table entry, a
+ * one-line wrapper or a weak default copied from upstream kernel/kprobes.c.
  */
+#define pr_fmt(fmt) "kprobes: " fmt
+
 #include <linux/bug.h>
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/execmem.h>
+#include <linux/export.h>
+#include <linux/fs.h>
+#include <linux/ftrace.h>
+#include <linux/init.h>
 #include <linux/jump_label.h>
-#include <linux/module.h>
 #include <linux/kallsyms.h>
+#include <linux/kdebug.h>
 #include <linux/kprobes.h>
+#include <linux/memory.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
-#include <linux/fs.h>
+#include <linux/sysctl.h>
+#include <linux/workqueue.h>
 #include <asm/sections.h>
 
 #include <linux/kprobes_rust.h>
@@ -150,3 +168,301 @@ void kprobes_rust_warn(const char *file, int len, int line)
 {
 	WARN(1, "kprobes: WARN_ON at %.*s:%d\n", len, file, line);
 }
+
+/* --- Exported entry points (defined in rust-core/exports.rs) ------------- */
+
+EXPORT_SYMBOL_GPL(register_kprobe);
+EXPORT_SYMBOL_GPL(register_kprobes);
+EXPORT_SYMBOL_GPL(unregister_kprobe);
+EXPORT_SYMBOL_GPL(unregister_kprobes);
+EXPORT_SYMBOL_GPL(register_kretprobe);
+EXPORT_SYMBOL_GPL(register_kretprobes);
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+EXPORT_SYMBOL_GPL(disable_kprobe);
+EXPORT_SYMBOL_GPL(enable_kprobe);
+
+/* --- __weak defaults (upstream's) ----------------------------------------- */
+
+kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
+					unsigned int __unused)
+{
+	return ((kprobe_opcode_t *)(kallsyms_lookup_name(name)));
+}
+
+void __weak *alloc_insn_page(void)
+{
+	/*
+	 * Use execmem_alloc() so this page is within +/- 2GB of where the
+	 * kernel image and loaded module images reside. This is required
+	 * for most of the architectures.
+	 * (e.g. x86-64 needs this to handle the %rip-relative fixups.)
+	 */
+	return execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+}
+
+static void free_insn_page(void *page)
+{
+	execmem_free(page);
+}
+
+void __weak *alloc_optinsn_page(void)
+{
+	return alloc_insn_page();
+}
+
+void __weak free_optinsn_page(void *page)
+{
+	free_insn_page(page);
+}
+
+int __weak kprobe_exceptions_notify(struct notifier_block *self,
+					unsigned long val, void *data)
+{
+	return NOTIFY_DONE;
+}
+NOKPROBE_SYMBOL(kprobe_exceptions_notify);
+
+/* --- Statically initialized data ------------------------------------------ */
+
+/* The instruction slot caches (their logic: rust-core/slots.rs). */
+struct kprobe_insn_cache kprobe_insn_slots = {
+	.mutex = __MUTEX_INITIALIZER(kprobe_insn_slots.mutex),
+	.alloc = alloc_insn_page,
+	.free = free_insn_page,
+	.sym = KPROBE_INSN_PAGE_SYM,
+	.pages = LIST_HEAD_INIT(kprobe_insn_slots.pages),
+	.insn_size = MAX_INSN_SIZE,
+	.nr_garbage = 0,
+};
+
+/* For optimized_kprobe buffer */
+struct kprobe_insn_cache kprobe_optinsn_slots = {
+	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
+	.alloc = alloc_optinsn_page,
+	.free = free_optinsn_page,
+	.sym = KPROBE_OPTINSN_PAGE_SYM,
+	.pages = LIST_HEAD_INIT(kprobe_optinsn_slots.pages),
+	/* .insn_size is initialized later (init_kprobes()) */
+	.nr_garbage = 0,
+};
+
+size_t kprobes_rust_max_optinsn_size(void)
+{
+	return MAX_OPTINSN_SIZE;
+}
+
+/* This protects 'kprobe_table' and 'optimizing_list' */
+static DEFINE_MUTEX(kprobe_mutex);
+
+void kprobes_rust_kprobe_mutex_lock(void)
+{
+	mutex_lock(&kprobe_mutex);
+}
+
+void kprobes_rust_kprobe_mutex_unlock(void)
+{
+	mutex_unlock(&kprobe_mutex);
+}
+
+static DEFINE_MUTEX(kprobe_sysctl_mutex);
+
+void kprobes_rust_sysctl_mutex_lock(void)
+{
+	mutex_lock(&kprobe_sysctl_mutex);
+}
+
+void kprobes_rust_sysctl_mutex_unlock(void)
+{
+	mutex_unlock(&kprobe_sysctl_mutex);
+}
+
+void kprobes_rust_text_mutex_lock(void)
+{
+	mutex_lock(&text_mutex);
+}
+
+void kprobes_rust_text_mutex_unlock(void)
+{
+	mutex_unlock(&text_mutex);
+}
+
+void kprobes_rust_cpus_read_lock(void)
+{
+	cpus_read_lock();
+}
+
+void kprobes_rust_cpus_read_unlock(void)
+{
+	cpus_read_unlock();
+}
+
+void kprobes_rust_synchronize_rcu_tasks(void)
+{
+	synchronize_rcu_tasks();
+}
+
+void kprobes_rust_cpu_relax(void)
+{
+	cpu_relax();
+}
+
+unsigned int kprobes_rust_num_possible_cpus(void)
+{
+	return num_possible_cpus();
+}
+
+bool kprobes_rust_within_module_core(unsigned long addr, struct module *mod)
+{
+	return within_module_core(addr, mod);
+}
+
+bool kprobes_rust_prepared_optinsn(struct optimized_kprobe *op)
+{
+	return arch_prepared_optinsn(&op->optinsn);
+}
+
+/* The jump optimizer's delayed work (rust-core/opt.rs). */
+static void kprobe_optimizer(struct work_struct *work)
+{
+	kprobes_rust_optimizer_work();
+}
+static DECLARE_DELAYED_WORK(optimizing_work, kprobe_optimizer);
+#define OPTIMIZE_DELAY 5
+
+void kprobes_rust_kick_optimizer(void)
+{
+	schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY);
+}
+
+void kprobes_rust_flush_optimizer(void)
+{
+	flush_delayed_work(&optimizing_work);
+}
+
+/* Kprobes on ftrace (rust-core/ftrace.rs). */
+static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
+	.func = kprobe_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+static struct ftrace_ops kprobe_ipmodify_ops __read_mostly = {
+	.func = kprobe_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+struct ftrace_ops *kprobes_rust_ftrace_ops(bool ipmodify)
+{
+	return ipmodify ? &kprobe_ipmodify_ops : &kprobe_ftrace_ops;
+}
+
+void kprobes_rust_warn_ftrace_unregister(int ret)
+{
+	WARN(1, "Failed to unregister kprobe-ftrace (error %d)\n", ret);
+}
+
+void kprobes_rust_warn_ftrace_disarm(void *addr, int ret)
+{
+	WARN_ONCE(1, "Failed to disarm kprobe-ftrace at %pS (error %d)\n",
+		  addr, ret);
+}
+
+/* --- Notifiers, sysctl, initcalls ----------------------------------------- */
+
+static struct notifier_block kprobe_exceptions_nb = {
+	.notifier_call = kprobe_exceptions_notify,
+	.priority = 0x7fffffff /* we need to be notified first */
+};
+
+int kprobes_rust_register_die_notifier(void)
+{
+	return register_die_notifier(&kprobe_exceptions_nb);
+}
+
+static int kprobes_module_callback(struct notifier_block *nb,
+				   unsigned long val, void *data)
+{
+	return kprobes_rust_module_callback(val, data);
+}
+
+static struct notifier_block kprobe_module_nb = {
+	.notifier_call = kprobes_module_callback,
+	.priority = 0
+};
+
+int kprobes_rust_register_module_notifier(void)
+{
+	return register_module_notifier(&kprobe_module_nb);
+}
+
+static struct ctl_table kprobe_sysctls[] = {
+	{
+		.procname	= "kprobes-optimization",
+		.data		= &sysctl_kprobes_optimization,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_kprobes_optimization_handler,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+void __init kprobes_rust_sysctls_init(void)
+{
+	register_sysctl_init("debug", kprobe_sysctls);
+}
+
+static int __init init_kprobes(void)
+{
+	return kprobes_rust_init();
+}
+early_initcall(init_kprobes);
+
+static int __init init_optprobes(void)
+{
+	return kprobes_rust_init_optprobes();
+}
+subsys_initcall(init_optprobes);
+
+/* --- debugfs: kprobes/list, kprobes/enabled, kprobes/blacklist ------------ */
+
+static const struct seq_operations kprobes_sops = {
+	.start = kprobe_seq_start,
+	.next  = kprobe_seq_next,
+	.stop  = kprobe_seq_stop,
+	.show  = show_kprobe_addr
+};
+
+DEFINE_SEQ_ATTRIBUTE(kprobes);
+
+static const struct seq_operations kprobe_blacklist_sops = {
+	.start = kprobe_blacklist_seq_start,
+	.next  = kprobe_blacklist_seq_next,
+	.stop  = kprobe_blacklist_seq_stop,
+	.show  = kprobe_blacklist_seq_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobe_blacklist);
+
+static const struct file_operations fops_kp = {
+	.read =         read_enabled_file_bool,
+	.write =        write_enabled_file_bool,
+	.llseek =	default_llseek,
+};
+
+static int __init debugfs_kprobe_init(void)
+{
+	struct dentry *dir;
+
+	dir = debugfs_create_dir("kprobes", NULL);
+
+	debugfs_create_file("list", 0400, dir, NULL, &kprobes_fops);
+
+	debugfs_create_file("enabled", 0600, dir, NULL, &fops_kp);
+
+	debugfs_create_file("blacklist", 0400, dir, NULL,
+			    &kprobe_blacklist_fops);
+
+	return 0;
+}
+
+late_initcall(debugfs_kprobe_init);

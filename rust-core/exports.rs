@@ -5,8 +5,8 @@
 //! C shim including the generated header).  Each is a thin wrapper around
 //! the module that implements it.
 
-use crate::{addr, aggr, blacklist, debugfs, registry, slots, sys};
-use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, PtRegs};
+use crate::{addr, aggr, arm, blacklist, debugfs, ftrace, init, kretprobe, module, opt, register, registry, slots, state, sys};
+use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe, PtRegs, RethookNode};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
@@ -78,37 +78,8 @@ pub extern "C" fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_i
     blacklist::add_area_blacklist(start as usize, end as usize)
 }
 
-/// `populate_kprobe_blacklist()`, for the transitional init code.
-///
-/// # Safety
-/// `[start, end)` is the `_kprobe_blacklist` section; init code only
-/// (`.init.text`, like upstream's `__init`).
-#[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
-#[no_mangle]
-pub unsafe extern "C" fn populate_kprobe_blacklist(start: *mut c_ulong, end: *mut c_ulong) -> c_int {
-    // SAFETY: forwarded caller contract.
-    unsafe { blacklist::populate(start, end) }
-}
 
-/// `add_module_kprobe_blacklist()`, for the transitional module notifier.
-///
-/// # Safety
-/// `module` is live; `kprobe_mutex` is held.
-#[no_mangle]
-pub unsafe extern "C" fn add_module_kprobe_blacklist(module: *mut sys::Module) {
-    // SAFETY: forwarded caller contract.
-    unsafe { blacklist::add_module(module) }
-}
 
-/// `remove_module_kprobe_blacklist()`, for the transitional module notifier.
-///
-/// # Safety
-/// `module` is live; `kprobe_mutex` is held.
-#[no_mangle]
-pub unsafe extern "C" fn remove_module_kprobe_blacklist(module: *mut sys::Module) {
-    // SAFETY: forwarded caller contract.
-    unsafe { blacklist::remove_module(module) }
-}
 
 /// `get_kprobe()`: the probe registered at `addr`, or null.  Called under
 /// `kprobe_mutex` or with preemption disabled from the arch handlers.
@@ -201,32 +172,7 @@ pub unsafe extern "C" fn kprobe_get_kallsym(symnum: c_uint, value: *mut c_ulong,
     unsafe { slots::kprobe_get_kallsym(symnum, value, type_, sym) }
 }
 
-/// `_kprobe_addr()`, for the transitional registration code: the probe
-/// address of `addr` or `symbol_name + offset`, or an `ERR_PTR`.
-///
-/// # Safety
-/// `symbol_name` is null or a C string; `on_func_entry` is valid.
-#[no_mangle]
-pub unsafe extern "C" fn _kprobe_addr(
-    addr: *mut KprobeOpcode,
-    symbol_name: *const c_char,
-    offset: c_ulong,
-    on_func_entry: *mut bool,
-) -> *mut KprobeOpcode {
-    // SAFETY: forwarded caller contract.
-    unsafe { addr::kprobe_addr(addr, symbol_name, offset, &mut *on_func_entry) }
-}
 
-/// `kprobe_addr()`, for the transitional kretprobe code.
-///
-/// # Safety
-/// `p` is live.
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_addr(p: *mut Kprobe) -> *mut KprobeOpcode {
-    let mut on_func_entry = false;
-    // SAFETY: forwarded caller contract.
-    unsafe { addr::kprobe_addr((*p).addr, (*p).symbol_name, (*p).offset as c_ulong, &mut on_func_entry) }
-}
 
 /// `kprobe_on_func_entry()`: 0 if the address is a function entry.
 ///
@@ -238,15 +184,6 @@ pub unsafe extern "C" fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *con
     unsafe { addr::kprobe_on_func_entry(addr, sym, offset) }
 }
 
-/// `check_kprobe_address_safe()`, for the transitional registration code.
-///
-/// # Safety
-/// `p` is live; `probed_mod` is valid; process context.
-#[no_mangle]
-pub unsafe extern "C" fn check_kprobe_address_safe(p: *mut Kprobe, probed_mod: *mut *mut sys::Module) -> c_int {
-    // SAFETY: forwarded caller contract.
-    unsafe { addr::check_kprobe_address_safe(p, &mut *probed_mod) }
-}
 
 /// `kprobe_seq_start()` of `kprobes/list`.
 ///
@@ -290,4 +227,269 @@ pub unsafe extern "C" fn show_kprobe_addr(pi: *mut sys::SeqFile, v: *mut c_void)
 pub unsafe extern "C" fn kprobe_blacklist_seq_show(m: *mut sys::SeqFile, v: *mut c_void) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { debugfs::blacklist_seq_show(m, v) }
+}
+
+/// `kprobe_blacklist_seq_start()` of `kprobes/blacklist`: takes
+/// `kprobe_mutex` until the seq stop.
+///
+/// # Safety
+/// seq_file callback contract.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: *mut debugfs::Loff) -> *mut c_void {
+    state::lock();
+    // SAFETY: forwarded caller contract; the list is stable under the mutex.
+    unsafe { sys::seq_list_start(&raw mut blacklist::kprobe_blacklist, *pos) }
+}
+
+/// `kprobe_blacklist_seq_next()` of `kprobes/blacklist`.
+///
+/// # Safety
+/// seq_file callback contract.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_blacklist_seq_next(_m: *mut sys::SeqFile, v: *mut c_void, pos: *mut debugfs::Loff) -> *mut c_void {
+    // SAFETY: forwarded caller contract.
+    unsafe { sys::seq_list_next(v, &raw mut blacklist::kprobe_blacklist, pos) }
+}
+
+/// `kprobe_blacklist_seq_stop()` of `kprobes/blacklist`.
+#[no_mangle]
+pub extern "C" fn kprobe_blacklist_seq_stop(_m: *mut sys::SeqFile, _v: *mut c_void) {
+    state::unlock();
+}
+
+/// `register_kprobe()`: registers `p` (by `addr`, or `symbol_name` +
+/// `offset`).  0 or a negative errno.
+///
+/// # Safety
+/// `p` stays alive and untouched by the caller until it is unregistered.
+#[no_mangle]
+pub unsafe extern "C" fn register_kprobe(p: *mut Kprobe) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { register::register_kprobe(p) }
+}
+
+/// `register_kprobes()`: registers `num` probes, all or none.
+///
+/// # Safety
+/// `kps` holds `num` probes, as for [`register_kprobe`].
+#[no_mangle]
+pub unsafe extern "C" fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { register::register_kprobes(kps, num) }
+}
+
+/// `unregister_kprobe()`.
+///
+/// # Safety
+/// `p` is readable; process context.
+#[no_mangle]
+pub unsafe extern "C" fn unregister_kprobe(p: *mut Kprobe) {
+    let mut p = p;
+    // SAFETY: forwarded caller contract.
+    unsafe { register::unregister_kprobes(&mut p, 1) }
+}
+
+/// `unregister_kprobes()`.
+///
+/// # Safety
+/// `kps` holds `num` readable probes; process context.
+#[no_mangle]
+pub unsafe extern "C" fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
+    // SAFETY: forwarded caller contract.
+    unsafe { register::unregister_kprobes(kps, num) }
+}
+
+/// `enable_kprobe()`.
+///
+/// # Safety
+/// `kp` is readable.
+#[no_mangle]
+pub unsafe extern "C" fn enable_kprobe(kp: *mut Kprobe) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { register::enable_kprobe(kp) }
+}
+
+/// `disable_kprobe()`.
+///
+/// # Safety
+/// `kp` is readable.
+#[no_mangle]
+pub unsafe extern "C" fn disable_kprobe(kp: *mut Kprobe) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { register::disable_kprobe(kp) }
+}
+
+/// `register_kretprobe()`.
+///
+/// # Safety
+/// `rp` stays alive and untouched by the caller until unregistered.
+#[no_mangle]
+pub unsafe extern "C" fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { kretprobe::register_kretprobe(rp) }
+}
+
+/// `register_kretprobes()`: all or none.
+///
+/// # Safety
+/// `rps` holds `num` kretprobes, as for [`register_kretprobe`].
+#[no_mangle]
+pub unsafe extern "C" fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { kretprobe::register_kretprobes(rps, num) }
+}
+
+/// `unregister_kretprobe()`.
+///
+/// # Safety
+/// `rp` is readable; process context.
+#[no_mangle]
+pub unsafe extern "C" fn unregister_kretprobe(rp: *mut Kretprobe) {
+    let mut rp = rp;
+    // SAFETY: forwarded caller contract.
+    unsafe { kretprobe::unregister_kretprobes(&mut rp, 1) }
+}
+
+/// `unregister_kretprobes()`.
+///
+/// # Safety
+/// `rps` holds `num` readable kretprobes; process context.
+#[no_mangle]
+pub unsafe extern "C" fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
+    // SAFETY: forwarded caller contract.
+    unsafe { kretprobe::unregister_kretprobes(rps, num) }
+}
+
+/// `pre_handler_kretprobe()`: the entry handler of every kretprobe (also
+/// how `kprobes/list` tells kretprobes apart).
+///
+/// # Safety
+/// Breakpoint/ftrace handler context; `p` is a registered kretprobe's `kp`.
+#[no_mangle]
+pub unsafe extern "C" fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { kretprobe::pre_handler_kretprobe(p, regs) }
+}
+crate::nokprobe_symbol!(pre_handler_kretprobe);
+
+/// `kretprobe_rethook_handler()`: the rethook callback of every kretprobe.
+///
+/// # Safety
+/// Rethook trampoline context.
+#[no_mangle]
+pub unsafe extern "C" fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *mut c_void, ret_addr: c_ulong, regs: *mut PtRegs) {
+    // SAFETY: forwarded caller contract.
+    unsafe { kretprobe::kretprobe_rethook_handler(rh, data, ret_addr, regs) }
+}
+crate::nokprobe_symbol!(kretprobe_rethook_handler);
+
+/// `kprobe_disarmed()`: is hashed probe `p` disarmed?  (Read by the arch's
+/// optprobe code.)
+///
+/// # Safety
+/// `p` is hashed.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_disarmed(p: *mut Kprobe) -> bool {
+    // SAFETY: forwarded caller contract.
+    unsafe { opt::kprobe_disarmed(p) }
+}
+
+/// `optprobe_queued_unopt()`: is `op` queued for unoptimization?
+///
+/// # Safety
+/// `kprobe_mutex` held (the arch calls it from the optimizer).
+#[no_mangle]
+pub unsafe extern "C" fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
+    // SAFETY: forwarded caller contract.
+    unsafe { opt::optprobe_queued_unopt(op) }
+}
+
+/// `wait_for_kprobe_optimizer()`: waits for pending (un)optimization.
+#[no_mangle]
+pub extern "C" fn wait_for_kprobe_optimizer() {
+    opt::wait_for_kprobe_optimizer()
+}
+
+/// `kprobe_ftrace_kill()`: ftrace is dead (called by ftrace_kill()).
+#[no_mangle]
+pub extern "C" fn kprobe_ftrace_kill() {
+    ftrace::kprobe_ftrace_kill()
+}
+
+/// `kprobe_free_init_mem()`: called by init/main.c before the kernel's
+/// init text is freed.
+#[no_mangle]
+pub extern "C" fn kprobe_free_init_mem() {
+    module::kprobe_free_init_mem()
+}
+
+/// The optimizer's delayed work (`kprobe_optimizer()`), called by the C
+/// shim's work function.
+#[no_mangle]
+pub extern "C" fn kprobes_rust_optimizer_work() {
+    opt::kprobe_optimizer()
+}
+
+/// `kprobes_module_callback()`, called by the C shim's module notifier.
+///
+/// # Safety
+/// Module notifier contract: `module` is live.
+#[no_mangle]
+pub unsafe extern "C" fn kprobes_rust_module_callback(val: c_ulong, module: *mut sys::Module) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { module::module_callback(val, module) }
+}
+
+/// `init_kprobes()`, called by the C shim's early initcall.
+///
+/// # Safety
+/// Once, at boot (`.init.text`, like upstream's `__init`).
+#[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
+#[no_mangle]
+pub unsafe extern "C" fn kprobes_rust_init() -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { init::init_kprobes() }
+}
+
+/// `init_optprobes()`, called by the C shim's subsys initcall.
+#[no_mangle]
+pub extern "C" fn kprobes_rust_init_optprobes() -> c_int {
+    init::init_optprobes()
+}
+
+/// `proc_kprobes_optimization_handler()`: the `proc_handler` of
+/// `debug.kprobes-optimization` (the C shim's sysctl table).
+///
+/// # Safety
+/// sysctl core contract.
+#[no_mangle]
+pub unsafe extern "C" fn proc_kprobes_optimization_handler(
+    table: *const sys::CtlTable,
+    write: c_int,
+    buffer: *mut c_void,
+    length: *mut usize,
+    ppos: *mut debugfs::Loff,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { opt::sysctl_handler(table, write, buffer, length, ppos) }
+}
+
+/// `read_enabled_file_bool()`: `read` of `kprobes/enabled`.
+///
+/// # Safety
+/// debugfs `read` contract.
+#[no_mangle]
+pub unsafe extern "C" fn read_enabled_file_bool(_file: *mut sys::File, user_buf: *mut c_char, count: usize, ppos: *mut debugfs::Loff) -> isize {
+    // SAFETY: forwarded caller contract.
+    unsafe { arm::read_enabled_file_bool(user_buf, count, ppos) }
+}
+
+/// `write_enabled_file_bool()`: `write` of `kprobes/enabled`.
+///
+/// # Safety
+/// debugfs `write` contract.
+#[no_mangle]
+pub unsafe extern "C" fn write_enabled_file_bool(_file: *mut sys::File, user_buf: *const c_char, count: usize, _ppos: *mut debugfs::Loff) -> isize {
+    // SAFETY: forwarded caller contract.
+    unsafe { arm::write_enabled_file_bool(user_buf, count) }
 }

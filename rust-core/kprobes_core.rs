@@ -41,11 +41,19 @@ pub mod ffi {
 
 pub mod addr;
 pub mod aggr;
+pub mod arm;
 pub mod blacklist;
 pub mod debugfs;
+pub mod ftrace;
+pub mod init;
+pub mod kretprobe;
 pub mod list;
+pub mod module;
+pub mod opt;
+pub mod register;
 pub mod registry;
 pub mod slots;
+pub mod state;
 pub mod types;
 
 pub mod exports;
@@ -69,11 +77,27 @@ macro_rules! nokprobe_symbol {
     };
 }
 
+/// `WARN_ON_ONCE(1)` at the caller's location: warns the first time this
+/// call site is reached.
+#[macro_export]
+macro_rules! warn_once {
+    () => {{
+        static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+        if !WARNED.swap(true, core::sync::atomic::Ordering::Relaxed) {
+            $crate::sys::warn_at(file!(), line!());
+        }
+    }};
+}
+
 /// Resets the core's global state (host tests, under `sys::exclusive()`).
 #[cfg(not(CONFIG_RUST))]
 pub fn reset_for_test() {
     blacklist::reset();
     registry::reset();
+    state::reset();
+    opt::reset();
+    ftrace::reset();
+    sys::reset_arch();
 }
 
 #[cfg(test)]

@@ -198,3 +198,199 @@ pub unsafe fn hlist_add_head_rcu(n: *mut HlistNode, h: *mut HlistHead) {
         }
     }
 }
+
+/// `LIST_POISON1` (`0x100 + POISON_POINTER_DELTA`, x86_64).
+pub const LIST_POISON1: usize = 0x100 + 0xdead_0000_0000_0000;
+
+/// `list_add()`: insert `new` right after `head` (no RCU readers).
+///
+/// # Safety
+/// Both live; the caller holds the list's lock.
+#[inline]
+pub unsafe fn list_add(new: *mut ListHead, head: *mut ListHead) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let next = (*head).next;
+        (*next).prev = new;
+        (*new).next = next;
+        (*new).prev = head;
+        next_atomic(head).store(new, Ordering::Relaxed);
+    }
+}
+
+/// `__list_del_entry()`: unlink `entry` from its neighbours.
+///
+/// # Safety
+/// `entry` is on a list; the caller holds the list's lock.
+#[inline]
+unsafe fn list_del_entry(entry: *mut ListHead) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let prev = (*entry).prev;
+        let next = (*entry).next;
+        (*next).prev = prev;
+        next_atomic(prev).store(next, Ordering::Relaxed);
+    }
+}
+
+/// `list_del()`: unlink `entry` and poison it.
+///
+/// # Safety
+/// As for [`list_del_init`].
+#[inline]
+pub unsafe fn list_del(entry: *mut ListHead) {
+    // SAFETY: caller's contract.
+    unsafe {
+        list_del_entry(entry);
+        (*entry).next = LIST_POISON1 as *mut ListHead;
+        (*entry).prev = LIST_POISON2 as *mut ListHead;
+    }
+}
+
+/// `list_del_init()`: unlink `entry` and make it an empty list.
+///
+/// # Safety
+/// `entry` is on a list (possibly its own, empty); lock held.
+#[inline]
+pub unsafe fn list_del_init(entry: *mut ListHead) {
+    // SAFETY: caller's contract.
+    unsafe {
+        list_del_entry(entry);
+        init_list_head(entry);
+    }
+}
+
+/// `list_move()`: move `entry` to right after `head`.
+///
+/// # Safety
+/// Both live; lock held.
+#[inline]
+pub unsafe fn list_move(entry: *mut ListHead, head: *mut ListHead) {
+    // SAFETY: caller's contract.
+    unsafe {
+        list_del_entry(entry);
+        list_add(entry, head);
+    }
+}
+
+/// The entries of a list, collected first so the loop body may unlink or
+/// move the current entry (`list_for_each_entry_safe()`: the C macro reads
+/// `next` before the body runs; this does the same, one step at a time).
+pub struct SafeIter {
+    head: *mut ListHead,
+    pos: *mut ListHead,
+    next: *mut ListHead,
+}
+
+/// Iterates over the list at `head`, tolerating removal of the current
+/// entry.
+///
+/// # Safety
+/// `head` is live and the caller holds the list's lock while iterating.
+#[inline]
+pub unsafe fn iter_safe(head: *mut ListHead) -> SafeIter {
+    // SAFETY: caller's contract.
+    unsafe {
+        let pos = (*head).next;
+        SafeIter { head, pos, next: (*pos).next }
+    }
+}
+
+impl Iterator for SafeIter {
+    type Item = *mut ListHead;
+    #[inline]
+    fn next(&mut self) -> Option<*mut ListHead> {
+        if self.pos == self.head {
+            return None;
+        }
+        let cur = self.pos;
+        self.pos = self.next;
+        // SAFETY: `self.pos` is an entry (or the head) of the locked list;
+        // the caller may only have unlinked `cur`.
+        self.next = unsafe { (*self.pos).next };
+        Some(cur)
+    }
+}
+
+/// `hlist_del_rcu()`.
+///
+/// # Safety
+/// `n` is hashed; the caller holds the update-side lock.
+#[inline]
+pub unsafe fn hlist_del_rcu(n: *mut HlistNode) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let next = (*n).next;
+        let pprev = (*n).pprev;
+        AtomicPtr::from_ptr(pprev).store(next, Ordering::Relaxed);
+        if !next.is_null() {
+            (*next).pprev = pprev;
+        }
+        (*n).pprev = LIST_POISON2 as *mut *mut HlistNode;
+    }
+}
+
+/// `hlist_replace_rcu()`: put `new` in the place of `old`.
+///
+/// # Safety
+/// `old` is hashed, `new` is not; the caller holds the update-side lock.
+#[inline]
+pub unsafe fn hlist_replace_rcu(old: *mut HlistNode, new: *mut HlistNode) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let next = (*old).next;
+        (*new).next = next;
+        (*new).pprev = (*old).pprev;
+        AtomicPtr::from_ptr((*new).pprev).store(new, Ordering::Release);
+        if !next.is_null() {
+            (*next).pprev = core::ptr::addr_of_mut!((*new).next);
+        }
+        (*old).pprev = LIST_POISON2 as *mut *mut HlistNode;
+    }
+}
+
+/// `INIT_HLIST_NODE()`.
+///
+/// # Safety
+/// `n` is valid for writes.
+#[inline]
+pub unsafe fn init_hlist_node(n: *mut HlistNode) {
+    // SAFETY: caller's contract.
+    unsafe {
+        (*n).next = core::ptr::null_mut();
+        (*n).pprev = core::ptr::null_mut();
+    }
+}
+
+/// Iterates over the nodes of the hash chain at `head` (caller holds the
+/// update-side lock, or is an RCU reader); the next node is read before
+/// the current one is yielded, so the body may unhash it
+/// (`hlist_for_each_entry_safe()`-like; the C code uses the non-safe form
+/// where it does not unhash).
+pub struct HlistIter {
+    pos: *mut HlistNode,
+}
+
+/// Iterates over the hash chain at `head`.
+///
+/// # Safety
+/// `head` is live; lock held or RCU read side.
+#[inline]
+pub unsafe fn hlist_iter(head: *mut HlistHead) -> HlistIter {
+    // SAFETY: caller's contract.
+    HlistIter { pos: unsafe { hlist_first_rcu(head) } }
+}
+
+impl Iterator for HlistIter {
+    type Item = *mut HlistNode;
+    #[inline]
+    fn next(&mut self) -> Option<*mut HlistNode> {
+        if self.pos.is_null() {
+            return None;
+        }
+        let cur = self.pos;
+        // SAFETY: `cur` is live for the caller's section.
+        self.pos = unsafe { hlist_next_rcu(cur) };
+        Some(cur)
+    }
+}

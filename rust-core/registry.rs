@@ -74,3 +74,31 @@ pub(crate) fn reset() {
     // SAFETY: host tests are serialized.
     unsafe { (*(&raw mut kprobe_table)).iter_mut().for_each(|h| h.first = ptr::null_mut()) };
 }
+
+/// Calls `f` on every hashed probe (`hlist_for_each_entry` over each
+/// bucket).  `f` may not unhash the probe it is given.
+///
+/// # Safety
+/// `kprobe_mutex` held.
+pub unsafe fn for_each_hashed(mut f: impl FnMut(*mut Kprobe)) {
+    for i in 0..KPROBE_TABLE_SIZE {
+        let head = (&raw mut kprobe_table).cast::<HlistHead>().wrapping_add(i);
+        // SAFETY: caller's contract; `hlist` is the first field of `struct
+        // kprobe`.
+        for n in unsafe { list::hlist_iter(head) } {
+            f(n.cast::<Kprobe>());
+        }
+    }
+}
+
+/// `hlist_add_head_rcu(&p->hlist, &kprobe_table[hash_ptr(p->addr)])`.
+///
+/// # Safety
+/// `p` is live and not hashed; `kprobe_mutex` held.
+pub unsafe fn hash_probe(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        list::init_hlist_node(core::ptr::addr_of_mut!((*p).hlist));
+        list::hlist_add_head_rcu(core::ptr::addr_of_mut!((*p).hlist), bucket((*p).addr as usize));
+    }
+}

@@ -47,10 +47,544 @@ extern "C" {
     fn kprobes_rust_within_module_init(addr: c_ulong, module: *mut Module) -> bool;
     fn kprobes_rust_module_is_coming(module: *mut Module) -> bool;
     fn kprobes_rust_seq_show_value(m: *mut SeqFile) -> bool;
-    fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut crate::types::PtRegs) -> c_int;
     fn kprobes_rust_rcu_read_lock();
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
+    fn kprobes_rust_kprobe_mutex_lock();
+    fn kprobes_rust_kprobe_mutex_unlock();
+    fn kprobes_rust_sysctl_mutex_lock();
+    fn kprobes_rust_sysctl_mutex_unlock();
+    fn kprobes_rust_text_mutex_lock();
+    fn kprobes_rust_text_mutex_unlock();
+    fn kprobes_rust_cpus_read_lock();
+    fn kprobes_rust_cpus_read_unlock();
+    fn kprobes_rust_synchronize_rcu_tasks();
+    fn kprobes_rust_kick_optimizer();
+    fn kprobes_rust_flush_optimizer();
+    fn kprobes_rust_cpu_relax();
+    fn kprobes_rust_num_possible_cpus() -> c_uint;
+    fn kprobes_rust_within_module_core(addr: c_ulong, module: *mut Module) -> bool;
+    fn kprobes_rust_prepared_optinsn(op: *mut crate::types::OptimizedKprobe) -> bool;
+    fn kprobes_rust_ftrace_ops(ipmodify: bool) -> *mut b::ftrace_ops;
+    fn kprobes_rust_warn_ftrace_unregister(ret: c_int);
+    fn kprobes_rust_warn_ftrace_disarm(addr: *mut c_void, ret: c_int);
+    fn kprobes_rust_register_die_notifier() -> c_int;
+    fn kprobes_rust_register_module_notifier() -> c_int;
+    fn kprobes_rust_sysctls_init();
+    fn kprobes_rust_max_optinsn_size() -> usize;
+    static __init_begin: [u8; 0];
+    static __init_end: [u8; 0];
+}
+
+/// `mutex_lock(&kprobe_mutex)` (the mutex is C data: its initializer
+/// depends on the lock debugging options).
+#[inline]
+pub fn kprobe_mutex_lock() {
+    // SAFETY: process context, as every caller.
+    unsafe { kprobes_rust_kprobe_mutex_lock() }
+}
+
+/// `mutex_unlock(&kprobe_mutex)`.
+#[inline]
+pub fn kprobe_mutex_unlock() {
+    // SAFETY: paired with `kprobe_mutex_lock()`.
+    unsafe { kprobes_rust_kprobe_mutex_unlock() }
+}
+
+/// `mutex_lock(&kprobe_sysctl_mutex)`.
+#[inline]
+pub fn sysctl_mutex_lock() {
+    // SAFETY: process context.
+    unsafe { kprobes_rust_sysctl_mutex_lock() }
+}
+
+/// `mutex_unlock(&kprobe_sysctl_mutex)`.
+#[inline]
+pub fn sysctl_mutex_unlock() {
+    // SAFETY: paired with `sysctl_mutex_lock()`.
+    unsafe { kprobes_rust_sysctl_mutex_unlock() }
+}
+
+/// `mutex_lock(&text_mutex)`.
+#[inline]
+pub fn text_mutex_lock() {
+    // SAFETY: process context.
+    unsafe { kprobes_rust_text_mutex_lock() }
+}
+
+/// `mutex_unlock(&text_mutex)`.
+#[inline]
+pub fn text_mutex_unlock() {
+    // SAFETY: paired with `text_mutex_lock()`.
+    unsafe { kprobes_rust_text_mutex_unlock() }
+}
+
+/// `cpus_read_lock()`.
+#[inline]
+pub fn cpus_read_lock() {
+    // SAFETY: process context.
+    unsafe { kprobes_rust_cpus_read_lock() }
+}
+
+/// `cpus_read_unlock()`.
+#[inline]
+pub fn cpus_read_unlock() {
+    // SAFETY: paired with `cpus_read_lock()`.
+    unsafe { kprobes_rust_cpus_read_unlock() }
+}
+
+/// `synchronize_rcu_tasks()`.
+#[inline]
+pub fn synchronize_rcu_tasks() {
+    // SAFETY: process context.
+    unsafe { kprobes_rust_synchronize_rcu_tasks() }
+}
+
+/// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`.
+#[inline]
+pub fn kick_optimizer() {
+    // SAFETY: no preconditions.
+    unsafe { kprobes_rust_kick_optimizer() }
+}
+
+/// `flush_delayed_work(&optimizing_work)`.
+#[inline]
+pub fn flush_optimizer() {
+    // SAFETY: process context.
+    unsafe { kprobes_rust_flush_optimizer() }
+}
+
+/// `cpu_relax()`.
+#[inline]
+pub fn cpu_relax() {
+    // SAFETY: no preconditions.
+    unsafe { kprobes_rust_cpu_relax() }
+}
+
+/// `num_possible_cpus()`.
+#[inline]
+pub fn num_possible_cpus() -> c_uint {
+    // SAFETY: no preconditions.
+    unsafe { kprobes_rust_num_possible_cpus() }
+}
+
+/// `within_module_core()`.
+#[inline]
+pub fn within_module_core(addr: usize, m: *mut Module) -> bool {
+    // SAFETY: callers pass a live module.
+    unsafe { kprobes_rust_within_module_core(addr as c_ulong, m) }
+}
+
+/// `[__init_begin, __init_end)`: the kernel's init memory.
+#[inline]
+pub fn init_area() -> (usize, usize) {
+    // Linker symbols: only their addresses are taken.
+    (core::ptr::addr_of!(__init_begin) as usize, core::ptr::addr_of!(__init_end) as usize)
+}
+
+/// `__start_kprobe_blacklist`.
+#[inline(always)]
+pub fn kprobe_blacklist_start() -> *const c_ulong {
+    (&raw const b::__start_kprobe_blacklist).cast()
+}
+
+/// `__stop_kprobe_blacklist`.
+#[inline(always)]
+pub fn kprobe_blacklist_end() -> *const c_ulong {
+    (&raw const b::__stop_kprobe_blacklist).cast()
+}
+
+/// `struct arch_optimized_insn`.
+pub type ArchOptimizedInsn = b::arch_optimized_insn;
+/// `struct rethook`.
+pub type Rethook = b::rethook;
+/// `struct rethook_node`.
+pub type RethookNode = b::rethook_node;
+/// `struct ctl_table`.
+pub type CtlTable = b::ctl_table;
+/// `struct file`.
+pub type File = b::file;
+
+use crate::types::{OptimizedKprobe, KretprobeBlackpoint};
+
+/// `MAX_OPTIMIZED_LENGTH` (x86: `MAX_INSN_SIZE + DISP32_SIZE`).
+pub const MAX_OPTIMIZED_LENGTH: usize = b::MAX_INSN_SIZE as usize + b::DISP32_SIZE as usize;
+
+/// `MAX_OPTINSN_SIZE` (x86: computed from the optprobe template's symbols).
+#[inline]
+pub fn max_optinsn_size() -> usize {
+    // SAFETY: no preconditions.
+    unsafe { kprobes_rust_max_optinsn_size() }
+}
+
+/// `arch_prepare_kprobe()`.
+///
+/// # Safety
+/// `p` is live; `text_mutex` held.
+#[inline]
+pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_prepare_kprobe(p.cast()) }
+}
+
+/// `arch_prepare_kprobe_ftrace()`.
+///
+/// # Safety
+/// `p` is live.
+#[inline]
+pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_prepare_kprobe_ftrace(p.cast()) }
+}
+
+/// `arch_arm_kprobe()`.
+///
+/// # Safety
+/// `p` is prepared; `text_mutex` held.
+#[inline]
+pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_arm_kprobe(p.cast()) }
+}
+
+/// `arch_disarm_kprobe()`.
+///
+/// # Safety
+/// `p` is armed; `text_mutex` held.
+#[inline]
+pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_disarm_kprobe(p.cast()) }
+}
+
+/// `arch_remove_kprobe()`.
+///
+/// # Safety
+/// `p` is prepared and not armed.
+#[inline]
+pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_remove_kprobe(p.cast()) }
+}
+
+/// `arch_trampoline_kprobe()`.
+///
+/// # Safety
+/// `p` is live.
+#[inline]
+pub unsafe fn arch_trampoline_kprobe(p: *mut Kprobe) -> bool {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_trampoline_kprobe(p.cast()) != 0 }
+}
+
+/// `arch_init_kprobes()`.
+#[inline]
+pub fn arch_init_kprobes() -> c_int {
+    // SAFETY: called once from init_kprobes(), as upstream.
+    unsafe { b::arch_init_kprobes() }
+}
+
+/// `arch_prepare_optimized_kprobe()`.
+///
+/// # Safety
+/// `op`, `orig` live; `text_mutex` held.
+#[inline]
+pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut Kprobe) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_prepare_optimized_kprobe(op.cast(), orig.cast()) }
+}
+
+/// `arch_prepared_optinsn(&op->optinsn)`.
+///
+/// # Safety
+/// `op` is live.
+#[inline]
+pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
+    // SAFETY: forwarded caller contract.
+    unsafe { kprobes_rust_prepared_optinsn(op) }
+}
+
+/// `arch_check_optimized_kprobe()`.
+///
+/// # Safety
+/// `op` is live; `kprobe_mutex` held.
+#[inline]
+pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_check_optimized_kprobe(op.cast()) }
+}
+
+/// `arch_within_optimized_kprobe()`.
+///
+/// # Safety
+/// `op` is live.
+#[inline]
+pub unsafe fn arch_within_optimized_kprobe(op: *mut OptimizedKprobe, addr: *mut KprobeOpcode) -> bool {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_within_optimized_kprobe(op.cast(), addr) != 0 }
+}
+
+/// `arch_remove_optimized_kprobe()`.
+///
+/// # Safety
+/// `op` is live.
+#[inline]
+pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_remove_optimized_kprobe(op.cast()) }
+}
+
+/// `arch_optimize_kprobes()`.
+///
+/// # Safety
+/// The optimizer's locks are held; `list` holds optimized_kprobes.
+#[inline]
+pub unsafe fn arch_optimize_kprobes(list: *mut crate::types::ListHead) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_optimize_kprobes(list.cast()) }
+}
+
+/// `arch_unoptimize_kprobes()`.
+///
+/// # Safety
+/// As for [`arch_optimize_kprobes`].
+#[inline]
+pub unsafe fn arch_unoptimize_kprobes(list: *mut crate::types::ListHead, done: *mut crate::types::ListHead) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_unoptimize_kprobes(list.cast(), done.cast()) }
+}
+
+/// `arch_unoptimize_kprobe()`.
+///
+/// # Safety
+/// `op` is optimized; `text_mutex` and the CPU hotplug lock held.
+#[inline]
+pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::arch_unoptimize_kprobe(op.cast()) }
+}
+
+/// `kzalloc(size, GFP_KERNEL)`; null on failure.
+#[inline]
+pub fn kzalloc(size: usize) -> *mut c_void {
+    // SAFETY: krealloc(NULL, ...) is kmalloc.
+    unsafe { b::krealloc(core::ptr::null(), size, b::GFP_KERNEL | b::__GFP_ZERO) }
+}
+
+/// `ftrace_set_filter_ip(ops, ip, remove, 0)` on `kprobe_ipmodify_ops`
+/// (`ipmodify`) or `kprobe_ftrace_ops`.
+#[inline]
+pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
+    // SAFETY: the shim's static ops.
+    unsafe { b::ftrace_set_filter_ip(kprobes_rust_ftrace_ops(ipmodify), ip as c_ulong, remove as c_int, 0) }
+}
+
+/// `register_ftrace_function()` of one of the two ops.
+#[inline]
+pub fn register_ftrace_function(ipmodify: bool) -> c_int {
+    // SAFETY: the shim's static ops.
+    unsafe { b::register_ftrace_function(kprobes_rust_ftrace_ops(ipmodify)) }
+}
+
+/// `unregister_ftrace_function()` of one of the two ops.
+#[inline]
+pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
+    // SAFETY: the shim's static ops.
+    unsafe { b::unregister_ftrace_function(kprobes_rust_ftrace_ops(ipmodify)) }
+}
+
+/// `WARN(1, "Failed to unregister kprobe-ftrace (error %d)\n", ret)`.
+#[inline]
+pub fn warn_ftrace_unregister(ret: c_int) {
+    // SAFETY: no preconditions.
+    unsafe { kprobes_rust_warn_ftrace_unregister(ret) }
+}
+
+/// `WARN_ONCE(1, "Failed to disarm kprobe-ftrace at %pS (error %d)\n", ...)`.
+#[inline]
+pub fn warn_once_ftrace_disarm(addr: *mut KprobeOpcode, ret: c_int) {
+    // SAFETY: no preconditions (the address is only printed).
+    unsafe { kprobes_rust_warn_ftrace_disarm(addr.cast(), ret) }
+}
+
+/// `rethook_try_get()`.
+///
+/// # Safety
+/// Handler context; `rh` is live.
+#[inline(always)]
+pub unsafe fn rethook_try_get(rh: *mut Rethook) -> *mut RethookNode {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::rethook_try_get(rh) }
+}
+
+/// `rethook_recycle()`.
+///
+/// # Safety
+/// `n` came from [`rethook_try_get`].
+#[inline(always)]
+pub unsafe fn rethook_recycle(n: *mut RethookNode) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::rethook_recycle(n) }
+}
+
+/// `rethook_hook()`.
+///
+/// # Safety
+/// `n` came from [`rethook_try_get`]; `regs` are the probed context's.
+#[inline(always)]
+pub unsafe fn rethook_hook(n: *mut RethookNode, regs: *mut PtRegs, mcount: bool) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::rethook_hook(n, regs, mcount) }
+}
+
+/// `rethook_alloc()`: a rethook or an `ERR_PTR`.
+///
+/// # Safety
+/// `data` outlives the rethook.
+#[inline]
+pub unsafe fn rethook_alloc(
+    data: *mut c_void,
+    handler: unsafe extern "C" fn(*mut RethookNode, *mut c_void, c_ulong, *mut PtRegs),
+    size: c_int,
+    num: c_int,
+) -> *mut Rethook {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::rethook_alloc(data, Some(handler), size, num) }
+}
+
+/// `rethook_free()`.
+///
+/// # Safety
+/// `rh` came from [`rethook_alloc`] and is freed once.
+#[inline]
+pub unsafe fn rethook_free(rh: *mut Rethook) {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::rethook_free(rh) }
+}
+
+/// The arch's `kretprobe_blacklist` (null-name terminated), or null if it
+/// is empty (`kretprobe_blacklist_size == 0`).
+#[inline]
+pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
+    // SAFETY: immutable arch data.
+    if unsafe { b::kretprobe_blacklist_size } == 0 {
+        return core::ptr::null_mut();
+    }
+    (&raw mut b::kretprobe_blacklist).cast()
+}
+
+/// `E2BIG`.
+pub const E2BIG: c_int = b::E2BIG as c_int;
+/// `NOTIFY_DONE`.
+pub const NOTIFY_DONE: c_int = b::NOTIFY_DONE as c_int;
+/// `MODULE_STATE_LIVE`.
+pub const MODULE_STATE_LIVE: c_ulong = b::module_state_MODULE_STATE_LIVE as c_ulong;
+/// `MODULE_STATE_COMING`.
+pub const MODULE_STATE_COMING: c_ulong = b::module_state_MODULE_STATE_COMING as c_ulong;
+/// `MODULE_STATE_GOING`.
+pub const MODULE_STATE_GOING: c_ulong = b::module_state_MODULE_STATE_GOING as c_ulong;
+
+/// `printk(fmt)`; `fmt` starts with a `KERN_*` level and "kprobes: ".
+#[inline]
+pub fn printk(fmt: &core::ffi::CStr) {
+    // SAFETY: a format without conversions.
+    unsafe { b::_printk(fmt.as_ptr().cast()) };
+}
+
+/// `printk(fmt, a)`: `fmt` has one `%d`.
+#[inline]
+pub fn printk_i(fmt: &core::ffi::CStr, a: c_int) {
+    // SAFETY: the argument matches the format.
+    unsafe { b::_printk(fmt.as_ptr().cast(), a) };
+}
+
+/// `printk(fmt, a, b)`: `fmt` has two `%d`.
+#[inline]
+pub fn printk_ii(fmt: &core::ffi::CStr, a: c_int, b2: c_int) {
+    // SAFETY: the arguments match the format.
+    unsafe { b::_printk(fmt.as_ptr().cast(), a, b2) };
+}
+
+/// `printk(fmt, s)`: `fmt` has one `%s`.
+///
+/// # Safety
+/// `s` is a C string.
+#[inline]
+pub unsafe fn printk_s(fmt: &core::ffi::CStr, s: *const c_char) {
+    // SAFETY: the argument matches the format.
+    unsafe { b::_printk(fmt.as_ptr().cast(), s) };
+}
+
+/// `simple_read_from_buffer()`.
+///
+/// # Safety
+/// `to` is a user buffer of `count` bytes, `from` has `available` bytes.
+#[inline]
+pub unsafe fn simple_read_from_buffer(to: *mut c_void, count: usize, ppos: *mut i64, from: *const c_void, available: usize) -> isize {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::simple_read_from_buffer(to, count, ppos, from, available) }
+}
+
+/// `kstrtobool_from_user()`.
+///
+/// # Safety
+/// `s` is a user buffer of `count` bytes.
+#[inline]
+pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut bool) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::kstrtobool_from_user(s, count, res) }
+}
+
+/// `proc_dointvec_minmax()`.
+///
+/// # Safety
+/// sysctl handler arguments.
+#[inline]
+pub unsafe fn proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer: *mut c_void, length: *mut usize, ppos: *mut i64) -> c_int {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::proc_dointvec_minmax(table, write, buffer, length, ppos) }
+}
+
+/// `seq_list_start()`.
+///
+/// # Safety
+/// `head` is a list stable for the seq walk.
+#[inline]
+pub unsafe fn seq_list_start(head: *mut crate::types::ListHead, pos: i64) -> *mut c_void {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::seq_list_start(head.cast(), pos).cast() }
+}
+
+/// `seq_list_next()`.
+///
+/// # Safety
+/// As for [`seq_list_start`].
+#[inline]
+pub unsafe fn seq_list_next(v: *mut c_void, head: *mut crate::types::ListHead, pos: *mut i64) -> *mut c_void {
+    // SAFETY: forwarded caller contract.
+    unsafe { b::seq_list_next(v, head.cast(), pos).cast() }
+}
+
+/// `register_die_notifier(&kprobe_exceptions_nb)` (the shim's block).
+#[inline]
+pub fn register_die_notifier() -> c_int {
+    // SAFETY: called once at init.
+    unsafe { kprobes_rust_register_die_notifier() }
+}
+
+/// `register_module_notifier(&kprobe_module_nb)` (the shim's block).
+#[inline]
+pub fn register_module_notifier() -> c_int {
+    // SAFETY: called once at init.
+    unsafe { kprobes_rust_register_module_notifier() }
+}
+
+/// `kprobe_sysctls_init()`: registers `debug.kprobes-optimization` (the
+/// shim's table).  `__init`.
+#[inline(always)]
+pub fn kprobe_sysctls_init() {
+    // SAFETY: called once at init.
+    unsafe { kprobes_rust_sysctls_init() }
 }
 
 /// `mutex_lock()`.
@@ -133,6 +667,15 @@ pub fn warn() {
     // SAFETY: `file` is valid for `len` bytes; the C side prints it with
     // "%.*s" and does not keep it.
     unsafe { kprobes_rust_warn(file.as_ptr().cast(), file.len() as c_int, loc.line() as c_int) }
+}
+
+/// `WARN_ON(1)` at `file:line` (for the trap path: no out-of-line Rust
+/// call).
+#[inline(always)]
+pub fn warn_at(file: &'static str, line: u32) {
+    // SAFETY: `file` is valid for `len` bytes; the C side prints it with
+    // "%.*s" and does not keep it.
+    unsafe { kprobes_rust_warn(file.as_ptr().cast(), file.len() as c_int, line as c_int) }
 }
 
 /// `ERANGE`.
@@ -455,7 +998,7 @@ pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
 /// The address of `pre_handler_kretprobe()`, which marks kretprobes.
 #[inline]
 pub fn pre_handler_kretprobe_addr() -> *const () {
-    pre_handler_kretprobe as *const ()
+    crate::exports::pre_handler_kretprobe as *const ()
 }
 
 /// `seq_printf(pi, "%px  %s  %s+0x%x  %s ", ...)` (upstream's format).

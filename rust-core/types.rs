@@ -145,6 +145,69 @@ pub struct KprobeInsnCache {
     pub nr_garbage: c_int,
 }
 
+/// `struct arch_optimized_insn` (x86; only the arch code looks inside,
+/// except `arch_prepared_optinsn()`).
+pub type ArchOptimizedInsn = crate::sys::ArchOptimizedInsn;
+
+/// `struct optimized_kprobe`: the aggregate probe, which the jump optimizer
+/// can turn into a jump to a detour buffer.  `list` is the membership in the
+/// optimizer's queues that `arch/x86/kernel/kprobes/opt.c` reads.
+#[repr(C)]
+pub struct OptimizedKprobe {
+    /// The aggregate probe itself.
+    pub kp: Kprobe,
+    /// Entry in the optimizing/unoptimizing/freeing list, or empty.
+    pub list: ListHead,
+    /// The arch's detour buffer state.
+    pub optinsn: ArchOptimizedInsn,
+}
+
+/// `struct rethook` (opaque).
+pub type Rethook = crate::sys::Rethook;
+/// `struct rethook_node`.
+pub type RethookNode = crate::sys::RethookNode;
+
+/// `kretprobe_handler_t`.
+pub type KretprobeHandler = Option<unsafe extern "C" fn(*mut KretprobeInstance, *mut PtRegs) -> c_int>;
+
+/// `struct kretprobe` (`CONFIG_KRETPROBE_ON_RETHOOK`).
+#[repr(C)]
+pub struct Kretprobe {
+    /// The entry probe.
+    pub kp: Kprobe,
+    /// Called on return.
+    pub handler: KretprobeHandler,
+    /// Called on entry; non-zero means no return handler for this call.
+    pub entry_handler: KretprobeHandler,
+    /// Maximum number of instances in flight (0: default).
+    pub maxactive: c_int,
+    /// Calls missed because no instance was free.
+    pub nmissed: c_int,
+    /// Size of the per-instance private data.
+    pub data_size: usize,
+    /// The rethook that supplies the instances.
+    pub rh: *mut Rethook,
+}
+
+/// `struct kretprobe_instance` (`CONFIG_KRETPROBE_ON_RETHOOK`): a rethook
+/// node followed by `data_size` bytes of private data.
+#[repr(C)]
+pub struct KretprobeInstance {
+    /// The rethook node (first: the instance is its container).
+    pub node: RethookNode,
+    /// The private data.
+    pub data: [u8; 0],
+}
+
+/// `struct kretprobe_blackpoint`: a function kretprobes may not probe.
+#[repr(C)]
+pub struct KretprobeBlackpoint {
+    /// Its name (null ends the table).
+    pub name: *const c_char,
+    /// Its address, looked up at init.
+    pub addr: *mut c_void,
+}
+
 /// Compile-time layout checks against the kernel's C definitions.
 #[cfg(CONFIG_RUST)]
 mod layout {
@@ -180,4 +243,8 @@ mod layout {
     same_layout!(KprobeInsnCache, b::kprobe_insn_cache,
                  [mutex, alloc, free, sym, pages, insn_size, nr_garbage]);
     const _: () = assert!(size_of::<KprobeOpcode>() == size_of::<b::kprobe_opcode_t>());
+    same_layout!(OptimizedKprobe, b::optimized_kprobe, [kp, list, optinsn]);
+    same_layout!(Kretprobe, b::kretprobe, [kp, handler, entry_handler, maxactive, nmissed, data_size, rh]);
+    same_layout!(KretprobeInstance, b::kretprobe_instance, [node, data]);
+    same_layout!(KretprobeBlackpoint, b::kretprobe_blackpoint, [name, addr]);
 }

@@ -12,6 +12,10 @@
 
 extern struct list_head kprobe_blacklist;
 
+extern bool kprobe_ftrace_disabled;
+
+extern int sysctl_kprobes_optimization;
+
 extern struct hlist_head kprobe_table[(1 << 6)];
 
 extern void *kprobes_rust_dereference_symbol_descriptor(void *p);
@@ -38,13 +42,55 @@ extern bool kprobes_rust_module_is_coming(struct module *module);
 
 extern bool kprobes_rust_seq_show_value(struct seq_file *m);
 
-extern int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
-
 extern void kprobes_rust_rcu_read_lock(void);
 
 extern void kprobes_rust_rcu_read_unlock(void);
 
 extern void kprobes_rust_warn(const char *file, int len, int line);
+
+extern void kprobes_rust_kprobe_mutex_lock(void);
+
+extern void kprobes_rust_kprobe_mutex_unlock(void);
+
+extern void kprobes_rust_sysctl_mutex_lock(void);
+
+extern void kprobes_rust_sysctl_mutex_unlock(void);
+
+extern void kprobes_rust_text_mutex_lock(void);
+
+extern void kprobes_rust_text_mutex_unlock(void);
+
+extern void kprobes_rust_cpus_read_lock(void);
+
+extern void kprobes_rust_cpus_read_unlock(void);
+
+extern void kprobes_rust_synchronize_rcu_tasks(void);
+
+extern void kprobes_rust_kick_optimizer(void);
+
+extern void kprobes_rust_flush_optimizer(void);
+
+extern void kprobes_rust_cpu_relax(void);
+
+extern unsigned int kprobes_rust_num_possible_cpus(void);
+
+extern bool kprobes_rust_within_module_core(unsigned long addr, struct module *module);
+
+extern bool kprobes_rust_prepared_optinsn(struct optimized_kprobe *op);
+
+extern struct ftrace_ops *kprobes_rust_ftrace_ops(bool ipmodify);
+
+extern void kprobes_rust_warn_ftrace_unregister(int ret);
+
+extern void kprobes_rust_warn_ftrace_disarm(void *addr, int ret);
+
+extern int kprobes_rust_register_die_notifier(void);
+
+extern int kprobes_rust_register_module_notifier(void);
+
+extern void kprobes_rust_sysctls_init(void);
+
+extern size_t kprobes_rust_max_optinsn_size(void);
 
 kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
 
@@ -64,12 +110,6 @@ int kprobe_add_ksym_blacklist(unsigned long entry);
 
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 
-int populate_kprobe_blacklist(unsigned long *start, unsigned long *end);
-
-void add_module_kprobe_blacklist(struct module *module);
-
-void remove_module_kprobe_blacklist(struct module *module);
-
 struct kprobe *get_kprobe(void *addr);
 
 int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
@@ -88,16 +128,7 @@ void dump_kprobe(struct kprobe *kp);
 
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
 
-kprobe_opcode_t *_kprobe_addr(kprobe_opcode_t *addr,
-                              const char *symbol_name,
-                              unsigned long offset,
-                              bool *on_func_entry);
-
-kprobe_opcode_t *kprobe_addr(struct kprobe *p);
-
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset);
-
-int check_kprobe_address_safe(struct kprobe *p, struct module **probed_mod);
 
 void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
 
@@ -108,5 +139,69 @@ void kprobe_seq_stop(struct seq_file *_f, void *_v);
 int show_kprobe_addr(struct seq_file *pi, void *v);
 
 int kprobe_blacklist_seq_show(struct seq_file *m, void *v);
+
+void *kprobe_blacklist_seq_start(struct seq_file *_m, loff_t *pos);
+
+void *kprobe_blacklist_seq_next(struct seq_file *_m, void *v, loff_t *pos);
+
+void kprobe_blacklist_seq_stop(struct seq_file *_m, void *_v);
+
+int register_kprobe(struct kprobe *p);
+
+int register_kprobes(struct kprobe **kps, int num);
+
+void unregister_kprobe(struct kprobe *p);
+
+void unregister_kprobes(struct kprobe **kps, int num);
+
+int enable_kprobe(struct kprobe *kp);
+
+int disable_kprobe(struct kprobe *kp);
+
+int register_kretprobe(struct kretprobe *rp);
+
+int register_kretprobes(struct kretprobe **rps, int num);
+
+void unregister_kretprobe(struct kretprobe *rp);
+
+void unregister_kretprobes(struct kretprobe **rps, int num);
+
+int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
+
+void kretprobe_rethook_handler(struct rethook_node *rh,
+                               void *data,
+                               unsigned long ret_addr,
+                               struct pt_regs *regs);
+
+bool kprobe_disarmed(struct kprobe *p);
+
+bool optprobe_queued_unopt(struct optimized_kprobe *op);
+
+void wait_for_kprobe_optimizer(void);
+
+void kprobe_ftrace_kill(void);
+
+void kprobe_free_init_mem(void);
+
+void kprobes_rust_optimizer_work(void);
+
+int kprobes_rust_module_callback(unsigned long val, struct module *module);
+
+int kprobes_rust_init(void);
+
+int kprobes_rust_init_optprobes(void);
+
+int proc_kprobes_optimization_handler(const struct ctl_table *table,
+                                      int write,
+                                      void *buffer,
+                                      size_t *length,
+                                      loff_t *ppos);
+
+ptrdiff_t read_enabled_file_bool(struct file *_file, char *user_buf, size_t count, loff_t *ppos);
+
+ptrdiff_t write_enabled_file_bool(struct file *_file,
+                                  const char *user_buf,
+                                  size_t count,
+                                  loff_t *_ppos);
 
 #endif  /* _LINUX_KPROBES_RUST_H */

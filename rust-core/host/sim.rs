@@ -188,6 +188,12 @@ pub unsafe fn perf_event_ksymbol(ksym_type: u16, addr: u64, len: u32, unregister
     record(|r| r.ksym_events.push((ksym_type, addr, len, unregister, s)));
 }
 
+/// `WARN_ON(1)` at `file:line`.
+pub fn warn_at(file: &'static str, line: u32) {
+    eprintln!("WARNING: at {file}:{line}");
+    record(|r| r.warnings.push(line));
+}
+
 /// `WARN_ON(1)`: recorded, and printed like the kernel would.
 #[track_caller]
 pub fn warn() {
@@ -705,14 +711,12 @@ fn p_s_short(a: usize) -> String {
     lookup(a).map_or(format!("{a:#x}"), |s| s.name)
 }
 
-/// Stand-in for `pre_handler_kretprobe()`.
-pub unsafe extern "C" fn sim_pre_handler_kretprobe(_p: *mut Kprobe, _r: *mut PtRegs) -> c_int {
-    0
-}
+/// `pre_handler_kretprobe()` (the core's), by its old simulation name.
+pub use crate::exports::pre_handler_kretprobe as sim_pre_handler_kretprobe;
 
 /// The address of `pre_handler_kretprobe()`.
 pub fn pre_handler_kretprobe_addr() -> *const () {
-    sim_pre_handler_kretprobe as *const ()
+    crate::exports::pre_handler_kretprobe as *const ()
 }
 
 /// `kallsyms_show_value(m->file->f_cred)`.
@@ -780,3 +784,708 @@ pub unsafe fn kallsyms_lookup(addr: usize, offset: &mut c_ulong, modname: &mut *
         None => core::ptr::null(),
     }
 }
+
+// ---------------------------------------------------------------------------
+// Registration, arming, the optimizer, ftrace, rethook: the simulated arch
+// and kernel services the registration side of the core uses.  Every call
+// the core makes into the "arch" is logged as a line in `Arch::events`
+// (`arm 0x...`, `optimize 0x...`, ...), so tests can assert on the exact
+// sequence of text patching operations.
+
+use crate::types::{KretprobeBlackpoint, ListHead, OptimizedKprobe};
+
+/// Simulated `struct arch_optimized_insn` (x86's layout).
+#[repr(C)]
+pub struct ArchOptimizedInsn {
+    /// Copy of the original instructions.
+    pub copied_insn: [u8; 4],
+    /// Detour code buffer.
+    pub insn: *mut KprobeOpcode,
+    /// Size of instructions copied to detour code buffer (0: not prepared).
+    pub size: usize,
+}
+
+/// Simulated `struct rethook_node`.
+#[repr(C)]
+pub struct RethookNode {
+    /// `rcu`.
+    pub rcu: crate::types::RcuHead,
+    /// `llist`.
+    pub llist: *mut c_void,
+    /// The rethook this node belongs to.
+    pub rethook: *mut Rethook,
+    /// Return address.
+    pub ret_addr: c_ulong,
+    /// Frame.
+    pub frame: c_ulong,
+}
+
+/// `rethook_handler_t`.
+pub type RethookHandler = unsafe extern "C" fn(*mut RethookNode, *mut c_void, c_ulong, *mut PtRegs);
+
+/// Simulated `struct rethook`: a pool of `num` nodes of `size` bytes.
+pub struct Rethook {
+    /// `data` (the kretprobe).
+    pub data: *mut c_void,
+    /// The handler (None once stopped by `rethook_free()`).
+    pub handler: Option<RethookHandler>,
+    /// Free nodes.
+    pub free: Vec<*mut RethookNode>,
+    /// All nodes.
+    pub all: Vec<*mut RethookNode>,
+}
+
+/// Simulated `struct ctl_table` (the fields the handler's helper reads).
+#[repr(C)]
+pub struct CtlTable {
+    /// `data`.
+    pub data: *mut c_int,
+}
+
+/// Simulated `struct file` (opaque).
+pub struct File;
+
+/// State of the simulated arch and of the services below, per thread.
+#[derive(Default)]
+pub struct Arch {
+    /// Patching and ftrace operations, in order.
+    pub events: Vec<String>,
+    /// Addresses whose `arch_prepare_kprobe()` fails (-EILSEQ).
+    pub unpreparable: Vec<usize>,
+    /// Addresses the jump optimizer can take (size 5 detour).
+    pub optimizable: Vec<usize>,
+    /// Fail the next `ftrace_set_filter_ip()` calls with this error.
+    pub ftrace_fail: Option<c_int>,
+    /// Fail the next `register_ftrace_function()` with this error.
+    pub ftrace_register_fail: Option<c_int>,
+    /// Registered ftrace ops (plain, ipmodify).
+    pub ftrace_ops_registered: [bool; 2],
+    /// Filter of each ftrace ops.
+    pub ftrace_filter: [Vec<usize>; 2],
+    /// The optimizer's delayed work is queued.
+    pub optimizer_pending: bool,
+    /// `synchronize_rcu_tasks()` calls.
+    pub rcu_tasks: usize,
+    /// Lock state: kprobe_mutex, text_mutex, cpus_read_lock depth.
+    pub kprobe_mutex: bool,
+    /// `text_mutex` held.
+    pub text_mutex: bool,
+    /// `cpus_read_lock()` depth.
+    pub cpus_read: usize,
+    /// `kprobe_sysctl_mutex` held.
+    pub sysctl_mutex: bool,
+    /// Hooked returns: (node, frame), innermost last.
+    pub hooked: Vec<*mut RethookNode>,
+    /// printk output.
+    pub log: Vec<String>,
+    /// The sysctl value the simulated `proc_dointvec_minmax()` writes.
+    pub sysctl_write: Option<c_int>,
+    /// Simulated `[__init_begin, __init_end)`.
+    pub init_area: (usize, usize),
+    /// Simulated `_kprobe_blacklist` section contents.
+    pub blacklist_section: Vec<c_ulong>,
+    /// Simulated possible CPUs.
+    pub possible_cpus: c_uint,
+}
+
+thread_local! {
+    static ARCH: RefCell<Arch> = RefCell::new(Arch { possible_cpus: 4, ..Arch::default() });
+}
+
+/// Runs `f` on this thread's arch state.
+pub fn arch<R>(f: impl FnOnce(&mut Arch) -> R) -> R {
+    ARCH.with(|a| f(&mut a.borrow_mut()))
+}
+
+/// Resets this thread's arch state (`exclusive()` callers use it via
+/// `crate::reset_for_test()`).
+pub fn reset_arch() {
+    ARCH.with(|a| *a.borrow_mut() = Arch { possible_cpus: 4, ..Arch::default() });
+}
+
+fn ev(s: String) {
+    arch(|a| a.events.push(s));
+}
+
+/// `sym+0xoff` for event lines.
+pub fn sym_off(a: usize) -> String {
+    match lookup(a) {
+        Some(s) => format!("{}+{:#x}", s.name, a - s.addr),
+        None => format!("{a:#x}"),
+    }
+}
+
+/// `mutex_lock(&kprobe_mutex)`: asserts it is not held (no recursion).
+pub fn kprobe_mutex_lock() {
+    arch(|a| {
+        assert!(!a.kprobe_mutex, "kprobe_mutex taken recursively");
+        a.kprobe_mutex = true;
+    });
+}
+/// `mutex_unlock(&kprobe_mutex)`.
+pub fn kprobe_mutex_unlock() {
+    arch(|a| {
+        assert!(a.kprobe_mutex, "kprobe_mutex unlocked but not held");
+        a.kprobe_mutex = false;
+    });
+}
+/// `mutex_lock(&kprobe_sysctl_mutex)`.
+pub fn sysctl_mutex_lock() {
+    arch(|a| {
+        assert!(!a.sysctl_mutex);
+        a.sysctl_mutex = true;
+    });
+}
+/// `mutex_unlock(&kprobe_sysctl_mutex)`.
+pub fn sysctl_mutex_unlock() {
+    arch(|a| a.sysctl_mutex = false);
+}
+/// `mutex_lock(&text_mutex)`: upstream's order is cpus_read_lock, then
+/// (jump_label_lock,) then text_mutex, all inside kprobe_mutex.
+pub fn text_mutex_lock() {
+    arch(|a| {
+        assert!(!a.text_mutex, "text_mutex taken recursively");
+        assert!(a.cpus_read > 0, "text_mutex without cpus_read_lock");
+        assert!(a.kprobe_mutex, "text_mutex without kprobe_mutex");
+        a.text_mutex = true;
+    });
+}
+/// `mutex_unlock(&text_mutex)`.
+pub fn text_mutex_unlock() {
+    arch(|a| {
+        assert!(a.text_mutex);
+        a.text_mutex = false;
+    });
+}
+/// `cpus_read_lock()`.
+pub fn cpus_read_lock() {
+    arch(|a| {
+        assert!(!a.text_mutex, "cpus_read_lock inside text_mutex");
+        a.cpus_read += 1;
+    });
+}
+/// `cpus_read_unlock()`.
+pub fn cpus_read_unlock() {
+    arch(|a| {
+        assert!(a.cpus_read > 0);
+        a.cpus_read -= 1;
+    });
+}
+/// `synchronize_rcu_tasks()`.
+pub fn synchronize_rcu_tasks() {
+    arch(|a| a.rcu_tasks += 1);
+}
+/// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`.
+pub fn kick_optimizer() {
+    arch(|a| a.optimizer_pending = true);
+}
+/// `flush_delayed_work(&optimizing_work)`: runs the work now if queued.
+pub fn flush_optimizer() {
+    run_optimizer();
+}
+/// Runs the optimizer's delayed work if it is queued (the simulated
+/// workqueue; tests call it to let "time pass").
+pub fn run_optimizer() {
+    if arch(|a| std::mem::take(&mut a.optimizer_pending)) {
+        crate::opt::kprobe_optimizer();
+    }
+}
+/// `cpu_relax()`.
+pub fn cpu_relax() {}
+/// `num_possible_cpus()`.
+pub fn num_possible_cpus() -> c_uint {
+    arch(|a| a.possible_cpus)
+}
+/// `within_module_core()`.
+pub fn within_module_core(addr: usize, m: *mut Module) -> bool {
+    // SAFETY: a live simulated module.
+    in_range(addr, unsafe { (*m).core_text })
+}
+/// `[__init_begin, __init_end)`.
+pub fn init_area() -> (usize, usize) {
+    arch(|a| a.init_area)
+}
+/// `__start_kprobe_blacklist`.
+pub fn kprobe_blacklist_start() -> *const c_ulong {
+    arch(|a| a.blacklist_section.as_ptr())
+}
+/// `__stop_kprobe_blacklist`.
+pub fn kprobe_blacklist_end() -> *const c_ulong {
+    arch(|a| a.blacklist_section.as_ptr().wrapping_add(a.blacklist_section.len()))
+}
+
+/// `MAX_OPTIMIZED_LENGTH` (x86).
+pub const MAX_OPTIMIZED_LENGTH: usize = 15 + 4;
+/// `MAX_OPTINSN_SIZE` (any non-zero value).
+pub fn max_optinsn_size() -> usize {
+    64
+}
+
+/// `arch_prepare_kprobe()`: gives the probe a fake slot, or -EILSEQ for
+/// an `unpreparable` address.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    let a = unsafe { (*p).addr } as usize;
+    ev(format!("prepare {}", sym_off(a)));
+    if arch(|x| x.unpreparable.contains(&a)) {
+        return -EILSEQ;
+    }
+    // SAFETY: caller's contract.
+    unsafe { (*p).ainsn.insn = (0x5107_0000 + (a & 0xffff)) as *mut KprobeOpcode };
+    0
+}
+/// `arch_prepare_kprobe_ftrace()`.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        ev(format!("prepare-ftrace {}", sym_off((*p).addr as usize)));
+        (*p).ainsn.insn = core::ptr::null_mut();
+    }
+    0
+}
+/// `arch_arm_kprobe()`.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
+    assert!(arch(|a| a.text_mutex), "arm without text_mutex");
+    // SAFETY: caller's contract.
+    ev(format!("arm {}", sym_off(unsafe { (*p).addr } as usize)));
+}
+/// `arch_disarm_kprobe()`.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
+    assert!(arch(|a| a.text_mutex), "disarm without text_mutex");
+    // SAFETY: caller's contract.
+    ev(format!("disarm {}", sym_off(unsafe { (*p).addr } as usize)));
+}
+/// `arch_remove_kprobe()`.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        ev(format!("remove {}", sym_off((*p).addr as usize)));
+        (*p).ainsn.insn = core::ptr::null_mut();
+    }
+}
+/// `arch_trampoline_kprobe()`: never, in the simulation.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_trampoline_kprobe(_p: *mut Kprobe) -> bool {
+    false
+}
+/// `arch_init_kprobes()`.
+pub fn arch_init_kprobes() -> c_int {
+    0
+}
+/// `arch_prepare_optimized_kprobe()`: size 5 at `optimizable` addresses.
+///
+/// # Safety
+/// Both live.
+pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    let a = unsafe { (*orig).addr } as usize;
+    ev(format!("prepare-opt {}", sym_off(a)));
+    if arch(|x| x.optimizable.contains(&a)) {
+        // SAFETY: caller's contract.
+        unsafe { (*op).optinsn.size = 5 };
+        0
+    } else {
+        -EILSEQ
+    }
+}
+/// `arch_prepared_optinsn(&op->optinsn)`.
+///
+/// # Safety
+/// `op` is live.
+pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
+    // SAFETY: caller's contract.
+    unsafe { (*op).optinsn.size != 0 }
+}
+/// `arch_check_optimized_kprobe()`: x86's: no other armed probe inside
+/// the jump.
+///
+/// # Safety
+/// `op` is live; kprobe_mutex held.
+pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        for i in 1..(*op).optinsn.size {
+            let p = crate::registry::get_kprobe((*op).kp.addr.add(i));
+            if !p.is_null() && !crate::opt::kprobe_disarmed(p) {
+                return -EEXIST;
+            }
+        }
+    }
+    0
+}
+/// `arch_within_optimized_kprobe()`: x86's.
+///
+/// # Safety
+/// `op` is live.
+pub unsafe fn arch_within_optimized_kprobe(op: *mut OptimizedKprobe, addr: *mut KprobeOpcode) -> bool {
+    // SAFETY: caller's contract.
+    unsafe {
+        let start = (*op).kp.addr as usize;
+        start <= addr as usize && start + (*op).optinsn.size > addr as usize
+    }
+}
+/// `arch_remove_optimized_kprobe()`.
+///
+/// # Safety
+/// `op` is live.
+pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        if (*op).optinsn.size != 0 {
+            ev(format!("remove-opt {}", sym_off((*op).kp.addr as usize)));
+        }
+        (*op).optinsn.size = 0;
+    }
+}
+/// `arch_optimize_kprobes()`: x86's: each probe becomes a jump and leaves
+/// the list.
+///
+/// # Safety
+/// The optimizer's locks are held.
+pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
+    assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
+    // SAFETY: caller's contract.
+    unsafe {
+        for l in crate::list::iter_safe(list) {
+            let op = crate::container_of!(l, OptimizedKprobe, list);
+            if crate::aggr::kprobe_disabled(&(*op).kp) {
+                warn();
+            }
+            ev(format!("optimize {}", sym_off((*op).kp.addr as usize)));
+            crate::list::list_del_init(l);
+        }
+    }
+}
+/// `arch_unoptimize_kprobe()`.
+///
+/// # Safety
+/// `op` is live; locks held.
+pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
+    assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
+    // SAFETY: caller's contract.
+    ev(format!("unoptimize {}", sym_off(unsafe { (*op).kp.addr } as usize)));
+}
+/// `arch_unoptimize_kprobes()`: x86's.
+///
+/// # Safety
+/// Locks held.
+pub unsafe fn arch_unoptimize_kprobes(list: *mut ListHead, done: *mut ListHead) {
+    // SAFETY: caller's contract.
+    unsafe {
+        for l in crate::list::iter_safe(list) {
+            arch_unoptimize_kprobe(crate::container_of!(l, OptimizedKprobe, list));
+            crate::list::list_move(l, done);
+        }
+    }
+}
+
+/// `kzalloc()`.
+pub fn kzalloc(size: usize) -> *mut c_void {
+    kmalloc(size)
+}
+
+fn ops_name(ipmodify: bool) -> &'static str {
+    if ipmodify { "ipmodify" } else { "ftrace" }
+}
+/// `ftrace_set_filter_ip()` on one of the two ops.
+pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
+    assert!(arch(|a| a.kprobe_mutex), "ftrace arming without kprobe_mutex");
+    ev(format!("ftrace-filter {} {}{}", ops_name(ipmodify), if remove { "-" } else { "+" }, sym_off(ip)));
+    if let Some(e) = arch(|a| a.ftrace_fail.take()) {
+        return e;
+    }
+    arch(|a| {
+        let f = &mut a.ftrace_filter[ipmodify as usize];
+        if remove {
+            f.retain(|&x| x != ip);
+        } else {
+            f.push(ip);
+        }
+    });
+    0
+}
+/// `register_ftrace_function()`.
+pub fn register_ftrace_function(ipmodify: bool) -> c_int {
+    ev(format!("ftrace-register {}", ops_name(ipmodify)));
+    if let Some(e) = arch(|a| a.ftrace_register_fail.take()) {
+        return e;
+    }
+    arch(|a| a.ftrace_ops_registered[ipmodify as usize] = true);
+    0
+}
+/// `unregister_ftrace_function()`.
+pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
+    ev(format!("ftrace-unregister {}", ops_name(ipmodify)));
+    arch(|a| a.ftrace_ops_registered[ipmodify as usize] = false);
+    0
+}
+/// `WARN(1, "Failed to unregister kprobe-ftrace ...")`.
+pub fn warn_ftrace_unregister(_ret: c_int) {
+    warn();
+}
+/// `WARN_ONCE(1, "Failed to disarm kprobe-ftrace ...")`.
+pub fn warn_once_ftrace_disarm(_addr: *mut KprobeOpcode, _ret: c_int) {
+    warn();
+}
+
+/// `rethook_alloc()`.
+///
+/// # Safety
+/// `data` outlives the rethook.
+pub unsafe fn rethook_alloc(data: *mut c_void, handler: RethookHandler, size: c_int, num: c_int) -> *mut Rethook {
+    if num <= 0 || size < core::mem::size_of::<RethookNode>() as c_int {
+        return (-(EINVAL as isize)) as *mut Rethook;
+    }
+    let rh = kmalloc(core::mem::size_of::<Rethook>()).cast::<Rethook>();
+    if rh.is_null() {
+        return (-(ENOMEM as isize)) as *mut Rethook;
+    }
+    let mut all = Vec::new();
+    for _ in 0..num {
+        let n = kmalloc(size as usize).cast::<RethookNode>();
+        // SAFETY: a fresh node.
+        unsafe { (*n).rethook = rh };
+        all.push(n);
+    }
+    // SAFETY: a fresh allocation of the right size.
+    unsafe { rh.write(Rethook { data, handler: Some(handler), free: all.clone(), all }) };
+    rh
+}
+/// `rethook_free()`: stops the rethook; the simulation frees it when all
+/// of its nodes are back (`rethook_free_rcu()`).
+///
+/// # Safety
+/// `rh` came from [`rethook_alloc`], freed once.
+pub unsafe fn rethook_free(rh: *mut Rethook) {
+    // SAFETY: caller's contract.
+    unsafe {
+        assert!((*rh).handler.is_some(), "rethook freed twice");
+        (*rh).handler = None;
+        maybe_free_rethook(rh);
+    }
+}
+unsafe fn maybe_free_rethook(rh: *mut Rethook) {
+    // SAFETY: a live rethook.
+    unsafe {
+        if (*rh).handler.is_none() && (*rh).free.len() == (*rh).all.len() {
+            for &n in &(*rh).all {
+                kfree(n.cast());
+            }
+            core::ptr::drop_in_place(rh);
+            kfree(rh.cast());
+        }
+    }
+}
+/// `rethook_try_get()`: a free node, or null (also once stopped).
+///
+/// # Safety
+/// `rh` is live.
+pub unsafe fn rethook_try_get(rh: *mut Rethook) -> *mut RethookNode {
+    // SAFETY: caller's contract.
+    unsafe {
+        if (*rh).handler.is_none() {
+            return core::ptr::null_mut();
+        }
+        (*rh).free.pop().unwrap_or(core::ptr::null_mut())
+    }
+}
+/// `rethook_recycle()`.
+///
+/// # Safety
+/// `n` came from [`rethook_try_get`].
+pub unsafe fn rethook_recycle(n: *mut RethookNode) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let rh = (*n).rethook;
+        (*rh).free.push(n);
+        maybe_free_rethook(rh);
+    }
+}
+/// `rethook_hook()`: the probed function will "return" when the test calls
+/// [`function_return`].
+///
+/// # Safety
+/// `n` came from [`rethook_try_get`].
+pub unsafe fn rethook_hook(n: *mut RethookNode, _regs: *mut PtRegs, mcount: bool) {
+    ev(format!("rethook-hook{}", if mcount { " mcount" } else { "" }));
+    arch(|a| a.hooked.push(n));
+}
+/// The innermost hooked function returns: the rethook calls its handler
+/// (if not stopped) and recycles the node.  Returns false if nothing was
+/// hooked.
+pub fn function_return(regs: *mut PtRegs) -> bool {
+    let Some(n) = arch(|a| a.hooked.pop()) else { return false };
+    // SAFETY: a hooked node of a live rethook.
+    unsafe {
+        let rh = (*n).rethook;
+        if let Some(h) = (*rh).handler {
+            h(n, (*rh).data, 0, regs);
+        }
+        rethook_recycle(n);
+    }
+    true
+}
+
+static mut KRETPROBE_BLACKLIST: [KretprobeBlackpoint; 2] = [
+    KretprobeBlackpoint { name: c"__switch_to".as_ptr().cast(), addr: core::ptr::null_mut() },
+    KretprobeBlackpoint { name: core::ptr::null(), addr: core::ptr::null_mut() },
+];
+/// The arch's `kretprobe_blacklist` (x86's: `__switch_to`).
+pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
+    (&raw mut KRETPROBE_BLACKLIST).cast()
+}
+
+/// `E2BIG`.
+pub const E2BIG: c_int = 7;
+/// `EEXIST`.
+pub const EEXIST: c_int = 17;
+/// `EILSEQ`.
+pub const EILSEQ: c_int = 84;
+/// `NOTIFY_DONE`.
+pub const NOTIFY_DONE: c_int = 0;
+/// `MODULE_STATE_LIVE`.
+pub const MODULE_STATE_LIVE: c_ulong = 0;
+/// `MODULE_STATE_COMING`.
+pub const MODULE_STATE_COMING: c_ulong = 1;
+/// `MODULE_STATE_GOING`.
+pub const MODULE_STATE_GOING: c_ulong = 2;
+
+fn klog(fmt: &CStr, args: &[String]) {
+    let mut s = fmt.to_string_lossy().into_owned();
+    if s.starts_with('\u{1}') {
+        s.drain(..2);
+    }
+    for a in args {
+        if let Some(i) = s.find("%d").or_else(|| s.find("%s")) {
+            s.replace_range(i..i + 2, a);
+        }
+    }
+    arch(|x| x.log.push(s.trim_end().to_string()));
+}
+/// `printk(fmt)`.
+pub fn printk(fmt: &CStr) {
+    klog(fmt, &[]);
+}
+/// `printk(fmt, a)`.
+pub fn printk_i(fmt: &CStr, a: c_int) {
+    klog(fmt, &[a.to_string()]);
+}
+/// `printk(fmt, a, b)`.
+pub fn printk_ii(fmt: &CStr, a: c_int, b: c_int) {
+    klog(fmt, &[a.to_string(), b.to_string()]);
+}
+/// `printk(fmt, s)`.
+///
+/// # Safety
+/// `s` is a C string.
+pub unsafe fn printk_s(fmt: &CStr, s: *const c_char) {
+    klog(fmt, &[cstr(s)]);
+}
+
+/// `simple_read_from_buffer()` (the user buffer is plain memory here).
+///
+/// # Safety
+/// Valid buffers.
+pub unsafe fn simple_read_from_buffer(to: *mut c_void, count: usize, ppos: *mut i64, from: *const c_void, available: usize) -> isize {
+    // SAFETY: caller's contract.
+    unsafe {
+        let pos = *ppos as usize;
+        if pos >= available || count == 0 {
+            return 0;
+        }
+        let n = count.min(available - pos);
+        core::ptr::copy_nonoverlapping(from.cast::<u8>().add(pos), to.cast::<u8>(), n);
+        *ppos += n as i64;
+        n as isize
+    }
+}
+/// `kstrtobool_from_user()`: 1/y/Y/on → true, 0/n/N/off → false.
+///
+/// # Safety
+/// `s` has `count` bytes.
+pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut bool) -> c_int {
+    // SAFETY: caller's contract.
+    let b = unsafe { core::slice::from_raw_parts(s.cast::<u8>(), count.min(11)) };
+    match b {
+        [b'1' | b'y' | b'Y', ..] | [b'o' | b'O', b'n' | b'N', ..] => *res = true,
+        [b'0' | b'n' | b'N', ..] | [b'o' | b'O', b'f' | b'F', ..] => *res = false,
+        _ => return -EINVAL,
+    }
+    0
+}
+/// `proc_dointvec_minmax()` for a 0..1 table: a write stores the number in
+/// the buffer (else -EINVAL), a read does nothing.
+///
+/// # Safety
+/// Valid table and buffer.
+pub unsafe fn proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer: *mut c_void, length: *mut usize, _ppos: *mut i64) -> c_int {
+    if write == 0 {
+        return 0;
+    }
+    // SAFETY: caller's contract.
+    let txt = unsafe { core::slice::from_raw_parts(buffer.cast::<u8>(), *length) };
+    match std::str::from_utf8(txt).ok().and_then(|t| t.trim().parse::<c_int>().ok()) {
+        // SAFETY: caller's contract.
+        Some(v @ 0..=1) => unsafe { *(*table).data = v },
+        _ => return -EINVAL,
+    }
+    0
+}
+/// `seq_list_start()`.
+///
+/// # Safety
+/// `head` is a stable list.
+pub unsafe fn seq_list_start(head: *mut ListHead, pos: i64) -> *mut c_void {
+    // SAFETY: caller's contract.
+    unsafe {
+        let mut l = (*head).next;
+        let mut i = pos;
+        while l != head {
+            if i == 0 {
+                return l.cast();
+            }
+            i -= 1;
+            l = (*l).next;
+        }
+    }
+    core::ptr::null_mut()
+}
+/// `seq_list_next()`.
+///
+/// # Safety
+/// `v` is an entry of the stable list at `head`.
+pub unsafe fn seq_list_next(v: *mut c_void, head: *mut ListHead, pos: *mut i64) -> *mut c_void {
+    // SAFETY: caller's contract.
+    unsafe {
+        *pos += 1;
+        let n = (*v.cast::<ListHead>()).next;
+        if n == head { core::ptr::null_mut() } else { n.cast() }
+    }
+}
+/// `register_die_notifier()`.
+pub fn register_die_notifier() -> c_int {
+    0
+}
+/// `register_module_notifier()`.
+pub fn register_module_notifier() -> c_int {
+    0
+}
+/// `kprobe_sysctls_init()`.
+pub fn kprobe_sysctls_init() {}

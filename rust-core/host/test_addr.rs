@@ -48,7 +48,7 @@ fn resolve(addr: usize, sym: Option<&std::ffi::CStr>, offset: usize) -> (isize, 
     let mut entry = false;
     let s = sym.map_or(ptr::null(), |s| s.as_ptr() as *const c_char);
     // SAFETY: valid C string or null, valid out pointer.
-    let r = unsafe { _kprobe_addr(addr as *mut KprobeOpcode, s, offset as c_ulong, &mut entry) };
+    let r = unsafe { crate::addr::kprobe_addr(addr as *mut KprobeOpcode, s, offset as c_ulong, &mut entry) };
     (r as isize, entry)
 }
 
@@ -137,7 +137,7 @@ fn safe(addr: usize) -> (i32, *mut Module, u32) {
     let mut p = probe_at(addr);
     let mut m: *mut Module = ptr::null_mut();
     // SAFETY: live probe and out pointer.
-    let r = unsafe { check_kprobe_address_safe(&mut *p, &mut m) };
+    let r = unsafe { crate::addr::check_kprobe_address_safe(&mut *p, &mut m) };
     assert_eq!(cpu(|c| c.preempt), 0, "preemption re-enabled on every path");
     (r, m, p.flags)
 }

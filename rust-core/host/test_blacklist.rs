@@ -59,7 +59,7 @@ fn populate(section: &[usize]) -> i32 {
     let v: Vec<c_ulong> = section.iter().map(|&a| a as c_ulong).collect();
     let r = v.as_ptr_range();
     // SAFETY: a valid array.
-    unsafe { populate_kprobe_blacklist(r.start as *mut c_ulong, r.end as *mut c_ulong) }
+    unsafe { crate::blacklist::populate(r.start as *const c_ulong, r.end as *const c_ulong) }
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn populate_fails_with_enomem_and_keeps_what_it_added() {
     assert_eq!(blacklist::add_ksym_blacklist(C), 0x60);
     record(|r| r.fail_kmalloc = 1);
     // SAFETY: valid array.
-    let r = unsafe { populate_kprobe_blacklist(rg.start as *mut c_ulong, rg.end as *mut c_ulong) };
+    let r = unsafe { crate::blacklist::populate(rg.start as *const c_ulong, rg.end as *const c_ulong) };
     assert_eq!(r, -sys::ENOMEM);
     assert_eq!(entries(), vec![(C, C + 0x60)]);
 }
@@ -211,12 +211,12 @@ fn module_blacklist_comes_and_goes() {
     kprobe_add_ksym_blacklist(A as c_ulong);
     let mut m = module();
     // SAFETY: live module.
-    unsafe { add_module_kprobe_blacklist(&mut m) };
+    unsafe { crate::blacklist::add_module(&mut m) };
     assert_eq!(entries(), vec![(A, A + 0x100), (MODT, MODT + 0x20), (MODT + 0x100, MODT + 0x140)]);
     assert!(within_kprobe_blacklist((MODT + 0x110) as c_ulong));
     assert!(!within_kprobe_blacklist((MODT + 0x210) as c_ulong));
     // SAFETY: live module.
-    unsafe { remove_module_kprobe_blacklist(&mut m) };
+    unsafe { crate::blacklist::remove_module(&mut m) };
     assert_eq!(entries(), vec![(A, A + 0x100)]);
     assert_eq!(image(|i| i.kfree_rcu), 2, "removed entries are freed after a grace period");
     assert!(!within_kprobe_blacklist((MODT + 0x110) as c_ulong));
@@ -228,10 +228,10 @@ fn module_without_sections_adds_nothing() {
     kernel();
     let mut m = Module::default();
     // SAFETY: live module.
-    unsafe { add_module_kprobe_blacklist(&mut m) };
+    unsafe { crate::blacklist::add_module(&mut m) };
     assert!(entries().is_empty());
     // SAFETY: live module.
-    unsafe { remove_module_kprobe_blacklist(&mut m) };
+    unsafe { crate::blacklist::remove_module(&mut m) };
     assert_eq!(image(|i| i.kfree_rcu), 0);
 }
 

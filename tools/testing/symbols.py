@@ -46,7 +46,8 @@ def members(archive):
 
 # Functions upstream marks NOKPROBE_SYMBOL that run in handler context.
 TRAP_PATH = ["get_kprobe", "aggr_pre_handler", "aggr_post_handler", "opt_pre_handler",
-             "kprobes_inc_nmissed_count", "dump_kprobe"]
+             "kprobes_inc_nmissed_count", "dump_kprobe", "pre_handler_kretprobe",
+             "kretprobe_rethook_handler"]
 
 
 def blacklisted(obj):
@@ -108,6 +109,10 @@ def main():
         in_c = [o for o, syms in objs.items() if o != rust_obj and s in syms and syms[s] not in "wWvV"]
         checks.append(("symbols/moved-to-rust/" + s, s in r and r[s] in "TtDdBbRr" and not in_c,
                        "rust: %s, also in C: %s" % (r.get(s), in_c)))
+    strong = sorted(s for s, t in up.items() if t == "T")
+    missing = [s for s in strong if s not in moved]
+    checks.append(("symbols/moved-list-covers-every-upstream-function", not missing,
+                   "not listed: " + " ".join(missing)))
     robj = os.path.join(kdir, rust_obj)
     if os.path.exists(robj):
         bl = blacklisted(robj)
@@ -123,8 +128,10 @@ def main():
     in_rust = [s for s in funcs if s in objs.get(rust_obj, {})]
     for name, ok, detail in checks:
         print("%s %s%s" % ("PASS" if ok else "FAIL", name, "" if ok else " (" + detail + ")"))
-    print("progress: Rust defines %d of the %d function symbols of upstream kprobes.o: %s"
-          % (len(in_rust), len(funcs), " ".join(sorted(in_rust))))
+    weak_c = sorted(s for s, t in up.items() if t == "W" and s not in in_rust)
+    print("progress: Rust defines %d of the %d function symbols of upstream kprobes.o; "
+          "the other %d are upstream's __weak defaults, in the C shim: %s"
+          % (len(in_rust), len(funcs), len(funcs) - len(in_rust), " ".join(weak_c)))
     return 0
 
 

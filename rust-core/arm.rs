@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Arming and disarming: breakpoints (under `text_mutex` and the CPU
+//! hotplug lock, in upstream's order) or ftrace, and the global switch
+//! `/sys/kernel/debug/kprobes/enabled`.  Port of that part of
+//! `kernel/kprobes.c`.
+
+use crate::aggr::kprobe_disabled;
+use crate::ffi::{c_char, c_int, c_void};
+use crate::ftrace;
+use crate::opt::{self, kprobe_ftrace};
+use crate::registry;
+use crate::state;
+use crate::sys;
+use crate::types::Kprobe;
+
+/// `prepare_kprobe()`.
+///
+/// # Safety
+/// `p` is live, not hashed; `kprobe_mutex` and `text_mutex` held.
+pub unsafe fn prepare_kprobe(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Must ensure p->addr is really on ftrace.
+        if kprobe_ftrace(&*p) {
+            return sys::arch_prepare_kprobe_ftrace(p);
+        }
+        sys::arch_prepare_kprobe(p)
+    }
+}
+
+/// `arm_kprobe()`.
+///
+/// # Safety
+/// `p` is hashed; `kprobe_mutex` held.
+pub unsafe fn arm_kprobe(kp: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        if kprobe_ftrace(&*kp) {
+            return ftrace::arm_kprobe_ftrace(kp);
+        }
+        sys::cpus_read_lock();
+        sys::text_mutex_lock();
+        opt::arm_kprobe_locked(kp);
+        sys::text_mutex_unlock();
+        sys::cpus_read_unlock();
+    }
+    0
+}
+
+/// `disarm_kprobe()`.
+///
+/// # Safety
+/// `p` is hashed; `kprobe_mutex` held.
+pub unsafe fn disarm_kprobe(kp: *mut Kprobe, reopt: bool) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        if kprobe_ftrace(&*kp) {
+            return ftrace::disarm_kprobe_ftrace(kp);
+        }
+        sys::cpus_read_lock();
+        sys::text_mutex_lock();
+        opt::disarm_kprobe_locked(kp, reopt);
+        sys::text_mutex_unlock();
+        sys::cpus_read_unlock();
+    }
+    0
+}
+
+/// `arm_all_kprobes()`: `kprobes/enabled` = 1.
+pub fn arm_all_kprobes() -> c_int {
+    let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, 0);
+    state::lock();
+    // If kprobes are armed, just return.
+    if state::all_disarmed() {
+        // optimize_kprobe() called by arm_kprobe() checks
+        // kprobes_all_disarmed, so set kprobes_all_disarmed before
+        // arm_kprobe.
+        state::set_all_disarmed(false);
+        // Arming kprobes doesn't optimize kprobe itself; arm all kprobes on
+        // a best-effort basis.
+        // SAFETY: `kprobe_mutex` held.
+        unsafe {
+            registry::for_each_hashed(|p| {
+                if !kprobe_disabled(&*p) {
+                    let err = arm_kprobe(p);
+                    if err != 0 {
+                        errors += 1;
+                        ret = err;
+                    }
+                    total += 1;
+                }
+            });
+        }
+        if errors != 0 {
+            sys::printk_ii(
+                c"\x014kprobes: Kprobes globally enabled, but failed to enable %d out of %d probes. Please check which kprobes are kept disabled via debugfs.\n",
+                errors,
+                total,
+            );
+        } else {
+            sys::printk(c"\x016kprobes: Kprobes globally enabled\n");
+        }
+    }
+    state::unlock();
+    ret
+}
+
+/// `disarm_all_kprobes()`: `kprobes/enabled` = 0.
+pub fn disarm_all_kprobes() -> c_int {
+    let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, 0);
+    state::lock();
+    // If kprobes are already disarmed, just return.
+    if state::all_disarmed() {
+        state::unlock();
+        return 0;
+    }
+    state::set_all_disarmed(true);
+    // Disarm all kprobes on a best-effort basis.
+    // SAFETY: `kprobe_mutex` held.
+    unsafe {
+        registry::for_each_hashed(|p| {
+            if !sys::arch_trampoline_kprobe(p) && !kprobe_disabled(&*p) {
+                let err = disarm_kprobe(p, false);
+                if err != 0 {
+                    errors += 1;
+                    ret = err;
+                }
+                total += 1;
+            }
+        });
+    }
+    if errors != 0 {
+        sys::printk_ii(
+            c"\x014kprobes: Kprobes globally disabled, but failed to disable %d out of %d probes. Please check which kprobes are kept enabled via debugfs.\n",
+            errors,
+            total,
+        );
+    } else {
+        sys::printk(c"\x016kprobes: Kprobes globally disabled\n");
+    }
+    state::unlock();
+
+    // Wait for disarming all kprobes by optimizer.
+    opt::wait_for_kprobe_optimizer();
+    ret
+}
+
+/// `read_enabled_file_bool()`: "1\n" or "0\n".
+///
+/// # Safety
+/// The arguments of a debugfs `read`.
+pub unsafe fn read_enabled_file_bool(user_buf: *mut c_char, count: usize, ppos: *mut crate::debugfs::Loff) -> isize {
+    let buf: [u8; 3] = [if state::all_disarmed() { b'0' } else { b'1' }, b'\n', 0];
+    // SAFETY: forwarded caller contract; `buf` holds the 2 bytes.
+    unsafe { sys::simple_read_from_buffer(user_buf.cast(), count, ppos, buf.as_ptr().cast::<c_void>(), 2) }
+}
+
+/// `write_enabled_file_bool()`.
+///
+/// # Safety
+/// The arguments of a debugfs `write`.
+pub unsafe fn write_enabled_file_bool(user_buf: *const c_char, count: usize) -> isize {
+    let mut enable = false;
+    // SAFETY: forwarded caller contract.
+    let ret = unsafe { sys::kstrtobool_from_user(user_buf, count, &mut enable) };
+    if ret != 0 {
+        return ret as isize;
+    }
+    let ret = if enable { arm_all_kprobes() } else { disarm_all_kprobes() };
+    if ret != 0 {
+        return ret as isize;
+    }
+    count as isize
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Kprobes on ftrace: probes at an ftrace location are armed by adding
+//! their address to the filter of one of two `ftrace_ops` (the C shim
+//! defines them, with the arch's `kprobe_ftrace_handler`): the plain one,
+//! or the `IPMODIFY` one for probes with a post_handler (which single-step
+//! by changing the IP).  Port of the `CONFIG_KPROBES_ON_FTRACE` part of
+//! `kernel/kprobes.c`.
+
+use crate::ffi::c_int;
+use crate::sys;
+use crate::types::Kprobe;
+use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
+
+/// Probes armed through `kprobe_ipmodify_ops` (`kprobe_mutex`).
+static IPMODIFY_ENABLED: AtomicI32 = AtomicI32::new(0);
+/// Probes armed through `kprobe_ftrace_ops` (`kprobe_mutex`).
+static FTRACE_ENABLED: AtomicI32 = AtomicI32::new(0);
+
+/// `kprobe_ftrace_disabled`: set for good by `kprobe_ftrace_kill()` when
+/// ftrace dies; read (plainly, as a `bool`) by the arch's ftrace handler.
+#[no_mangle]
+pub static mut kprobe_ftrace_disabled: bool = false;
+
+fn ftrace_disabled() -> bool {
+    // SAFETY: a bool written once (true) by kprobe_ftrace_kill(); a racy
+    // read sees either value, as in C.
+    unsafe { core::ptr::read_volatile(&raw const kprobe_ftrace_disabled) }
+}
+
+fn counter(ipmodify: bool) -> &'static AtomicI32 {
+    if ipmodify { &IPMODIFY_ENABLED } else { &FTRACE_ENABLED }
+}
+
+/// `__arm_kprobe_ftrace()`.
+///
+/// # Safety
+/// `p` is hashed; `kprobe_mutex` held.
+unsafe fn arm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
+    let cnt = counter(ipmodify);
+    // SAFETY: caller's contract.
+    let addr = unsafe { (*p).addr } as usize;
+    let ret = sys::ftrace_set_filter_ip(ipmodify, addr, false);
+    if ret < 0 {
+        return ret;
+    }
+    if cnt.load(Relaxed) == 0 {
+        let ret = sys::register_ftrace_function(ipmodify);
+        if ret < 0 {
+            // At this point, since ops is not registered, we should be safe
+            // from registering empty filter.
+            sys::ftrace_set_filter_ip(ipmodify, addr, true);
+            return ret;
+        }
+    }
+    cnt.store(cnt.load(Relaxed) + 1, Relaxed);
+    ret
+}
+
+/// `arm_kprobe_ftrace()`.
+///
+/// # Safety
+/// As for [`arm_ops`].
+pub unsafe fn arm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe { arm_ops(p, (*p).post_handler.is_some()) }
+}
+
+/// `__disarm_kprobe_ftrace()`.
+///
+/// # Safety
+/// `p` is hashed and armed; `kprobe_mutex` held.
+unsafe fn disarm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
+    let cnt = counter(ipmodify);
+    if ftrace_disabled() {
+        // Now ftrace is disabled forever, disarm is already done.
+        return 0;
+    }
+    if cnt.load(Relaxed) == 1 {
+        let ret = sys::unregister_ftrace_function(ipmodify);
+        if ret < 0 {
+            sys::warn_ftrace_unregister(ret);
+            return ret;
+        }
+    }
+    cnt.store(cnt.load(Relaxed) - 1, Relaxed);
+
+    // SAFETY: caller's contract.
+    let addr = unsafe { (*p).addr };
+    let ret = sys::ftrace_set_filter_ip(ipmodify, addr as usize, true);
+    if ret < 0 {
+        sys::warn_once_ftrace_disarm(addr, ret);
+    }
+    ret
+}
+
+/// `disarm_kprobe_ftrace()`.
+///
+/// # Safety
+/// As for [`disarm_ops`].
+pub unsafe fn disarm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe { disarm_ops(p, (*p).post_handler.is_some()) }
+}
+
+/// `kprobe_ftrace_kill()`: ftrace is dead; never touch it again.
+pub fn kprobe_ftrace_kill() {
+    // SAFETY: see `ftrace_disabled()`.
+    unsafe { core::ptr::write_volatile(&raw mut kprobe_ftrace_disabled, true) }
+}
+
+/// Resets the counters (host tests, under `sys::exclusive()`).
+#[cfg(not(CONFIG_RUST))]
+pub(crate) fn reset() {
+    IPMODIFY_ENABLED.store(0, Relaxed);
+    FTRACE_ENABLED.store(0, Relaxed);
+    // SAFETY: host tests are serialized.
+    unsafe { core::ptr::write_volatile(&raw mut kprobe_ftrace_disabled, false) }
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Return probes on rethook (`CONFIG_KRETPROBE_ON_RETHOOK`): the entry
+//! probe's pre-handler takes an instance from the kretprobe's rethook and
+//! hooks the return; the rethook calls back with the instance when the
+//! function returns.  Port of that part of `kernel/kprobes.c`.
+//!
+//! [`pre_handler_kretprobe`] and [`kretprobe_rethook_handler`] run in
+//! breakpoint/ftrace and rethook trampoline context: they are blacklisted
+//! (`exports.rs`), cannot panic, allocate or sleep.
+//!
+//! One intended divergence from upstream (see
+//! `tools/testing/differential/divergences.txt`): upstream's
+//! `unregister_kretprobes()` calls `rethook_free(rp->rh)` unconditionally,
+//! which oopses on a kretprobe that was never registered, or whose
+//! registration failed (`rp->rh == NULL`), and frees the rethook a second
+//! time on a second unregister.  Here a null `rh` is skipped and `rh` is
+//! cleared once the grace period after unregistration has passed.
+
+use crate::addr;
+use crate::ffi::{c_int, c_ulong, c_void};
+use crate::opt::kprobe_ftrace;
+use crate::register;
+use crate::state;
+use crate::sys;
+use crate::types::{Kprobe, Kretprobe, KretprobeInstance, PtRegs, RethookNode};
+use core::ptr::{self, addr_of_mut};
+
+/// `KRETPROBE_MAX_DATA_SIZE`.
+pub const KRETPROBE_MAX_DATA_SIZE: usize = 4096;
+
+/// The kretprobe whose entry probe is `p`.
+#[inline(always)]
+fn rp_of(p: *mut Kprobe) -> *mut Kretprobe {
+    crate::container_of!(p, Kretprobe, kp)
+}
+
+/// `pre_handler_kretprobe()`: registered with every kretprobe; when the
+/// probe hits, it sets up the return probe.
+///
+/// # Safety
+/// Handler context; `p` is the `kp` of a registered kretprobe.
+#[inline(always)]
+pub unsafe fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
+    let rp = rp_of(p);
+    // SAFETY: caller's contract: `rp` and its rethook are live until a
+    // grace period after unregistration.
+    unsafe {
+        let rhn = sys::rethook_try_get((*rp).rh);
+        if rhn.is_null() {
+            (*rp).nmissed = (*rp).nmissed.wrapping_add(1);
+            return 0;
+        }
+        let ri = rhn.cast::<KretprobeInstance>();
+        match (*rp).entry_handler {
+            Some(h) if h(ri, regs) != 0 => sys::rethook_recycle(rhn),
+            _ => sys::rethook_hook(rhn, regs, kprobe_ftrace(&*p)),
+        }
+    }
+    0
+}
+
+/// `kretprobe_rethook_handler()`: the rethook's callback on return.
+///
+/// # Safety
+/// Rethook trampoline context; `data` is the kretprobe (set by
+/// `rethook_alloc()`), `rh` one of its instances.
+#[inline(always)]
+pub unsafe fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *mut c_void, _ret_addr: c_ulong, regs: *mut PtRegs) {
+    let rp = data.cast::<Kretprobe>();
+    // The data must NOT be null. This means rethook data structure is broken.
+    if rp.is_null() {
+        crate::warn_once!();
+        return;
+    }
+    // SAFETY: caller's contract.
+    unsafe {
+        let Some(handler) = (*rp).handler else { return };
+        sys::set_current_kprobe(addr_of_mut!((*rp).kp));
+        sys::set_kprobe_status(sys::KPROBE_HIT_ACTIVE);
+        handler(rh.cast::<KretprobeInstance>(), regs);
+        sys::set_current_kprobe(ptr::null_mut());
+    }
+}
+
+/// `register_kretprobe()`.
+///
+/// # Safety
+/// `rp` is a caller-owned kretprobe that stays alive until unregistered.
+pub unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        let kp = addr_of_mut!((*rp).kp);
+        let ret = addr::kprobe_on_func_entry((*kp).addr, (*kp).symbol_name, (*kp).offset as c_ulong);
+        if ret != 0 {
+            return ret;
+        }
+
+        // If only 'rp->kp.addr' is specified, check reregistering kprobes.
+        if !(*kp).addr.is_null() && register::warn_kprobe_rereg(kp) != 0 {
+            return -sys::EINVAL;
+        }
+
+        let bl = sys::kretprobe_blacklist();
+        if !bl.is_null() {
+            let mut on_func_entry = false;
+            let a = addr::kprobe_addr((*kp).addr, (*kp).symbol_name, (*kp).offset as c_ulong, &mut on_func_entry);
+            if addr::is_err(a) {
+                return addr::ptr_err(a);
+            }
+            let mut i = 0;
+            while !(*bl.add(i)).name.is_null() {
+                if (*bl.add(i)).addr == a.cast::<c_void>() {
+                    return -sys::EINVAL;
+                }
+                i += 1;
+            }
+        }
+
+        if (*rp).data_size > KRETPROBE_MAX_DATA_SIZE {
+            return -sys::E2BIG;
+        }
+
+        (*kp).pre_handler = Some(crate::exports::pre_handler_kretprobe);
+        (*kp).post_handler = None;
+
+        // Pre-allocate memory for max kretprobe instances.
+        if (*rp).maxactive <= 0 {
+            (*rp).maxactive = core::cmp::max(10, 2 * sys::num_possible_cpus()) as c_int;
+        }
+
+        let rh = sys::rethook_alloc(
+            rp.cast(),
+            crate::exports::kretprobe_rethook_handler,
+            (core::mem::size_of::<KretprobeInstance>() + (*rp).data_size) as c_int,
+            (*rp).maxactive,
+        );
+        if addr::is_err(rh.cast()) {
+            (*rp).rh = rh;
+            return addr::ptr_err(rh.cast());
+        }
+        (*rp).rh = rh;
+
+        (*rp).nmissed = 0;
+        // Establish function entry probe point.
+        let ret = register::register_kprobe(kp);
+        if ret != 0 {
+            sys::rethook_free((*rp).rh);
+            (*rp).rh = ptr::null_mut();
+        }
+        ret
+    }
+}
+
+/// `register_kretprobes()`: all or nothing.
+///
+/// # Safety
+/// `rps` holds `num` valid kretprobe pointers (when `num > 0`).
+pub unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
+    let mut ret = 0;
+    if num <= 0 {
+        return -sys::EINVAL;
+    }
+    for i in 0..num as usize {
+        // SAFETY: caller's contract.
+        ret = unsafe { register_kretprobe(*rps.add(i)) };
+        if ret < 0 {
+            if i > 0 {
+                // SAFETY: the first `i` were registered.
+                unsafe { unregister_kretprobes(rps, i as c_int) };
+            }
+            break;
+        }
+    }
+    ret
+}
+
+/// `unregister_kretprobes()`.
+///
+/// # Safety
+/// `rps` holds `num` valid kretprobe pointers (when `num > 0`).
+pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
+    if num <= 0 {
+        return;
+    }
+    let n = num as usize;
+    state::lock();
+    for i in 0..n {
+        // SAFETY: caller's contract; `kprobe_mutex` held.
+        unsafe {
+            let rp = *rps.add(i);
+            if register::unregister_top(addr_of_mut!((*rp).kp)) < 0 {
+                (*rp).kp.addr = ptr::null_mut();
+            }
+            // Intended divergence: upstream frees unconditionally.
+            if !(*rp).rh.is_null() && !addr::is_err((*rp).rh.cast()) {
+                sys::rethook_free((*rp).rh);
+            }
+        }
+    }
+    state::unlock();
+
+    sys::synchronize_rcu();
+    for i in 0..n {
+        // SAFETY: caller's contract; a grace period has passed, so no
+        // pre-handler still reads `rh`.
+        unsafe {
+            let rp = *rps.add(i);
+            if !(*rp).kp.addr.is_null() {
+                register::unregister_bottom(addr_of_mut!((*rp).kp));
+            }
+            (*rp).rh = ptr::null_mut();
+        }
+    }
+}

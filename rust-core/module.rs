@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Probes on code that goes away: the module notifier (probes on a going
+//! module's text, or on its init text once it is live, become `[GONE]`),
+//! `kprobe_free_init_mem()` for the kernel's own init text, and the
+//! per-module blacklist updates.  Port of that part of `kernel/kprobes.c`.
+
+use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
+use crate::ffi::{c_int, c_ulong};
+use crate::ftrace;
+use crate::list;
+use crate::opt::{self, kprobe_ftrace};
+use crate::registry;
+use crate::state;
+use crate::sys::{self, Module};
+use crate::types::{Kprobe, KPROBE_FLAG_GONE};
+use core::ptr::addr_of_mut;
+
+/// `kill_kprobe()`: sets the kprobe gone and removes its instruction
+/// buffer.
+///
+/// # Safety
+/// `p` is hashed; `kprobe_mutex` held.
+pub unsafe fn kill_kprobe(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        // The module is going away. We should disarm the kprobe which is
+        // using ftrace, because ftrace framework is still available at
+        // 'MODULE_STATE_GOING' notification.
+        if kprobe_ftrace(&*p) && !kprobe_disabled(&*p) && !state::all_disarmed() {
+            ftrace::disarm_kprobe_ftrace(p);
+        }
+
+        (*p).flags |= KPROBE_FLAG_GONE;
+        if kprobe_aggrprobe(p) {
+            // If this is an aggr_kprobe, we have to list all the chained
+            // probes and mark them GONE.
+            for l in list::iter_rcu(addr_of_mut!((*p).list)) {
+                (*crate::container_of!(l, Kprobe, list)).flags |= KPROBE_FLAG_GONE;
+            }
+            (*p).post_handler = None;
+            opt::kill_optimized_kprobe(p);
+        }
+        // Here, we can remove insn_slot safely, because no thread calls the
+        // original probed function (which will be freed soon) any more.
+        sys::arch_remove_kprobe(p);
+    }
+}
+
+/// `MODULE_STATE_LIVE`, `MODULE_STATE_COMING`, `MODULE_STATE_GOING`.
+pub use sys::{MODULE_STATE_COMING, MODULE_STATE_GOING, MODULE_STATE_LIVE};
+
+/// `kprobes_module_callback()`: the module notifier.
+///
+/// # Safety
+/// Called by the module notifier chain with a live module.
+pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
+    let checkcore = val == MODULE_STATE_GOING;
+
+    if val == MODULE_STATE_COMING {
+        state::lock();
+        // SAFETY: caller's contract.
+        unsafe { crate::blacklist::add_module(m) };
+        state::unlock();
+    }
+    if val != MODULE_STATE_GOING && val != MODULE_STATE_LIVE {
+        return sys::NOTIFY_DONE;
+    }
+
+    // When 'MODULE_STATE_GOING' was notified, both of module '.text' and
+    // '.init.text' sections would be freed. When 'MODULE_STATE_LIVE' was
+    // notified, only '.init.text' section would be freed. We need to
+    // disable kprobes which have been inserted in the sections.
+    state::lock();
+    // SAFETY: `kprobe_mutex` held; `m` is live.
+    unsafe {
+        registry::for_each_hashed(|p| {
+            let a = (*p).addr as usize;
+            if sys::within_module_init(a, m) || (checkcore && sys::within_module_core(a, m)) {
+                // The vaddr this probe is installed will soon be vfreed but
+                // not synced to disk. Hence, disarming the breakpoint isn't
+                // needed.
+                //
+                // Note, this will also move any optimized probes that are
+                // pending to be removed from their corresponding lists to
+                // the 'freeing_list' and will not be touched by the delayed
+                // kprobe_optimizer() work handler.
+                kill_kprobe(p);
+            }
+        });
+        if val == MODULE_STATE_GOING {
+            crate::blacklist::remove_module(m);
+        }
+    }
+    state::unlock();
+    sys::NOTIFY_DONE
+}
+
+/// `kprobe_free_init_mem()`: kills all kprobes on the kernel's init text,
+/// which is about to be freed.
+pub fn kprobe_free_init_mem() {
+    let (start, end) = sys::init_area();
+    state::lock();
+    // Kill all kprobes on initmem because the target code has been freed.
+    // SAFETY: `kprobe_mutex` held.
+    unsafe {
+        registry::for_each_hashed(|p| {
+            let a = (*p).addr as usize;
+            if start <= a && a < end {
+                kill_kprobe(p);
+            }
+        });
+    }
+    state::unlock();
+}

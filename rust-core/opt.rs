@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The jump optimizer: aggregate probes whose breakpoint the arch replaces
+//! with a jump to a detour buffer, the delayed work that does it, and the
+//! `debug.kprobes-optimization` sysctl.  Port of the `CONFIG_OPTPROBES`
+//! part of `kernel/kprobes.c`.
+//!
+//! Every aggregate is a `struct optimized_kprobe`; its `list` member is on
+//! at most one of the three staging lists below, all protected by
+//! `kprobe_mutex`.  `arch_optimize_kprobes()` and
+//! `arch_unoptimize_kprobes()` (arch/x86/kernel/kprobes/opt.c) walk and
+//! empty them, so the lists and `op->list` are shared with C and must stay
+//! `struct list_head`s.
+
+use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
+use crate::ffi::{c_int, c_void};
+use crate::list;
+use crate::registry::{self, get_kprobe};
+use crate::state;
+use crate::sys;
+use crate::types::{
+    Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_FTRACE,
+    KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED,
+};
+use core::ptr::{self, addr_of_mut};
+
+/// Optimization staging list, protected by `kprobe_mutex`.
+static mut OPTIMIZING_LIST: ListHead =
+    ListHead { next: &raw mut OPTIMIZING_LIST, prev: &raw mut OPTIMIZING_LIST };
+/// Unoptimization staging list, protected by `kprobe_mutex`.
+static mut UNOPTIMIZING_LIST: ListHead =
+    ListHead { next: &raw mut UNOPTIMIZING_LIST, prev: &raw mut UNOPTIMIZING_LIST };
+/// Unused aggregates waiting to be freed by the optimizer.
+static mut FREEING_LIST: ListHead =
+    ListHead { next: &raw mut FREEING_LIST, prev: &raw mut FREEING_LIST };
+
+fn optimizing_list() -> *mut ListHead {
+    &raw mut OPTIMIZING_LIST
+}
+fn unoptimizing_list() -> *mut ListHead {
+    &raw mut UNOPTIMIZING_LIST
+}
+fn freeing_list() -> *mut ListHead {
+    &raw mut FREEING_LIST
+}
+
+/// The `optimized_kprobe` containing aggregate `p`.
+#[inline]
+pub fn op_of(p: *mut Kprobe) -> *mut OptimizedKprobe {
+    crate::container_of!(p, OptimizedKprobe, kp)
+}
+
+/// The `optimized_kprobe` whose `list` member is `l`.
+#[inline]
+fn op_of_list(l: *mut ListHead) -> *mut OptimizedKprobe {
+    crate::container_of!(l, OptimizedKprobe, list)
+}
+
+/// `kprobe_ftrace()`.
+#[inline]
+pub fn kprobe_ftrace(p: &Kprobe) -> bool {
+    p.flags & KPROBE_FLAG_FTRACE != 0
+}
+
+/// `kprobe_gone()`.
+#[inline]
+pub fn kprobe_gone(p: &Kprobe) -> bool {
+    p.flags & KPROBE_FLAG_GONE != 0
+}
+
+/// `kprobe_optimized()`.
+#[inline]
+pub fn kprobe_optimized(p: &Kprobe) -> bool {
+    p.flags & KPROBE_FLAG_OPTIMIZED != 0
+}
+
+/// `kprobe_unused()`: an aggregate that is disabled and has no child left.
+///
+/// # Safety
+/// `p` is live; `kprobe_mutex` held.
+pub unsafe fn kprobe_unused(p: *mut Kprobe) -> bool {
+    // SAFETY: caller's contract.
+    unsafe { kprobe_aggrprobe(p) && kprobe_disabled(&*p) && list::list_empty(addr_of_mut!((*p).list)) }
+}
+
+/// `free_aggr_kprobe()`: frees the optimized instructions and the
+/// `optimized_kprobe`.
+///
+/// # Safety
+/// `p` is an unhashed aggregate no reader can see any more.
+pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
+    let op = op_of(p);
+    // SAFETY: caller's contract; `op` came from `alloc_aggr_kprobe`.
+    unsafe {
+        sys::arch_remove_optimized_kprobe(op);
+        sys::arch_remove_kprobe(p);
+        sys::kfree(op.cast());
+    }
+}
+
+/// `kprobe_optready()`: is `p` an aggregate with prepared optimized
+/// instructions?
+///
+/// # Safety
+/// `p` is live.
+unsafe fn kprobe_optready(p: *mut Kprobe) -> bool {
+    // SAFETY: caller's contract; aggregates are `optimized_kprobe`s.
+    unsafe { kprobe_aggrprobe(p) && sys::arch_prepared_optinsn(op_of(p)) }
+}
+
+/// `kprobe_disarmed()`: is `p` (which must be hashed) disarmed?
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
+    // SAFETY: caller's contract.
+    unsafe {
+        // If kprobe is not aggr/opt probe, just return kprobe is disabled.
+        if !kprobe_aggrprobe(p) {
+            return kprobe_disabled(&*p);
+        }
+        kprobe_disabled(&*p) && list::list_empty(addr_of_mut!((*op_of(p)).list))
+    }
+}
+
+/// `kprobe_queued()`: is `p` on one of the (un)optimizing lists?
+///
+/// # Safety
+/// `p` is live; `kprobe_mutex` held.
+pub unsafe fn kprobe_queued(p: *mut Kprobe) -> bool {
+    // SAFETY: caller's contract.
+    unsafe { kprobe_aggrprobe(p) && !list::list_empty(addr_of_mut!((*op_of(p)).list)) }
+}
+
+/// `get_optimized_kprobe()`: an optimized probe whose jump replaces
+/// instructions including `addr` (excluding its own breakpoint).
+///
+/// # Safety
+/// `kprobe_mutex` held.
+unsafe fn get_optimized_kprobe(addr: *mut KprobeOpcode) -> *mut Kprobe {
+    // Don't check i == 0, since that is a breakpoint case.
+    for i in 1..(sys::MAX_OPTIMIZED_LENGTH / core::mem::size_of::<KprobeOpcode>()) {
+        // SAFETY: caller's contract; the hash table is stable.
+        unsafe {
+            let p = get_kprobe(addr.wrapping_sub(i));
+            // A disabled probe can have prepared, but inactive, optinsns.
+            if p.is_null() || !kprobe_optready(p) || kprobe_disarmed(p) {
+                continue;
+            }
+            if sys::arch_within_optimized_kprobe(op_of(p), addr) {
+                return p;
+            }
+        }
+    }
+    ptr::null_mut()
+}
+
+/// `do_optimize_kprobes()`: optimizes the probes on `optimizing_list`
+/// (`text_mutex` and the CPU hotplug lock held: the arch code uses
+/// stop_machine-like text patching, see upstream's comment).
+fn do_optimize_kprobes() {
+    // Optimization never be done when disarmed.
+    // SAFETY: `kprobe_mutex` held by the optimizer.
+    if state::all_disarmed() || !state::allow_optimization() || unsafe { list::list_empty(optimizing_list()) } {
+        return;
+    }
+    // SAFETY: the list is ours, locks held as the arch code requires.
+    unsafe { sys::arch_optimize_kprobes(optimizing_list()) }
+}
+
+/// `do_unoptimize_kprobes()`: unoptimizes the probes on
+/// `unoptimizing_list`, then disarms and unhashes the unused ones.
+fn do_unoptimize_kprobes() {
+    // SAFETY: `kprobe_mutex`, the CPU hotplug lock and `text_mutex` are
+    // held by the optimizer.
+    unsafe {
+        if !list::list_empty(unoptimizing_list()) {
+            sys::arch_unoptimize_kprobes(unoptimizing_list(), freeing_list());
+        }
+        // Loop on 'freeing_list' for disarming and removing from kprobe hash list.
+        for l in list::iter_safe(freeing_list()) {
+            let op = op_of_list(l);
+            let kp = addr_of_mut!((*op).kp);
+            // Switching from detour code to origin.
+            (*kp).flags &= !KPROBE_FLAG_OPTIMIZED;
+            // Disarm probes if marked disabled and not gone.
+            if kprobe_disabled(&*kp) && !kprobe_gone(&*kp) {
+                sys::arch_disarm_kprobe(kp);
+            }
+            if kprobe_unused(kp) {
+                // Remove unused probes from hash list. After waiting for
+                // synchronization, these probes are reclaimed (by
+                // do_free_cleaned_kprobes()).
+                list::hlist_del_rcu(addr_of_mut!((*kp).hlist));
+            } else {
+                list::list_del_init(l);
+            }
+        }
+    }
+}
+
+/// `do_free_cleaned_kprobes()`: reclaims the probes on `freeing_list`.
+fn do_free_cleaned_kprobes() {
+    // SAFETY: `kprobe_mutex` held; the entries were unhashed before an RCU
+    // tasks grace period.
+    unsafe {
+        for l in list::iter_safe(freeing_list()) {
+            list::list_del_init(l);
+            let kp = addr_of_mut!((*op_of_list(l)).kp);
+            if !kprobe_unused(kp) {
+                // This must not happen, but if there is a kprobe still in
+                // use, keep it on kprobes hash list.
+                crate::warn_once!();
+                continue;
+            }
+            free_aggr_kprobe(kp);
+        }
+    }
+}
+
+/// `kick_kprobe_optimizer()`: start the optimizer after `OPTIMIZE_DELAY`.
+fn kick_kprobe_optimizer() {
+    sys::kick_optimizer();
+}
+
+/// `kprobe_optimizer()`: the delayed work.
+pub fn kprobe_optimizer() {
+    state::lock();
+    sys::cpus_read_lock();
+    sys::text_mutex_lock();
+
+    // Step 1: Unoptimize kprobes and collect cleaned (unused and disarmed)
+    // kprobes before waiting for quiesence period.
+    do_unoptimize_kprobes();
+
+    // Step 2: Wait for quiesence period to ensure all potentially preempted
+    // tasks to have normally scheduled. Because optprobe may modify
+    // multiple instructions, there is a chance that Nth instruction is
+    // preempted. In that case, such tasks can return to 2nd-Nth byte of
+    // jump instruction. This wait is for avoiding it.
+    sys::synchronize_rcu_tasks();
+
+    // Step 3: Optimize kprobes after quiesence period.
+    do_optimize_kprobes();
+
+    // Step 4: Free cleaned kprobes after quiesence period.
+    do_free_cleaned_kprobes();
+
+    sys::text_mutex_unlock();
+    sys::cpus_read_unlock();
+
+    // Step 5: Kick optimizer again if needed.
+    // SAFETY: `kprobe_mutex` held.
+    if unsafe { !list::list_empty(optimizing_list()) || !list::list_empty(unoptimizing_list()) } {
+        kick_kprobe_optimizer();
+    }
+
+    state::unlock();
+}
+
+/// `wait_for_kprobe_optimizer()`: waits until both staging lists are
+/// empty.
+pub fn wait_for_kprobe_optimizer() {
+    state::lock();
+    // SAFETY: `kprobe_mutex` held at each check.
+    while unsafe { !list::list_empty(optimizing_list()) || !list::list_empty(unoptimizing_list()) } {
+        state::unlock();
+        // This will also make 'optimizing_work' execute immmediately.
+        sys::flush_optimizer();
+        // 'optimizing_work' might not have been queued yet, relax.
+        sys::cpu_relax();
+        state::lock();
+    }
+    state::unlock();
+}
+
+/// `optprobe_queued_unopt()`: is `op` on `unoptimizing_list`?
+///
+/// # Safety
+/// `kprobe_mutex` held (or the optimizer's locks, from the arch code).
+pub unsafe fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
+    // SAFETY: caller's contract.
+    unsafe { list::iter_safe(unoptimizing_list()).any(|l| op_of_list(l) == op) }
+}
+
+/// `optimize_kprobe()`: queues `p` for optimization if it is ready.
+///
+/// # Safety
+/// `p` is live; `kprobe_mutex` held.
+pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Check if the kprobe is disabled or not ready for optimization.
+        if !kprobe_optready(p) || !state::allow_optimization() || kprobe_disabled(&*p) || state::all_disarmed() {
+            return;
+        }
+        // kprobes with 'post_handler' can not be optimized.
+        if (*p).post_handler.is_some() {
+            return;
+        }
+        let op = op_of(p);
+        // Check there is no other kprobes at the optimized instructions.
+        if sys::arch_check_optimized_kprobe(op) < 0 {
+            return;
+        }
+        // Check if it is already optimized.
+        if (*op).kp.flags & KPROBE_FLAG_OPTIMIZED != 0 {
+            if optprobe_queued_unopt(op) {
+                // This is under unoptimizing. Just dequeue the probe.
+                list::list_del_init(addr_of_mut!((*op).list));
+            }
+            return;
+        }
+        (*op).kp.flags |= KPROBE_FLAG_OPTIMIZED;
+
+        // On the 'unoptimizing_list' and 'optimizing_list', 'op' must have
+        // OPTIMIZED flag.
+        if !list::list_empty(addr_of_mut!((*op).list)) {
+            crate::warn_once!();
+            return;
+        }
+        list::list_add(addr_of_mut!((*op).list), optimizing_list());
+    }
+    kick_kprobe_optimizer();
+}
+
+/// `force_unoptimize_kprobe()`: short cut to direct unoptimizing (CPU
+/// hotplug lock held).
+///
+/// # Safety
+/// `op` is live; `kprobe_mutex`, `text_mutex` held.
+unsafe fn force_unoptimize_kprobe(op: *mut OptimizedKprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        sys::arch_unoptimize_kprobe(op);
+        (*op).kp.flags &= !KPROBE_FLAG_OPTIMIZED;
+    }
+}
+
+/// `unoptimize_kprobe()`: unoptimizes `p` if it is optimized (queued, or
+/// at once if `force`).
+///
+/// # Safety
+/// `p` is live; `kprobe_mutex` held (and `text_mutex` if `force`).
+pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
+    // SAFETY: caller's contract.
+    unsafe {
+        if !kprobe_aggrprobe(p) || kprobe_disarmed(p) {
+            return; // This is not an optprobe nor optimized.
+        }
+        let op = op_of(p);
+        if !kprobe_optimized(&*p) {
+            return;
+        }
+        let l = addr_of_mut!((*op).list);
+        if !list::list_empty(l) {
+            if optprobe_queued_unopt(op) {
+                // Queued in unoptimizing queue.
+                if force {
+                    // Forcibly unoptimize the kprobe here, and queue it in
+                    // the freeing list for release afterwards.
+                    force_unoptimize_kprobe(op);
+                    list::list_move(l, freeing_list());
+                }
+            } else {
+                // Dequeue from the optimizing queue.
+                list::list_del_init(l);
+                (*op).kp.flags &= !KPROBE_FLAG_OPTIMIZED;
+            }
+            return;
+        }
+
+        // Optimized kprobe case.
+        if force {
+            // Forcibly update the code: this is a special case.
+            force_unoptimize_kprobe(op);
+        } else {
+            list::list_add(l, unoptimizing_list());
+            kick_kprobe_optimizer();
+        }
+    }
+}
+
+/// `reuse_unused_kprobe()`: cancels unoptimizing of an unused aggregate
+/// so that it can be reused.
+///
+/// # Safety
+/// `ap` is an unused aggregate; `kprobe_mutex` held.
+pub unsafe fn reuse_unused_kprobe(ap: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Unused kprobe MUST be on the way of delayed unoptimizing (means
+        // there is still a relative jump) and disabled.
+        let op = op_of(ap);
+        if list::list_empty(addr_of_mut!((*op).list)) {
+            crate::warn_once!();
+        }
+        // Enable the probe again.
+        (*ap).flags &= !KPROBE_FLAG_DISABLED;
+        // Optimize it again. (remove from 'op->list')
+        if !kprobe_optready(ap) {
+            return -sys::EINVAL;
+        }
+        optimize_kprobe(ap);
+    }
+    0
+}
+
+/// `kill_optimized_kprobe()`: drops the optimized instructions of a gone
+/// aggregate.
+///
+/// # Safety
+/// `p` is a live aggregate; `kprobe_mutex` held.
+pub unsafe fn kill_optimized_kprobe(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let op = op_of(p);
+        let l = addr_of_mut!((*op).list);
+        if !list::list_empty(l) {
+            // Dequeue from the (un)optimization queue.
+            list::list_del_init(l);
+        }
+        (*op).kp.flags &= !KPROBE_FLAG_OPTIMIZED;
+
+        if kprobe_unused(p) {
+            // Unused kprobe is on unoptimizing or freeing list. We move it
+            // to freeing_list and let the kprobe_optimizer() remove it from
+            // the kprobe hash list and free it.
+            if optprobe_queued_unopt(op) {
+                list::list_move(l, freeing_list());
+            }
+        }
+        // Don't touch the code, because it is already freed.
+        sys::arch_remove_optimized_kprobe(op);
+    }
+}
+
+/// `__prepare_optimized_kprobe()`.
+///
+/// # Safety
+/// `op`, `p` live; `text_mutex` held.
+unsafe fn prepare_optimized_kprobe_op(op: *mut OptimizedKprobe, p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        if !kprobe_ftrace(&*p) {
+            sys::arch_prepare_optimized_kprobe(op, p);
+        }
+    }
+}
+
+/// `prepare_optimized_kprobe()`: try to prepare optimized instructions.
+///
+/// # Safety
+/// `p` is a live aggregate; `text_mutex` held.
+pub unsafe fn prepare_optimized_kprobe(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe { prepare_optimized_kprobe_op(op_of(p), p) }
+}
+
+/// `alloc_aggr_kprobe()`: a new `optimized_kprobe` at `p`'s address, with
+/// optimized instructions prepared if possible; null without memory.
+///
+/// # Safety
+/// `p` is live; `text_mutex` held.
+pub unsafe fn alloc_aggr_kprobe(p: *mut Kprobe) -> *mut Kprobe {
+    let op = sys::kzalloc(core::mem::size_of::<OptimizedKprobe>()).cast::<OptimizedKprobe>();
+    if op.is_null() {
+        return ptr::null_mut();
+    }
+    // SAFETY: `op` is a fresh zeroed allocation of the right size.
+    unsafe {
+        list::init_list_head(addr_of_mut!((*op).list));
+        (*op).kp.addr = (*p).addr;
+        prepare_optimized_kprobe_op(op, p);
+        addr_of_mut!((*op).kp)
+    }
+}
+
+/// `try_to_optimize_kprobe()`: prepare an `optimized_kprobe` for the
+/// normal registered probe `p` and optimize it.
+///
+/// # Safety
+/// `p` is hashed; `kprobe_mutex` held.
+pub unsafe fn try_to_optimize_kprobe(p: *mut Kprobe) {
+    // Impossible to optimize ftrace-based kprobe.
+    // SAFETY: caller's contract.
+    if unsafe { kprobe_ftrace(&*p) } {
+        return;
+    }
+    // For preparing optimization, jump_label_text_reserved() is called.
+    sys::cpus_read_lock();
+    sys::jump_label_lock();
+    sys::text_mutex_lock();
+
+    // SAFETY: locks held as required.
+    unsafe {
+        let ap = alloc_aggr_kprobe(p);
+        if !ap.is_null() {
+            let op = op_of(ap);
+            if !sys::arch_prepared_optinsn(op) {
+                // If failed to setup optimizing, fallback to kprobe.
+                sys::arch_remove_optimized_kprobe(op);
+                sys::kfree(op.cast::<c_void>());
+            } else {
+                crate::register::init_aggr_kprobe(ap, p);
+                optimize_kprobe(ap); // This just kicks optimizer thread.
+            }
+        }
+    }
+
+    sys::text_mutex_unlock();
+    sys::jump_label_unlock();
+    sys::cpus_read_unlock();
+}
+
+/// `optimize_all_kprobes()`.
+pub fn optimize_all_kprobes() {
+    state::lock();
+    // If optimization is already allowed, just return.
+    if !state::allow_optimization() {
+        sys::cpus_read_lock();
+        state::set_allow_optimization(true);
+        // SAFETY: `kprobe_mutex` held.
+        unsafe {
+            registry::for_each_hashed(|p| {
+                if !kprobe_disabled(&*p) {
+                    optimize_kprobe(p);
+                }
+            });
+        }
+        sys::cpus_read_unlock();
+        sys::printk(c"\x016kprobes: kprobe jump-optimization is enabled. All kprobes are optimized if possible.\n");
+    }
+    state::unlock();
+}
+
+/// `unoptimize_all_kprobes()`.
+pub fn unoptimize_all_kprobes() {
+    state::lock();
+    // If optimization is already prohibited, just return.
+    if !state::allow_optimization() {
+        state::unlock();
+        return;
+    }
+    sys::cpus_read_lock();
+    state::set_allow_optimization(false);
+    // SAFETY: `kprobe_mutex` held.
+    unsafe {
+        registry::for_each_hashed(|p| {
+            if !kprobe_disabled(&*p) {
+                unoptimize_kprobe(p, false);
+            }
+        });
+    }
+    sys::cpus_read_unlock();
+    state::unlock();
+
+    // Wait for unoptimizing completion.
+    wait_for_kprobe_optimizer();
+    sys::printk(c"\x016kprobes: kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n");
+}
+
+/// `sysctl_kprobes_optimization`, the value behind
+/// `/proc/sys/debug/kprobes-optimization` (the C shim's `ctl_table`
+/// points at it).
+#[no_mangle]
+pub static mut sysctl_kprobes_optimization: c_int = 0;
+
+/// `proc_kprobes_optimization_handler()`.
+///
+/// # Safety
+/// Called by the sysctl core with its usual arguments.
+pub unsafe fn sysctl_handler(
+    table: *const sys::CtlTable,
+    write: c_int,
+    buffer: *mut c_void,
+    length: *mut usize,
+    ppos: *mut crate::debugfs::Loff,
+) -> c_int {
+    sys::sysctl_mutex_lock();
+    // SAFETY: serialized by `kprobe_sysctl_mutex`, as upstream.
+    unsafe { *(&raw mut sysctl_kprobes_optimization) = if state::allow_optimization() { 1 } else { 0 } };
+    // SAFETY: forwarded caller contract.
+    let ret = unsafe { sys::proc_dointvec_minmax(table, write, buffer, length, ppos) };
+
+    // SAFETY: as above.
+    if unsafe { *(&raw const sysctl_kprobes_optimization) } != 0 {
+        optimize_all_kprobes();
+    } else {
+        unoptimize_all_kprobes();
+    }
+    sys::sysctl_mutex_unlock();
+    ret
+}
+
+/// `__arm_kprobe()`: puts the breakpoint of `p`.
+///
+/// # Safety
+/// `p` is hashed; `kprobe_mutex` and `text_mutex` held.
+pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Find the overlapping optimized kprobes.
+        let other = get_optimized_kprobe((*p).addr);
+        if !other.is_null() {
+            // Fallback to unoptimized kprobe.
+            unoptimize_kprobe(other, true);
+        }
+        sys::arch_arm_kprobe(p);
+        optimize_kprobe(p); // Try to optimize (add kprobe to a list).
+    }
+}
+
+/// `__disarm_kprobe()`: removes the breakpoint of `p`.
+///
+/// # Safety
+/// `p` is hashed; `kprobe_mutex` and `text_mutex` held.
+pub unsafe fn disarm_kprobe_locked(p: *mut Kprobe, reopt: bool) {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Try to unoptimize.
+        unoptimize_kprobe(p, state::all_disarmed());
+
+        if !kprobe_queued(p) {
+            sys::arch_disarm_kprobe(p);
+            // If another kprobe was blocked, re-optimize it.
+            let other = get_optimized_kprobe((*p).addr);
+            if !other.is_null() && reopt {
+                optimize_kprobe(other);
+            }
+        }
+        // TODO (upstream): Since unoptimization and real disarming will be
+        // done by the worker thread, we can not check whether another probe
+        // are unoptimized because of this probe here. It should be
+        // re-optimized by the worker thread.
+    }
+}
+
+/// Empties the staging lists (host tests, under `sys::exclusive()`).
+#[cfg(not(CONFIG_RUST))]
+pub(crate) fn reset() {
+    // SAFETY: host tests are serialized.
+    unsafe {
+        list::init_list_head(optimizing_list());
+        list::init_list_head(unoptimizing_list());
+        list::init_list_head(freeing_list());
+        *(&raw mut sysctl_kprobes_optimization) = 0;
+    }
+}

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Registration: `register_kprobe()` and friends, aggregate management
+//! (a second probe at an address turns the first into a child of an
+//! aggregate), enable/disable and the two-phase unregistration (unhash
+//! under `kprobe_mutex`, one RCU grace period, then free).  Port of that
+//! part of `kernel/kprobes.c`.
+
+use crate::addr;
+use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
+use crate::arm;
+use crate::ffi::{c_int, c_ulong};
+use crate::list;
+use crate::opt::{self, kprobe_ftrace, kprobe_gone};
+use crate::registry::{self, get_kprobe};
+use crate::state;
+use crate::sys::{self, Module};
+use crate::types::{
+    Kprobe, ListHead, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY,
+    KPROBE_FLAG_OPTIMIZED,
+};
+use core::ptr::{self, addr_of, addr_of_mut};
+
+/// The probe whose `list` member is `l`.
+#[inline]
+fn probe_of(l: *mut ListHead) -> *mut Kprobe {
+    crate::container_of!(l, Kprobe, list)
+}
+
+/// `copy_kprobe()`: keep all fields in the kprobe consistent (copies the
+/// saved opcode and the insn slot of `ap` into `p`).
+///
+/// # Safety
+/// Both live.
+unsafe fn copy_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
+    // SAFETY: caller's contract; distinct probes, plain data copied.
+    unsafe {
+        ptr::copy_nonoverlapping(addr_of!((*ap).opcode), addr_of_mut!((*p).opcode), 1);
+        ptr::copy_nonoverlapping(addr_of!((*ap).ainsn), addr_of_mut!((*p).ainsn), 1);
+    }
+}
+
+/// `add_new_kprobe()`: adds `p` to aggregate `ap`.
+///
+/// # Safety
+/// `kprobe_mutex` and `text_mutex` held.
+unsafe fn add_new_kprobe(ap: *mut Kprobe, p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        if (*p).post_handler.is_some() {
+            opt::unoptimize_kprobe(ap, true); // Fall back to normal kprobe.
+        }
+        list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
+        if (*p).post_handler.is_some() && (*ap).post_handler.is_none() {
+            (*ap).post_handler = Some(crate::exports::aggr_post_handler);
+        }
+    }
+    0
+}
+
+/// `init_aggr_kprobe()`: fills in aggregate `ap` for the hashed probe `p`
+/// and puts `ap` in `p`'s place in the hash table.
+///
+/// # Safety
+/// `ap` is fresh from `alloc_aggr_kprobe()`, `p` is hashed; locks held.
+pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Copy the insn slot of 'p' to 'ap'.
+        copy_kprobe(p, ap);
+        // flush_insn_slot(ap): a no-op on x86.
+        (*ap).addr = (*p).addr;
+        (*ap).flags = (*p).flags & !KPROBE_FLAG_OPTIMIZED;
+        (*ap).pre_handler = Some(crate::exports::aggr_pre_handler);
+        // We don't care the kprobe which has gone.
+        if (*p).post_handler.is_some() && !kprobe_gone(&*p) {
+            (*ap).post_handler = Some(crate::exports::aggr_post_handler);
+        }
+        list::init_list_head(addr_of_mut!((*ap).list));
+        list::init_hlist_node(addr_of_mut!((*ap).hlist));
+
+        list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
+        list::hlist_replace_rcu(addr_of_mut!((*p).hlist), addr_of_mut!((*ap).hlist));
+    }
+}
+
+/// `register_aggr_kprobe()`: registers the second or subsequent kprobe at
+/// the same address.
+///
+/// # Safety
+/// `orig_p` is hashed at `p->addr`; `kprobe_mutex` held.
+unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
+    let mut ret: c_int;
+    let mut ap = orig_p;
+
+    sys::cpus_read_lock();
+    // For preparing optimization, jump_label_text_reserved() is called.
+    sys::jump_label_lock();
+    sys::text_mutex_lock();
+
+    // SAFETY: locks held; the probes are live.
+    unsafe {
+        'out: {
+            if !kprobe_aggrprobe(orig_p) {
+                // If 'orig_p' is not an 'aggr_kprobe', create new one.
+                ap = opt::alloc_aggr_kprobe(orig_p);
+                if ap.is_null() {
+                    ret = -sys::ENOMEM;
+                    break 'out;
+                }
+                init_aggr_kprobe(ap, orig_p);
+            } else if opt::kprobe_unused(ap) {
+                // This probe is going to die. Rescue it.
+                ret = opt::reuse_unused_kprobe(ap);
+                if ret != 0 {
+                    break 'out;
+                }
+            }
+
+            if kprobe_gone(&*ap) {
+                // Attempting to insert new probe at the same location that
+                // had a probe in the module vaddr area which already freed.
+                // So, the instruction slot has already been released. We
+                // need a new slot for the new probe.
+                ret = sys::arch_prepare_kprobe(ap);
+                if ret != 0 {
+                    // Even if fail to allocate new slot, don't need to free
+                    // the 'ap'. It will be used next time, or freed by
+                    // unregister_kprobe().
+                    break 'out;
+                }
+                // Prepare optimized instructions if possible.
+                opt::prepare_optimized_kprobe(ap);
+                // Clear gone flag to prevent allocating new slot again, and
+                // set disabled flag because it is not armed yet.
+                (*ap).flags = ((*ap).flags & !KPROBE_FLAG_GONE) | KPROBE_FLAG_DISABLED;
+            }
+
+            // Copy the insn slot of 'p' to 'ap'.
+            copy_kprobe(ap, p);
+            ret = add_new_kprobe(ap, p);
+        }
+    }
+
+    sys::text_mutex_unlock();
+    sys::jump_label_unlock();
+    sys::cpus_read_unlock();
+
+    // SAFETY: `kprobe_mutex` still held.
+    unsafe {
+        if ret == 0 && kprobe_disabled(&*ap) && !kprobe_disabled(&*p) {
+            (*ap).flags &= !KPROBE_FLAG_DISABLED;
+            if !state::all_disarmed() {
+                // Arm the breakpoint again.
+                ret = arm::arm_kprobe(ap);
+                if ret != 0 {
+                    (*ap).flags |= KPROBE_FLAG_DISABLED;
+                    list::list_del_rcu(addr_of_mut!((*p).list));
+                    sys::synchronize_rcu();
+                }
+            }
+        }
+    }
+    ret
+}
+
+/// `__get_valid_kprobe()`: checks that `p` is registered and returns the
+/// probe hashed at its address (`p` itself or its aggregate), else null.
+///
+/// # Safety
+/// `p` is readable; `kprobe_mutex` held.
+unsafe fn get_valid_kprobe(p: *mut Kprobe) -> *mut Kprobe {
+    // SAFETY: caller's contract.
+    unsafe {
+        let ap = get_kprobe((*p).addr);
+        if ap.is_null() {
+            return ptr::null_mut();
+        }
+        if p == ap {
+            return ap;
+        }
+        for l in list::iter_rcu(addr_of_mut!((*ap).list)) {
+            if probe_of(l) == p {
+                // kprobe p is a valid probe.
+                return ap;
+            }
+        }
+    }
+    ptr::null_mut()
+}
+
+/// `warn_kprobe_rereg()`: warns and fails if `p` is being re-registered,
+/// since there must be a software bug.
+///
+/// # Safety
+/// `p` is readable.
+pub unsafe fn warn_kprobe_rereg(p: *mut Kprobe) -> c_int {
+    let mut ret = 0;
+    state::lock();
+    // SAFETY: `kprobe_mutex` held.
+    if unsafe { !get_valid_kprobe(p).is_null() } {
+        crate::warn_once!();
+        ret = -sys::EINVAL;
+    }
+    state::unlock();
+    ret
+}
+
+/// `register_kprobe()`.
+///
+/// # Safety
+/// `p` is a caller-owned `struct kprobe` that stays alive until it is
+/// unregistered; process context.
+pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
+    let mut on_func_entry = false;
+    let mut probed_mod: *mut Module = ptr::null_mut();
+
+    // SAFETY: caller's contract.
+    unsafe {
+        // Adjust probe address from symbol.
+        let a = addr::kprobe_addr((*p).addr, (*p).symbol_name, (*p).offset as c_ulong, &mut on_func_entry);
+        if addr::is_err(a) {
+            return addr::ptr_err(a);
+        }
+        (*p).addr = a;
+
+        let ret = warn_kprobe_rereg(p);
+        if ret != 0 {
+            return ret;
+        }
+
+        // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
+        (*p).flags &= KPROBE_FLAG_DISABLED;
+        (*p).nmissed = 0;
+        list::init_list_head(addr_of_mut!((*p).list));
+
+        let ret = addr::check_kprobe_address_safe(p, &mut probed_mod);
+        if ret != 0 {
+            return ret;
+        }
+
+        state::lock();
+        let ret = register_locked(p, on_func_entry);
+        state::unlock();
+
+        if !probed_mod.is_null() {
+            sys::module_put(probed_mod);
+        }
+        ret
+    }
+}
+
+/// The part of `register_kprobe()` under `kprobe_mutex`.
+///
+/// # Safety
+/// As for [`register_kprobe`]; `kprobe_mutex` held.
+unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        if on_func_entry {
+            (*p).flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+        }
+
+        let old_p = get_kprobe((*p).addr);
+        if !old_p.is_null() {
+            // Since this may unoptimize 'old_p', locking 'text_mutex'.
+            return register_aggr_kprobe(old_p, p);
+        }
+
+        sys::cpus_read_lock();
+        // Prevent text modification.
+        sys::text_mutex_lock();
+        let ret = arm::prepare_kprobe(p);
+        sys::text_mutex_unlock();
+        sys::cpus_read_unlock();
+        if ret != 0 {
+            return ret;
+        }
+
+        registry::hash_probe(p);
+
+        if !state::all_disarmed() && !kprobe_disabled(&*p) {
+            let ret = arm::arm_kprobe(p);
+            if ret != 0 {
+                list::hlist_del_rcu(addr_of_mut!((*p).hlist));
+                sys::synchronize_rcu();
+                return ret;
+            }
+        }
+
+        // Try to optimize kprobe.
+        opt::try_to_optimize_kprobe(p);
+    }
+    0
+}
+
+/// `aggr_kprobe_disabled()`: are all probes of aggregate `ap` disabled?
+///
+/// # Safety
+/// `ap` is a live aggregate; `kprobe_mutex` held.
+unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Since there is an active probe on the list, we can't disable
+        // this 'ap'.
+        list::iter_rcu(addr_of_mut!((*ap).list)).all(|l| kprobe_disabled(&*probe_of(l)))
+    }
+}
+
+/// `__disable_kprobe()`: disables `p` (and disarms the probe at its address
+/// when nothing there is enabled any more); returns the hashed probe or an
+/// error.
+///
+/// # Safety
+/// `p` is readable; `kprobe_mutex` held.
+unsafe fn disable_locked(p: *mut Kprobe) -> Result<*mut Kprobe, c_int> {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Get an original kprobe for return.
+        let orig_p = get_valid_kprobe(p);
+        if orig_p.is_null() {
+            return Err(-sys::EINVAL);
+        }
+
+        if !kprobe_disabled(&*p) {
+            // Disable probe if it is a child probe.
+            if p != orig_p {
+                (*p).flags |= KPROBE_FLAG_DISABLED;
+            }
+            // Try to disarm and disable this/parent probe.
+            if p == orig_p || aggr_kprobe_disabled(orig_p) {
+                // Don't be lazy here. Even if 'kprobes_all_disarmed' is
+                // false, 'orig_p' might not have been armed yet. Note
+                // arm_all_kprobes() __tries__ to arm all kprobes on the best
+                // effort basis.
+                if !state::all_disarmed() && !kprobe_disabled(&*orig_p) {
+                    let ret = arm::disarm_kprobe(orig_p, true);
+                    if ret != 0 {
+                        (*p).flags &= !KPROBE_FLAG_DISABLED;
+                        return Err(ret);
+                    }
+                }
+                (*orig_p).flags |= KPROBE_FLAG_DISABLED;
+            }
+        }
+        Ok(orig_p)
+    }
+}
+
+/// `__unregister_kprobe_top()`: unregisters `p` without waiting for a
+/// grace period.
+///
+/// # Safety
+/// `p` is readable; `kprobe_mutex` held.
+pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        // Disable kprobe. This will disarm it if needed.
+        let ap = match disable_locked(p) {
+            Ok(ap) => ap,
+            Err(e) => return e,
+        };
+
+        if ap != p {
+            // Following process expects this probe is an aggrprobe.
+            if !kprobe_aggrprobe(ap) {
+                sys::warn();
+            }
+            // !disarmed could happen if the probe is under delayed
+            // unoptimizing.
+            if !(list::list_is_singular(addr_of_mut!((*ap).list)) && opt::kprobe_disarmed(ap)) {
+                // If disabling probe has special handlers, update aggrprobe.
+                if (*p).post_handler.is_some() && !kprobe_gone(&*p) {
+                    let other_post = list::iter_rcu(addr_of_mut!((*ap).list)).any(|l| {
+                        let lp = probe_of(l);
+                        lp != p && (*lp).post_handler.is_some()
+                    });
+                    // For the kprobe-on-ftrace case, we keep the
+                    // post_handler setting to identify this aggrprobe armed
+                    // with kprobe_ipmodify_ops.
+                    if !other_post && !kprobe_ftrace(&*ap) {
+                        (*ap).post_handler = None;
+                    }
+                }
+                // Remove from the aggrprobe: this path will do nothing in
+                // __unregister_kprobe_bottom().
+                list::list_del_rcu(addr_of_mut!((*p).list));
+                if !kprobe_disabled(&*ap) && !state::all_disarmed() {
+                    // Try to optimize this probe again, because post
+                    // handler may have been changed.
+                    opt::optimize_kprobe(ap);
+                }
+                return 0;
+            }
+        }
+        // disarmed:
+        list::hlist_del_rcu(addr_of_mut!((*ap).hlist));
+    }
+    0
+}
+
+/// `__unregister_kprobe_bottom()`: frees what `p` left after the grace
+/// period.
+///
+/// # Safety
+/// `unregister_top(p)` succeeded and a grace period has passed.
+pub unsafe fn unregister_bottom(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let l = addr_of_mut!((*p).list);
+        if list::list_empty(l) {
+            // This is an independent kprobe.
+            sys::arch_remove_kprobe(p);
+        } else if list::list_is_singular(l) {
+            // This is the last child of an aggrprobe.
+            let ap = probe_of((*l).next);
+            list::list_del(l);
+            opt::free_aggr_kprobe(ap);
+        }
+        // Otherwise, do nothing.
+    }
+}
+
+/// `register_kprobes()`: all or nothing.
+///
+/// # Safety
+/// `kps` holds `num` valid probe pointers (when `num > 0`).
+pub unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
+    let mut ret = 0;
+    if num <= 0 {
+        return -sys::EINVAL;
+    }
+    for i in 0..num as usize {
+        // SAFETY: caller's contract.
+        ret = unsafe { register_kprobe(*kps.add(i)) };
+        if ret < 0 {
+            if i > 0 {
+                // SAFETY: the first `i` were registered.
+                unsafe { unregister_kprobes(kps, i as c_int) };
+            }
+            break;
+        }
+    }
+    ret
+}
+
+/// `unregister_kprobes()`.
+///
+/// # Safety
+/// `kps` holds `num` valid probe pointers (when `num > 0`).
+pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
+    if num <= 0 {
+        return;
+    }
+    let n = num as usize;
+    state::lock();
+    for i in 0..n {
+        // SAFETY: caller's contract.
+        unsafe {
+            let p = *kps.add(i);
+            if unregister_top(p) < 0 {
+                (*p).addr = ptr::null_mut();
+            }
+        }
+    }
+    state::unlock();
+
+    sys::synchronize_rcu();
+    for i in 0..n {
+        // SAFETY: caller's contract; a grace period has passed.
+        unsafe {
+            let p = *kps.add(i);
+            if !(*p).addr.is_null() {
+                unregister_bottom(p);
+            }
+        }
+    }
+}
+
+/// `disable_kprobe()`.
+///
+/// # Safety
+/// `kp` is readable.
+pub unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
+    state::lock();
+    // SAFETY: caller's contract; `kprobe_mutex` held.
+    let ret = match unsafe { disable_locked(kp) } {
+        Ok(_) => 0,
+        Err(e) => e,
+    };
+    state::unlock();
+    ret
+}
+
+/// `enable_kprobe()`.
+///
+/// # Safety
+/// `kp` is readable.
+pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
+    let mut ret = 0;
+    state::lock();
+    // SAFETY: caller's contract; `kprobe_mutex` held.
+    unsafe {
+        'out: {
+            // Check whether specified probe is valid.
+            let p = get_valid_kprobe(kp);
+            if p.is_null() {
+                ret = -sys::EINVAL;
+                break 'out;
+            }
+            if kprobe_gone(&*kp) {
+                // This kprobe has gone, we couldn't enable it.
+                ret = -sys::EINVAL;
+                break 'out;
+            }
+            if p != kp {
+                (*kp).flags &= !KPROBE_FLAG_DISABLED;
+            }
+            if !state::all_disarmed() && kprobe_disabled(&*p) {
+                (*p).flags &= !KPROBE_FLAG_DISABLED;
+                ret = arm::arm_kprobe(p);
+                if ret != 0 {
+                    (*p).flags |= KPROBE_FLAG_DISABLED;
+                    if p != kp {
+                        (*kp).flags |= KPROBE_FLAG_DISABLED;
+                    }
+                }
+            }
+        }
+    }
+    state::unlock();
+    ret
+}
+

@@ -118,3 +118,15 @@ mod test_addr;
 #[cfg(test)]
 #[path = "host/test_debugfs.rs"]
 mod test_debugfs;
+#[cfg(test)]
+#[path = "host/test_register.rs"]
+mod test_register;
+
+/// Is `kprobes/list` empty (no hashed probe)?  For host tests.
+#[cfg(test)]
+pub(crate) fn debugfs_list_is_empty() -> bool {
+    let mut empty = true;
+    // SAFETY: host tests are serialized.
+    unsafe { registry::for_each_hashed(|_| empty = false) };
+    empty
+}

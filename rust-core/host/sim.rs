@@ -1354,6 +1354,8 @@ pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
 
 /// `E2BIG`.
 pub const E2BIG: c_int = 7;
+/// An arbitrary error the simulated ftrace returns (`EBUSY`).
+pub const EBUSY_SIM: c_int = 16;
 /// `EEXIST`.
 pub const EEXIST: c_int = 17;
 /// `EILSEQ`.

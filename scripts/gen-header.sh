@@ -5,17 +5,23 @@
 #   scripts/gen-header.sh --check   fail if the committed header is stale
 . "$(dirname "$0")/lib.sh"
 command -v cbindgen >/dev/null || die "cbindgen not found" "run scripts/setup.sh (make setup)"
-hdr=$ROOT/include/linux/kprobes_rust.h
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-(cd "$ROOT/rust-core" && cbindgen --quiet --config cbindgen.toml --output "$tmp" .) ||
-	die "cbindgen failed"
-if [ "${1:-}" = --check ]; then
-	if ! diff -u "$hdr" "$tmp"; then
-		die "include/linux/kprobes_rust.h is stale" "run scripts/gen-header.sh and commit the result"
+# include/linux/kprobes_rust.h: the exports and the shim functions Rust
+# calls; include/linux/kprobes_rust_layout.h: Rust's view of the shared
+# structs, checked against the kernel's by c-shim/kprobes_layout.c.
+for pair in kprobes_rust.h:cbindgen.toml kprobes_rust_layout.h:cbindgen-layout.toml; do
+	h=${pair%%:*} cfg=${pair#*:}
+	hdr=$ROOT/include/linux/$h
+	(cd "$ROOT/rust-core" && cbindgen --quiet --config "$cfg" --output "$tmp" .) ||
+		die "cbindgen failed ($cfg)"
+	if [ "${1:-}" = --check ]; then
+		if ! diff -u "$hdr" "$tmp"; then
+			die "include/linux/$h is stale" "run scripts/gen-header.sh and commit the result"
+		fi
+		info "include/linux/$h is up to date"
+	else
+		cp "$tmp" "$hdr"
+		info "wrote $hdr"
 	fi
-	info "include/linux/kprobes_rust.h is up to date"
-else
-	cp "$tmp" "$hdr"
-	info "wrote $hdr"
-fi
+done

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: the A/B benchmark of the two kprobes cores (issue 4).
+#   1. builds tools/testing/bench/kprobes_bench.ko out of tree against the
+#      `c` kernel (in $WORK/bench/mod; the same .ko loads into both kernels);
+#   2. boots `c`, then `rust`, then `c` again (repeatability check) with
+#      KP_ICOUNT=1, each running tools/testing/bench/job.sh (guest ns ==
+#      guest instructions);
+#   3. writes bench/results.json, bench/results.md and bench/ratios.svg
+#      (tools/testing/bench/report.py) naming the commit and command.
+# The kernels must be built already (make build).  Logs: $RESULTS/VARIANT/bench/
+# (console.log, results.log) and $RESULTS/c/bench-repeat/.
+# Env: KPB_NO_REPEAT=1 skips the second c run; KPB_QUICK=1 uses small sizes
+# for a smoke test (then the results go to $WORK/bench/out, not bench/);
+# KPB_OUT=dir overrides where the results are written.
+. "$(dirname "$0")/lib.sh"
+
+cd "$ROOT"
+B=$WORK/bench
+SRC=$ROOT/tools/testing/bench
+NFUNCS=5000 NMODS=10	# probe targets: 10 modules of 500 functions
+
+for v in $VARIANTS; do
+	[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
+		die "no kernel image for variant $v" "run 'make build' first"
+done
+[ -f "$(outdir c)/Module.symvers" ] || die "no $(outdir c)/Module.symvers" "run 'make build-c' first"
+
+# --- the module -------------------------------------------------------------
+step "bench: building kprobes_bench.ko against build/out-c ($NFUNCS target functions in $NMODS modules)"
+rm -rf "$B/mod" "$B/extra"
+mkdir -p "$B/mod" "$B/extra"
+cp "$SRC/kprobes_bench.c" "$SRC/Kbuild" "$B/mod/"
+python3 "$SRC/gen_funcs.py" "$NFUNCS" "$NMODS" "$B/mod"
+if ! kmake c M="$B/mod" modules >"$B/build.log" 2>&1; then
+	tail -n 20 "$B/build.log" >&2
+	die "module build failed; log: $B/build.log"
+fi
+cp "$B"/mod/*.ko "$B/extra/"
+if [ "${KPB_QUICK:-0}" = 1 ]; then
+	echo 'KPB_ITERS=2000 KPB_MAXN=100 KPB_MEMN=100 KPB_EVN="10 100"' >"$B/extra/kpb.conf"
+	OUT=${KPB_OUT:-$B/out}
+	warn "KPB_QUICK=1: small sizes, results in $OUT (not committed figures)"
+else
+	OUT=${KPB_OUT:-$ROOT/bench}
+fi
+
+# --- the runs -------------------------------------------------------------
+# run VARIANT NAME: one guest run; KPB-ERROR or a missing KPB-DONE fails it.
+run() {
+	local v=$1 name=$2 res=$RESULTS/$1/$2 try
+	for try in 1 2; do
+		step "bench: $v kernel ($name), under icount: takes several minutes"
+		if KP_ICOUNT=1 KP_EXTRA_DIR="$B/extra" scripts/vm.sh "$v" "$SRC/job.sh" "$name"; then
+			break
+		fi
+		# The lead rebuilds build/out-rust often; a run that fails because
+		# the image changed under us is worth one retry.
+		[ "$try" = 1 ] && [ "$v" = rust ] || die "bench: the $v guest failed; logs: $res/console.log, $res/results.log"
+		warn "bench: the $v guest failed, retrying once (logs: $res/)"
+	done
+	if grep -q '^KPB-ERROR' "$res/results.log"; then
+		grep '^KPB-ERROR' "$res/results.log" >&2
+		die "bench: $v reported errors; logs: $res/results.log, $res/console.log"
+	fi
+	grep -q '^KPB-DONE' "$res/results.log" ||
+		die "bench: $v job did not finish; logs: $res/results.log, $res/console.log"
+	info "$v: $(grep -c '^KPB ' "$res/results.log") rows"
+}
+
+run c bench
+run rust bench
+repeat=()
+if [ "${KPB_NO_REPEAT:-0}" != 1 ]; then
+	run c bench-repeat
+	repeat=(--repeat "$RESULTS/c/bench-repeat/results.log")
+fi
+
+# --- the report -------------------------------------------------------------
+step "bench: writing $OUT/results.json, results.md, ratios.svg"
+commit=$(git rev-parse HEAD)
+dirty=false
+[ -z "$(git status --porcelain --untracked-files=no)" ] || dirty=true
+bz() { sha256sum "$(outdir "$1")/arch/x86/boot/bzImage" | cut -c1-16; }
+ver() { sed -n 's/.*UTS_VERSION "\(.*\)"/\1/p' "$(outdir "$1")/include/generated/utsversion.h" 2>/dev/null || true; }
+tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
+	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" --out "$OUT" \
+	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}" \
+	--meta "commit=$commit" --meta "dirty=$dirty" \
+	--meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+	--meta "host=$(uname -n), $(nproc) CPUs, $(qemu-system-x86_64 --version | head -n 1)" \
+	--meta "bzimage_c=sha256:$(bz c) $(ver c)" --meta "bzimage_rust=sha256:$(bz rust) $(ver rust)" ||
+	die "bench: the report found problems (see PROBLEM lines); logs: $RESULTS/{c,rust}/bench/results.log"
+python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$OUT/ratios.svg" ||
+	die "bench: $OUT/ratios.svg is not well-formed XML"
+step "bench: done; table in $OUT/results.md"

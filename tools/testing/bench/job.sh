@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest job of `make bench` (scripts/bench.sh): loads kprobes_bench.ko, which
+# measures the hit paths, registration and memory at insmod time, then
+# times kprobe_events from the shell against the module's ktime_get_ns()
+# file.  Runs under -icount (guest ns == guest instructions).  Output lines:
+#   KPB <name> <unit> <value>     a measurement
+#   KPB-ERROR <what>              a failed step (bench.sh fails the run)
+#   KPB-INFO / KPB-META ...       context
+. /kpt/lib.sh
+KPB_RUN=hits,reg,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=1000 KPB_EVN="10 100 1000 5000"
+[ -f /extra/kpb.conf ] && . /extra/kpb.conf
+
+section bench
+echo "KPB-META kernel $(uname -r)"
+echo "KPB-META variant $(sed -n 's/.*kpt.variant=\([a-z]*\).*/\1/p' /proc/cmdline)"
+echo "KPB-META cpus $(cat /sys/devices/system/cpu/online)"
+echo "KPB-META params run=$KPB_RUN iters=$KPB_ITERS maxn=$KPB_MAXN memn=$KPB_MEMN evn=$KPB_EVN"
+dmesg_mark
+for m in $(ls /extra/kpb_fns*.ko | sort -V); do
+	insmod "$m" || echo "KPB-ERROR insmod $m failed"
+done
+if ! insmod /extra/kprobes_bench.ko run="$KPB_RUN" iters="$KPB_ITERS" maxn="$KPB_MAXN" memn="$KPB_MEMN"; then
+	echo "KPB-ERROR insmod kprobes_bench.ko failed"
+	dmesg | tail -n 30
+	exit 1
+fi
+cat $D/kprobes_bench/results
+dmesg | grep -E 'WARNING|BUG|Oops' && echo "KPB-ERROR kernel warning during the module's benchmark"
+
+# --- kprobe_events: N probes at kpb_fn_I+9 defined with one write, enabled
+# and disabled with one write each (the group's enable file), removed with
+# one O_TRUNC open.  Each phase is bracketed by reads of the module's
+# ktime_get_ns() file; the cost of a bare pair of reads (and for the define
+# phase, of the same echo to /dev/null) is measured and subtracted.
+NOW=$D/kprobes_bench/now
+echo 0 > /proc/sys/debug/kprobes-optimization
+read a < $NOW; read b < $NOW
+ovh=$((b - a))
+echo "KPB-INFO kprobe_events read-pair overhead $ovh ns"
+for n in $KPB_EVN; do
+	[ "$n" -le "$KPB_MAXN" ] || continue
+	i=0; : > /tmp/defs
+	while [ $i -lt "$n" ]; do echo "p:kpb/e$i kpb_fn_$i+9" >> /tmp/defs; i=$((i + 1)); done
+	defs=$(cat /tmp/defs)
+	read a < $NOW; echo "$defs" > /dev/null; read b < $NOW
+	eovh=$((b - a))
+	read t0 < $NOW
+	echo "$defs" >> $T/kprobe_events
+	read t1 < $NOW
+	echo 1 > $T/events/kpb/enable
+	read t2 < $NOW
+	got=$(grep -c 'kpb_fn_' $D/kprobes/list)
+	read t2b < $NOW
+	echo 0 > $T/events/kpb/enable
+	read t3 < $NOW
+	echo > $T/kprobe_events
+	read t4 < $NOW
+	left=$(grep -c 'kpb_fn_' $D/kprobes/list)
+	if [ "$got" != "$n" ] || [ "$left" != 0 ]; then
+		echo "KPB-ERROR kprobe_events n=$n: $got probes listed after enable (want $n), $left after removal"
+		continue
+	fi
+	def=$((t1 - t0 - eovh)) en=$((t2 - t1 - ovh)) dis=$((t3 - t2b - ovh)) rm=$((t4 - t3 - ovh))
+	echo "KPB events_define_$n ns $def"
+	echo "KPB events_enable_$n ns $en"
+	echo "KPB events_disable_$n ns $dis"
+	echo "KPB events_remove_$n ns $rm"
+	echo "KPB events_all_$n ns $((def + en + dis + rm))"
+done
+echo 1 > /proc/sys/debug/kprobes-optimization
+rmmod kprobes_bench || echo "KPB-ERROR rmmod kprobes_bench failed"
+for m in /extra/kpb_fns*.ko; do m=${m##*/}; rmmod "${m%.ko}" || echo "KPB-ERROR rmmod $m failed"; done
+dmesg | grep -E 'WARNING|BUG|Oops' && echo "KPB-ERROR kernel warning during the benchmark"
+echo "KPB-DONE"

@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobes_bench: the A/B benchmark of the kprobes core (issue 4).
+ *
+ * Built out of tree against the `c` variant and loaded unchanged into both
+ * kernels.  Meant to run under QEMU -icount shift=0,align=off,sleep=off
+ * (scripts/vm.sh with KP_ICOUNT=1): guest nanoseconds then count guest
+ * instructions, so ktime_get_ns() deltas of code that does not sleep are
+ * instruction counts, repeatable run to run.  Code that waits (msleep,
+ * synchronize_rcu in unregistration) also counts the skipped idle time, so
+ * those rows are "guest ns", still deterministic.
+ *
+ * Everything runs at insmod time (module parameter `run`, a comma list of
+ * hits,reg,regentry,mem) and the results are lines
+ *	KPB <name> <unit> <value>
+ * in /sys/kernel/debug/kprobes_bench/results (also printed with pr_info).
+ * /sys/kernel/debug/kprobes_bench/now returns ktime_get_ns(), the time
+ * source for the kprobe_events rows timed by the guest job.  A line
+ *	KPB-ERROR <what>
+ * reports a step that failed (the host script then fails the run).
+ */
+#include <linux/module.h>
+#include <linux/kprobes.h>
+#include <linux/ftrace.h>
+#include <linux/ktime.h>
+#include <linux/delay.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/vmalloc.h>
+#include <linux/vmstat.h>
+#include <linux/irqflags.h>
+#include <linux/string.h>
+#include <linux/slab.h>
+
+#define KPB_MAIN
+#include "kpb_funcs.h"	/* the probe targets, in the kpb_fns*.ko modules */
+
+static char *run = "hits,reg,mem";
+module_param(run, charp, 0444);
+MODULE_PARM_DESC(run, "comma list of: hits, reg, regentry, mem");
+static int iters = 20000;
+module_param(iters, int, 0444);
+MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
+static int maxn = 5000;
+module_param(maxn, int, 0444);
+MODULE_PARM_DESC(maxn, "largest N of the registration rows");
+static int memn = 1000;
+module_param(memn, int, 0444);
+MODULE_PARM_DESC(memn, "probes registered per memory row");
+
+/* ---- output ------------------------------------------------------------ */
+#define KPB_OUT_SZ 32768
+static char *kpb_out;
+static size_t kpb_len;
+static int kpb_errors;
+
+static __printf(1, 2) void kpb_line(const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vscnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	pr_info("%s\n", buf);
+	if (kpb_out && kpb_len + n + 1 < KPB_OUT_SZ) {
+		memcpy(kpb_out + kpb_len, buf, n);
+		kpb_len += n;
+		kpb_out[kpb_len++] = '\n';
+	}
+}
+
+#define kpb_err(fmt, ...) do { kpb_errors++; kpb_line("KPB-ERROR " fmt, ##__VA_ARGS__); } while (0)
+
+/* value in hundredths, printed as a decimal with two places */
+static void kpb_result(const char *name, const char *unit, s64 v100)
+{
+	const char *sign = v100 < 0 ? "-" : "";
+	u64 a = v100 < 0 ? -v100 : v100;
+
+	kpb_line("KPB %s %s %s%llu.%02llu", name, unit, sign, a / 100, a % 100);
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+static int kpb_write_file(const char *path, const char *s)
+{
+	struct file *f = filp_open(path, O_WRONLY, 0);
+	loff_t pos = 0;
+	ssize_t r;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	r = kernel_write(f, s, strlen(s), &pos);
+	filp_close(f, NULL);
+	return r < 0 ? r : 0;
+}
+
+/* debug.kprobes-optimization: the jump optimizer on or off. */
+static int kpb_set_optimization(int on)
+{
+	int r = kpb_write_file("/proc/sys/debug/kprobes-optimization", on ? "1\n" : "0\n");
+
+	if (r)
+		kpb_err("set debug.kprobes-optimization=%d: %d", on, r);
+	return r;
+}
+
+/*
+ * Optimization happens to the aggregate probe the core puts in front of ours
+ * (so our kprobe's own flags never say OPTIMIZED): look at the text instead,
+ * an optimized probe is a jmp rel32 where an armed one is an int3.
+ */
+static bool kpb_is_jump(void *addr)
+{
+	u8 op = 0;
+
+	return !copy_from_kernel_nofault(&op, addr, 1) && op == 0xe9;
+}
+
+static volatile int kpb_sink;
+static atomic_t kpb_hits = ATOMIC_INIT(0);
+
+static int kpb_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpb_hits);
+	return 0;
+}
+
+static void kpb_post(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
+{
+}
+
+static int kpb_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&kpb_hits);
+	return 0;
+}
+
+static void kpb_ftrace_cb(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	atomic_inc(&kpb_hits);
+}
+
+/* ---- hit paths --------------------------------------------------------- */
+/*
+ * One target function per measurement, all with the same body: endbr64,
+ * the ftrace site (+4), then four 64-bit `lea` (+9 ...) and the return.
+ * 64-bit on purpose: an address-size prefix (32-bit lea) makes an
+ * instruction unboostable, hence not optimizable either.
+ */
+#define KPB_TARGET(name, k)						\
+static noinline int name(int x)						\
+{									\
+	long v = x;							\
+									\
+	asm volatile("lea 1(%0), %0\n\tlea 2(%0), %0\n\t"		\
+		     "lea 3(%0), %0\n\tlea 4(%0), %0" : "+r"(v));	\
+	return v + k;							\
+}
+KPB_TARGET(kpb_t_entry, 1)
+KPB_TARGET(kpb_t_entry_post, 2)
+KPB_TARGET(kpb_t_mid, 3)
+KPB_TARGET(kpb_t_mid_post, 4)
+KPB_TARGET(kpb_t_opt, 5)
+KPB_TARGET(kpb_t_ret, 6)
+KPB_TARGET(kpb_t_both, 7)
+KPB_TARGET(kpb_t_ftrace, 8)
+KPB_TARGET(kpb_t_agg, 9)
+
+/* The first body instruction: after endbr64 (4 bytes) and the 5-byte ftrace site. */
+#define KPB_MID_OFF 9
+
+static noinline u64 kpb_loop(int (*fn)(int), int n)
+{
+	unsigned long flags;
+	u64 t0, t1;
+	int i, s = 0;
+
+	local_irq_save(flags);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++)
+		s += fn(i);
+	t1 = ktime_get_ns();
+	local_irq_restore(flags);
+	kpb_sink = s;
+	return t1 - t0;
+}
+
+/* Loop cost without a probe: warm once, then measure. */
+static u64 kpb_base(int (*fn)(int))
+{
+	kpb_loop(fn, 100);
+	return kpb_loop(fn, iters);
+}
+
+/* Per-hit cost with whatever is registered on fn now, base subtracted. */
+static void kpb_hit_report(const char *name, int (*fn)(int), u64 base, int expect_per_call)
+{
+	u64 t;
+	int hits;
+
+	kpb_loop(fn, 100);
+	atomic_set(&kpb_hits, 0);
+	t = kpb_loop(fn, iters);
+	hits = atomic_read(&kpb_hits);
+	if (hits != iters * expect_per_call)
+		kpb_err("%s: %d handler calls for %d iterations (expected %d per call)",
+			name, hits, iters, expect_per_call);
+	kpb_result(name, "ins/hit", div_s64(((s64)t - (s64)base) * 100, iters));
+	kpb_line("KPB-INFO %s loop=%llu base=%llu iters=%d", name, t, base, iters);
+}
+
+static void kpb_kp_init(struct kprobe *kp, void *addr, bool post)
+{
+	memset(kp, 0, sizeof(*kp));
+	kp->addr = addr;
+	kp->pre_handler = kpb_pre;
+	if (post)
+		kp->post_handler = kpb_post;
+}
+
+static void kpb_hit_kprobe(const char *name, int (*fn)(int), unsigned int off, bool post)
+{
+	static struct kprobe kp;
+	u64 base = kpb_base(fn);
+	int r;
+
+	kpb_kp_init(&kp, (void *)fn + off, post);
+	r = register_kprobe(&kp);
+	if (r) {
+		kpb_err("%s: register_kprobe at %ps+%u: %d", name, fn, off, r);
+		return;
+	}
+	if (kpb_is_jump(kp.addr))
+		kpb_err("%s: probe is optimized, expected int3/ftrace", name);
+	kpb_line("KPB-INFO %s addr=%pS flags=%#x", name, kp.addr, kp.flags);
+	kpb_hit_report(name, fn, base, 1);
+	unregister_kprobe(&kp);
+}
+
+/*
+ * The jump-optimized probe: find the first instruction boundary in the body
+ * that the optimizer takes (as lib.sh's optimized_probe does from the shell).
+ */
+static void kpb_hit_optimized(void)
+{
+	static struct kprobe kp;
+	int (*fn)(int) = kpb_t_opt;
+	u64 base = kpb_base(fn);
+	unsigned int off;
+	int r, w;
+
+	for (off = KPB_MID_OFF; off < 32; off++) {
+		kpb_kp_init(&kp, (void *)fn + off, false);
+		r = register_kprobe(&kp);
+		if (r)
+			continue;	/* not an instruction boundary */
+		for (w = 0; w < 50 && !kpb_is_jump(kp.addr); w++)
+			msleep(20);
+		if (kpb_is_jump(kp.addr))
+			break;
+		unregister_kprobe(&kp);
+	}
+	if (off >= 32) {
+		kpb_err("hit_mid_optimized: no offset of %ps was optimized", fn);
+		return;
+	}
+	kpb_line("KPB-INFO hit_mid_optimized addr=%pS flags=%#x", kp.addr, kp.flags);
+	kpb_hit_report("hit_mid_optimized", fn, base, 1);
+	unregister_kprobe(&kp);
+	msleep(100);	/* let the optimizer free the unoptimized probe */
+}
+
+static void kpb_krp_init(struct kretprobe *krp, void *addr, int maxactive)
+{
+	memset(krp, 0, sizeof(*krp));
+	krp->kp.addr = addr;
+	krp->handler = kpb_ret;
+	krp->maxactive = maxactive;
+}
+
+static void kpb_hit_kretprobe(void)
+{
+	static struct kretprobe krp;
+	int (*fn)(int) = kpb_t_ret;
+	u64 base = kpb_base(fn);
+	int r;
+
+	kpb_krp_init(&krp, fn, 0);
+	r = register_kretprobe(&krp);
+	if (r) {
+		kpb_err("hit_kretprobe: register_kretprobe: %d", r);
+		return;
+	}
+	kpb_hit_report("hit_kretprobe", fn, base, 1);
+	if (krp.nmissed)
+		kpb_err("hit_kretprobe: nmissed=%d", krp.nmissed);
+	unregister_kretprobe(&krp);
+}
+
+static void kpb_hit_both(void)
+{
+	static struct kretprobe krp;
+	static struct kprobe kp;
+	int (*fn)(int) = kpb_t_both;
+	u64 base = kpb_base(fn);
+	int r;
+
+	kpb_kp_init(&kp, fn, false);
+	kpb_krp_init(&krp, fn, 0);
+	r = register_kprobe(&kp);
+	if (r) {
+		kpb_err("hit_kprobe_kretprobe: register_kprobe: %d", r);
+		return;
+	}
+	r = register_kretprobe(&krp);
+	if (r) {
+		kpb_err("hit_kprobe_kretprobe: register_kretprobe: %d", r);
+		unregister_kprobe(&kp);
+		return;
+	}
+	kpb_hit_report("hit_kprobe_kretprobe", fn, base, 2);
+	unregister_kretprobe(&krp);
+	unregister_kprobe(&kp);
+}
+
+/* Two kprobes on one mid-function address: the aggregate handler path. */
+static void kpb_hit_aggr(void)
+{
+	static struct kprobe kp1, kp2;
+	int (*volatile fn)(int) = kpb_t_agg;
+	u64 base = kpb_base(fn);
+	int r;
+
+	kpb_kp_init(&kp1, (void *)fn + KPB_MID_OFF, false);
+	kpb_kp_init(&kp2, (void *)fn + KPB_MID_OFF, false);
+	r = register_kprobe(&kp1);
+	if (!r) {
+		r = register_kprobe(&kp2);
+		if (r)
+			unregister_kprobe(&kp1);
+	}
+	if (r) {
+		kpb_err("hit_mid_int3_aggr2: register_kprobe: %d", r);
+		return;
+	}
+	kpb_hit_report("hit_mid_int3_aggr2", fn, base, 2);
+	unregister_kprobe(&kp2);
+	unregister_kprobe(&kp1);
+}
+
+static struct ftrace_ops kpb_fops = {
+	.func = kpb_ftrace_cb,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+static void kpb_hit_ftrace(void)
+{
+	/* volatile: the address is computed at run time (no !ENDBR relocation) */
+	int (*volatile fn)(int) = kpb_t_ftrace;
+	u64 base = kpb_base(fn);
+	int r;
+
+	/* the ftrace site is after endbr64 */
+	r = ftrace_set_filter_ip(&kpb_fops, (unsigned long)fn + 4, 0, 0);
+	if (r) {
+		kpb_err("hit_ftrace_ops_floor: ftrace_set_filter_ip: %d", r);
+		return;
+	}
+	r = register_ftrace_function(&kpb_fops);
+	if (r) {
+		kpb_err("hit_ftrace_ops_floor: register_ftrace_function: %d", r);
+		ftrace_set_filter_ip(&kpb_fops, (unsigned long)fn + 4, 1, 0);
+		return;
+	}
+	kpb_hit_report("hit_ftrace_ops_floor", fn, base, 1);
+	unregister_ftrace_function(&kpb_fops);
+	ftrace_set_filter_ip(&kpb_fops, (unsigned long)fn + 4, 1, 0);
+}
+
+static void kpb_hit_all(void)
+{
+	u64 base = kpb_base(kpb_t_entry);
+
+	kpb_result("loop_base", "ins/iter", div_u64(base * 100, iters));
+
+	/* jump optimizer on (the default): entry probes are on ftrace anyway */
+	kpb_set_optimization(1);
+	kpb_hit_kprobe("hit_entry_ftrace", kpb_t_entry, 0, false);
+	kpb_hit_kprobe("hit_entry_ftrace_post", kpb_t_entry_post, 0, true);
+	kpb_hit_optimized();
+	kpb_hit_kretprobe();
+	kpb_hit_both();
+	kpb_hit_ftrace();
+
+	/* int3 paths: keep the optimizer away */
+	kpb_set_optimization(0);
+	kpb_hit_kprobe("hit_mid_int3_boosted", kpb_t_mid, KPB_MID_OFF, false);
+	kpb_hit_kprobe("hit_mid_int3_post", kpb_t_mid_post, KPB_MID_OFF, true);
+	kpb_hit_aggr();
+	kpb_set_optimization(1);
+}
+
+/* ---- registration ------------------------------------------------------ */
+static struct kprobe *kpb_kps;		/* KPB_NFUNCS probes */
+static struct kprobe **kpb_kpp;		/* pointers to them */
+
+static void kpb_prepare(int n, unsigned int off)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		kpb_kp_init(&kpb_kps[i], (void *)kpb_func(i) + off, false);
+		kpb_kpp[i] = &kpb_kps[i];
+	}
+}
+
+static int kpb_register_one_by_one(int n, const char *what)
+{
+	int i, r;
+
+	for (i = 0; i < n; i++) {
+		r = register_kprobe(&kpb_kps[i]);
+		if (r) {
+			kpb_err("%s: register_kprobe #%d at %pS: %d", what, i, kpb_kps[i].addr, r);
+			while (--i >= 0)
+				unregister_kprobe(&kpb_kps[i]);
+			return r;
+		}
+	}
+	return 0;
+}
+
+static void kpb_reg_rows(const char *tag, unsigned int off)
+{
+	static const int ns[] = { 10, 100, 1000, 5000 };
+	char name[64];
+	u64 t0, t1, t2;
+	int k, n, r;
+
+	for (k = 0; k < ARRAY_SIZE(ns); k++) {
+		n = ns[k];
+		if (n > maxn || n > KPB_NFUNCS)
+			break;
+
+		kpb_prepare(n, off);
+		t0 = ktime_get_ns();
+		r = kpb_register_one_by_one(n, tag);
+		t1 = ktime_get_ns();
+		if (r)
+			return;
+		for (int i = 0; i < n; i++)
+			unregister_kprobe(&kpb_kps[i]);
+		t2 = ktime_get_ns();
+		snprintf(name, sizeof(name), "reg_%s_one_%d", tag, n);
+		kpb_result(name, "ns", (t1 - t0) * 100);
+		snprintf(name, sizeof(name), "unreg_%s_one_%d", tag, n);
+		kpb_result(name, "ns", (t2 - t1) * 100);
+		snprintf(name, sizeof(name), "regunreg_%s_one_%d", tag, n);
+		kpb_result(name, "ns", (t2 - t0) * 100);
+
+		kpb_prepare(n, off);
+		t0 = ktime_get_ns();
+		r = register_kprobes(kpb_kpp, n);
+		t1 = ktime_get_ns();
+		if (r) {
+			kpb_err("%s: register_kprobes(%d): %d", tag, n, r);
+			return;
+		}
+		unregister_kprobes(kpb_kpp, n);
+		t2 = ktime_get_ns();
+		snprintf(name, sizeof(name), "reg_%s_batch_%d", tag, n);
+		kpb_result(name, "ns", (t1 - t0) * 100);
+		snprintf(name, sizeof(name), "unreg_%s_batch_%d", tag, n);
+		kpb_result(name, "ns", (t2 - t1) * 100);
+		snprintf(name, sizeof(name), "regunreg_%s_batch_%d", tag, n);
+		kpb_result(name, "ns", (t2 - t0) * 100);
+	}
+}
+
+/* ---- memory ------------------------------------------------------------ */
+struct kpb_mem {
+	long slab, free;
+};
+
+static void kpb_mem_snap(struct kpb_mem *m)
+{
+	int r;
+
+	/* let pending RCU frees of earlier steps land, then fold the per-cpu counters */
+	rcu_barrier();
+	r = kpb_write_file("/proc/sys/vm/stat_refresh", "1\n");
+
+	if (r)
+		kpb_err("vm.stat_refresh: %d", r);
+	m->slab = global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
+		  global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B);
+	m->free = global_zone_page_state(NR_FREE_PAGES);
+}
+
+/*
+ * Slab bytes per probe.  The free-page difference (everything allocated,
+ * including instruction-slot and vmalloc pages) is only logged: pages freed
+ * earlier to per-cpu lists and lazily purged vmalloc areas make it noisy.
+ */
+static void kpb_mem_report(const char *name, struct kpb_mem *a, struct kpb_mem *b, int n)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "mem_%s_slab", name);
+	kpb_result(buf, "B/probe", div_s64((s64)(b->slab - a->slab) * PAGE_SIZE * 100, n));
+	kpb_line("KPB-INFO mem_%s free pages %ld -> %ld (%ld B/probe, noisy)", name,
+		 a->free, b->free, (a->free - b->free) * (long)PAGE_SIZE / n);
+}
+
+/*
+ * A second kprobe on each of the n addresses the first n probes hold: the
+ * core links it into an aggregate (creating one unless the address already
+ * has it, as an optimizable int3 probe does).
+ */
+static void kpb_mem_second(const char *name, int n)
+{
+	struct kprobe *second = vzalloc(array_size(n, sizeof(*second)));
+	struct kpb_mem a, b;
+	int i, r = 0;
+
+	if (!second) {
+		kpb_err("mem %s: no memory", name);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		kpb_kp_init(&second[i], kpb_kps[i].addr, false);
+	kpb_mem_snap(&a);
+	for (i = 0; i < n; i++) {
+		r = register_kprobe(&second[i]);
+		if (r) {
+			kpb_err("mem %s: register_kprobe #%d: %d", name, i, r);
+			break;
+		}
+	}
+	kpb_mem_snap(&b);
+	if (!r)
+		kpb_mem_report(name, &a, &b, n);
+	while (--i >= 0)
+		unregister_kprobe(&second[i]);
+	vfree(second);
+}
+
+static void kpb_mem(void)
+{
+	struct kretprobe *krps;
+	struct kpb_mem a, b;
+	int n = min(memn, KPB_NFUNCS), i, r = 0, w;
+
+	kpb_set_optimization(0);
+
+	/* mid-function int3 kprobes, optimizer off */
+	kpb_prepare(n, KPB_MID_OFF);
+	kpb_mem_snap(&a);
+	r = register_kprobes(kpb_kpp, n);
+	kpb_mem_snap(&b);
+	if (r) {
+		kpb_err("mem kprobe_int3: register_kprobes: %d", r);
+	} else {
+		kpb_mem_report("kprobe_int3", &a, &b, n);
+		kpb_mem_second("aggr_second_int3", n);
+		unregister_kprobes(kpb_kpp, n);
+	}
+
+	/* function-entry (ftrace) kprobes */
+	kpb_prepare(n, 0);
+	kpb_mem_snap(&a);
+	r = register_kprobes(kpb_kpp, n);
+	kpb_mem_snap(&b);
+	if (r) {
+		kpb_err("mem kprobe_ftrace: register_kprobes: %d", r);
+	} else {
+		kpb_mem_report("kprobe_ftrace", &a, &b, n);
+		kpb_mem_second("aggr_second_ftrace", n);
+		unregister_kprobes(kpb_kpp, n);
+	}
+
+	/* jump-optimized kprobes (optimizer on, wait until it is done) */
+	kpb_set_optimization(1);
+	kpb_prepare(n, KPB_MID_OFF);
+	kpb_mem_snap(&a);
+	r = register_kprobes(kpb_kpp, n);
+	if (r) {
+		kpb_err("mem kprobe_optimized: register_kprobes: %d", r);
+	} else {
+		/* the optimizer works in rounds of up to 256 probes */
+		for (w = 0; w < 1000; w++) {
+			for (i = 0; i < n; i++)
+				if (!kpb_is_jump(kpb_kps[i].addr))
+					break;
+			if (i == n)
+				break;
+			msleep(20);
+		}
+		kpb_mem_snap(&b);
+		if (i < n)
+			kpb_err("mem kprobe_optimized: probe #%d (%pS) not optimized", i, kpb_kps[i].addr);
+		else
+			kpb_mem_report("kprobe_optimized", &a, &b, n);
+		unregister_kprobes(kpb_kpp, n);
+		msleep(200);
+	}
+
+	/* kretprobes, maxactive 16, at function entry */
+	krps = vzalloc(array_size(n, sizeof(*krps)));
+	if (!krps)
+		return;
+	kpb_mem_snap(&a);
+	for (i = 0; i < n; i++) {
+		kpb_krp_init(&krps[i], kpb_func(i), 16);
+		r = register_kretprobe(&krps[i]);
+		if (r) {
+			kpb_err("mem kretprobe: register_kretprobe #%d: %d", i, r);
+			break;
+		}
+	}
+	kpb_mem_snap(&b);
+	if (!r)
+		kpb_mem_report("kretprobe_maxactive16", &a, &b, n);
+	while (--i >= 0)
+		unregister_kretprobe(&krps[i]);
+	vfree(krps);
+}
+
+/* ---- debugfs ----------------------------------------------------------- */
+static struct dentry *kpb_dir;
+
+static ssize_t kpb_now_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	char buf[32];
+	int n = scnprintf(buf, sizeof(buf), "%llu\n", ktime_get_ns());
+
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations kpb_now_fops = {
+	.owner = THIS_MODULE,
+	.read = kpb_now_read,
+	.llseek = default_llseek,
+};
+
+static ssize_t kpb_results_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	return simple_read_from_buffer(ubuf, len, ppos, kpb_out, kpb_len);
+}
+
+static const struct file_operations kpb_results_fops = {
+	.owner = THIS_MODULE,
+	.read = kpb_results_read,
+	.llseek = default_llseek,
+};
+
+static bool kpb_want(const char *what)
+{
+	const char *p = run;
+	size_t l = strlen(what);
+
+	while ((p = strstr(p, what))) {
+		if ((p == run || p[-1] == ',') && (p[l] == ',' || !p[l]))
+			return true;
+		p += l;
+	}
+	return false;
+}
+
+static int __init kpb_init(void)
+{
+	u64 t0 = ktime_get_ns();
+
+	kpb_out = kvzalloc(KPB_OUT_SZ, GFP_KERNEL);
+	kpb_kps = vzalloc(array_size(KPB_NFUNCS, sizeof(*kpb_kps)));
+	kpb_kpp = vzalloc(array_size(KPB_NFUNCS, sizeof(*kpb_kpp)));
+	if (!kpb_out || !kpb_kps || !kpb_kpp) {
+		kvfree(kpb_out);
+		vfree(kpb_kps);
+		vfree(kpb_kpp);
+		return -ENOMEM;
+	}
+	kpb_dir = debugfs_create_dir("kprobes_bench", NULL);
+	debugfs_create_file("now", 0444, kpb_dir, NULL, &kpb_now_fops);
+	debugfs_create_file("results", 0444, kpb_dir, NULL, &kpb_results_fops);
+
+	kpb_line("KPB-INFO run=%s iters=%d maxn=%d memn=%d nfuncs=%d",
+		 run, iters, maxn, memn, KPB_NFUNCS);
+	if (kpb_want("hits"))
+		kpb_hit_all();
+	if (kpb_want("reg")) {
+		kpb_set_optimization(0);
+		kpb_reg_rows("int3", KPB_MID_OFF);
+		kpb_set_optimization(1);
+	}
+	if (kpb_want("regentry"))
+		kpb_reg_rows("ftrace", 0);
+	if (kpb_want("mem"))
+		kpb_mem();
+	kpb_set_optimization(1);
+	kpb_line("KPB-INFO done errors=%d in %llu ns", kpb_errors, ktime_get_ns() - t0);
+	return 0;
+}
+
+static void __exit kpb_exit(void)
+{
+	debugfs_remove_recursive(kpb_dir);
+	kvfree(kpb_out);
+	vfree(kpb_kps);
+	vfree(kpb_kpp);
+}
+
+module_init(kpb_init);
+module_exit(kpb_exit);
+MODULE_DESCRIPTION("A/B benchmark of the kprobes core");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the guest logs of `make bench` into bench/results.{json,md} and
+bench/ratios.svg.
+
+  report.py --c C_LOG --rust RUST_LOG [--repeat C_LOG2] --out DIR \
+            --meta KEY=VALUE ...
+
+A log holds lines `KPB <name> <unit> <value>` (tools/testing/bench/job.sh).
+Every row is marked against the targets of issue 4:
+  hit paths (hit_*)                      Rust/C <= 1.00
+  register+unregister 1000 (*_1000 of regunreg_*, events_all_*)
+                                         Rust/C <= 0.20 (5x faster)
+  memory (mem_*)                         Rust <= C
+Other rows are informational (no target).  Exit status 1 if a log has a
+KPB-ERROR line or misses rows the other has; a repeated c run (--repeat)
+that differs from the first is reported in the outputs, not an error.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+from xml.sax.saxutils import escape
+
+
+def parse(path):
+    rows, errors, meta = {}, [], {}
+    order = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("KPB-ERROR"):
+                errors.append(line)
+            elif line.startswith("KPB-META "):
+                k, _, v = line[len("KPB-META "):].partition(" ")
+                meta[k] = v
+            elif line.startswith("KPB "):
+                p = line.split()
+                if len(p) == 4:
+                    name, unit, val = p[1], p[2], float(p[3])
+                    if name not in rows:
+                        order.append(name)
+                    rows[name] = (unit, val)
+    return rows, order, errors, meta
+
+
+def target(name):
+    """(kind, text, threshold on rust/c or None)"""
+    if name.startswith("hit_"):
+        return "hit", "Rust/C <= 1.00", 1.0
+    if re.match(r"(regunreg_.*|events_all)_1000$", name):
+        return "reg1000", ">= 5x faster (Rust/C <= 0.20)", 0.2
+    if name.startswith("mem_"):
+        return "mem", "Rust <= C", None
+    return None, "", None
+
+
+def verdict(name, c, r):
+    kind, _, thr = target(name)
+    if kind is None:
+        return None
+    if kind == "mem":
+        return r <= c
+    if c <= 0:
+        return None
+    return r / c <= thr
+
+
+def fmt(v):
+    if v == int(v):
+        return f"{int(v):,}".replace(",", "\u2009")
+    return f"{v:,.2f}".replace(",", "\u2009")
+
+
+def svg_chart(rows, path, title):
+    """Horizontal bars of Rust/C with a 1.0 line; hand-written SVG."""
+    rows = [r for r in rows if r["ratio"] is not None]
+    bar_h, gap, left, right, top = 14, 4, 250, 90, 50
+    width = 900
+    plot_w = width - left - right
+    vmax = max([2.0] + [r["ratio"] for r in rows])
+    vmax = min(vmax, 10.0)  # clip very large ratios (labelled with the value)
+    height = top + len(rows) * (bar_h + gap) + 50
+
+    def x(v):
+        return left + plot_w * min(v, vmax) / vmax
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+           f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">{escape(title)}</text>',
+           f'<text x="{width / 2}" y="36" text-anchor="middle" fill="#555">Rust/C (lower is better for Rust; '
+           'green: meets the issue\'s target, red: misses it, grey: no target)</text>']
+    # grid
+    step = 0.25 if vmax <= 2 else (0.5 if vmax <= 4 else 1.0)
+    t = 0.0
+    while t <= vmax + 1e-9:
+        out.append(f'<line x1="{x(t):.1f}" y1="{top - 4}" x2="{x(t):.1f}" y2="{height - 40}" stroke="#eee"/>')
+        out.append(f'<text x="{x(t):.1f}" y="{height - 26}" text-anchor="middle" fill="#555">{t:g}</text>')
+        t += step
+    for i, r in enumerate(rows):
+        y = top + i * (bar_h + gap)
+        met = r["meets_target"]
+        color = "#9e9e9e" if met is None else ("#2e7d32" if met else "#c62828")
+        out.append(f'<text x="{left - 6}" y="{y + bar_h - 3}" text-anchor="end">{escape(r["name"])}</text>')
+        out.append(f'<rect x="{left}" y="{y}" width="{max(x(r["ratio"]) - left, 0.5):.1f}" '
+                   f'height="{bar_h}" fill="{color}"/>')
+        label = f'{r["ratio"]:.3f}' + (" (clipped)" if r["ratio"] > vmax else "")
+        out.append(f'<text x="{x(r["ratio"]) + 4:.1f}" y="{y + bar_h - 3}">{label}</text>')
+    out.append(f'<line x1="{x(1.0):.1f}" y1="{top - 8}" x2="{x(1.0):.1f}" y2="{height - 40}" '
+               'stroke="black" stroke-width="1.5" stroke-dasharray="4,3"/>')
+    out.append(f'<text x="{x(1.0):.1f}" y="{top - 10}" text-anchor="middle">1.0</text>')
+    out.append(f'<text x="{left + plot_w / 2}" y="{height - 8}" text-anchor="middle">Rust / C</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+NOTES = """\
+## How these figures are obtained
+
+- Both kernels boot under QEMU TCG with `-icount shift=0,align=off,sleep=off`
+  (`KP_ICOUNT=1 scripts/vm.sh VARIANT tools/testing/bench/job.sh bench`):
+  one guest nanosecond is one guest instruction, so `ktime_get_ns()` deltas of
+  code that does not wait are instruction counts and repeat exactly run to run.
+- `kprobes_bench.ko` (tools/testing/bench/kprobes_bench.c, built once against
+  the `c` tree and loaded unchanged into both kernels) does the hit, registration
+  and memory rows at insmod time; `job.sh` times `kprobe_events` from the shell.
+- **Hit rows** (`ins/hit`): a loop calling a noinline target function
+  (endbr64, ftrace site, 64-bit `lea`s) 20000 times with interrupts off,
+  with a probe minus the same loop without (`loop_base` is that loop's cost per
+  iteration).  The handler counts its calls; a wrong count is an error.  Entry
+  probes are at sym+0, which with IBT is the ftrace site (+4); mid-function
+  probes at +9 (first body instruction) with the jump optimizer off
+  (`debug.kprobes-optimization=0`), so `hit_mid_int3_boosted` is int3 + the
+  boosted copy and `hit_mid_int3_post` (post_handler) int3 + single-step;
+  `hit_mid_optimized` is the first offset the optimizer takes (the text must
+  read `jmp rel32`); `hit_mid_int3_aggr2` is two kprobes on one int3 address;
+  `hit_ftrace_ops_floor` is a bare `ftrace_ops` (SAVE_REGS) callback.
+- **Registration rows** (`ns`): N distinct probes at +9 of N generated noinline
+  functions (10 helper modules of 500), jump optimizer off, `register_kprobe`/
+  `unregister_kprobe` one by one (`_one_`) or `register_kprobes`/
+  `unregister_kprobes` (`_batch_`).  Busy code counts instructions; waits
+  (each `unregister_kprobe` waits for an RCU grace period) count guest time,
+  which under icount includes idle time skipped to the next timer (still
+  deterministic).  A kallsyms lookup of a module address scans that module's
+  symbol table (500 functions here) and the C core does about ten of them per
+  `register_kprobe`: a large part of the per-probe cost; targets in vmlinux
+  would see binary-search lookups instead.
+- **kprobe_events rows**: N definitions `p:kpb/eI kpb_fn_I+9` written with one
+  `echo` (define = create + register disabled), the group's `enable` written
+  1 then 0, and the file truncated (remove); each phase between two reads of
+  the module's debugfs `now` (ktime_get_ns), minus the cost of a bare pair of
+  reads (and, for define, of the same echo to /dev/null).
+- **Memory rows** (`B/probe`): register 1000 probes; the difference of the
+  global slab page counters divided by 1000, after `rcu_barrier()` and
+  `vm.stat_refresh`.  Page-granular (a few B/probe of noise).  Instruction
+  slots live in execmem pages, not slab, and are not in these rows (the
+  free-page difference is logged as KPB-INFO but is too noisy to compare).  `aggr_second_*`: a second kprobe on each of the 1000
+  addresses (for an int3 probe the core already made the aggregate when the
+  first probe was registered, since it is optimizable; at an ftrace entry the
+  second probe creates it).  `kretprobe_maxactive16`: 1000 kretprobes at
+  function entries, maxactive 16.
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--c", required=True)
+    ap.add_argument("--rust", required=True)
+    ap.add_argument("--repeat")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--meta", action="append", default=[])
+    a = ap.parse_args()
+
+    c, corder, cerr, cmeta = parse(a.c)
+    r, _, rerr, rmeta = parse(a.rust)
+    problems = [f"c: {e}" for e in cerr] + [f"rust: {e}" for e in rerr]
+    meta = dict(m.split("=", 1) for m in a.meta)
+    meta["kernel_c"] = cmeta.get("kernel", "?")
+    meta["kernel_rust"] = rmeta.get("kernel", "?")
+    meta["guest_params"] = cmeta.get("params", "?")
+
+    repeat = None
+    if a.repeat:
+        c2, _, c2err, _ = parse(a.repeat)
+        problems += [f"c (repeat): {e}" for e in c2err]
+        diffs = [n for n in corder if c2.get(n) != c.get(n)]
+        repeat = {"rows": len(corder), "identical": not diffs,
+                  "differing_rows": {n: [c[n][1], c2.get(n, (None, None))[1]] for n in diffs}}
+        meta["repeatability"] = repeat
+
+    rows = []
+    for n in corder:
+        if n not in r:
+            problems.append(f"rust run has no row {n}")
+            continue
+        unit, cv = c[n]
+        rv = r[n][1]
+        kind, ttext, _ = target(n)
+        rows.append({"name": n, "unit": unit, "c": cv, "rust": rv,
+                     "ratio": round(rv / cv, 4) if cv > 0 else None,
+                     "target": ttext or None, "meets_target": verdict(n, cv, rv)})
+    for n in r:
+        if n not in c:
+            problems.append(f"c run has no row {n}")
+
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump({"metadata": meta, "rows": rows, "problems": problems}, f, indent=1)
+        f.write("\n")
+
+    met = [x for x in rows if x["meets_target"] is True]
+    missed = [x for x in rows if x["meets_target"] is False]
+    md = ["# kprobes A/B benchmark: C core vs Rust core", "",
+          "Generated by `make bench` (scripts/bench.sh); do not edit by hand.", ""]
+    for k in ("command", "commit", "dirty", "date", "host", "kernel_c", "kernel_rust",
+              "bzimage_c", "bzimage_rust", "guest_params"):
+        if k in meta:
+            md.append(f"- **{k}**: `{meta[k]}`")
+    if repeat is not None:
+        if repeat["identical"]:
+            md.append(f"- **repeatability**: the `c` kernel ran twice; all {repeat['rows']} rows "
+                      "identical")
+        else:
+            md.append(f"- **repeatability**: the `c` kernel ran twice; "
+                      f"{len(repeat['differing_rows'])} of {repeat['rows']} rows differ: "
+                      + ", ".join(f"{k} ({v[0]} vs {v[1]})" for k, v in repeat["differing_rows"].items()))
+    md.append(f"- **targets**: {len(met)} rows meet, {len(missed)} miss "
+              f"(of {len(met) + len(missed)} with a target; the Rust core is mid-port)")
+    if problems:
+        md.append("- **problems**: " + "; ".join(problems))
+    md += ["", "![Rust/C ratios](ratios.svg)", "",
+           "| row | unit | C | Rust | Rust/C | target | met |",
+           "|---|---|--:|--:|--:|---|---|"]
+    for x in rows:
+        ratio = f"{x['ratio']:.3f}" if x["ratio"] is not None else "n/a"
+        m = {True: "yes", False: "**NO**", None: ""}[x["meets_target"]]
+        md.append(f"| {x['name']} | {x['unit']} | {fmt(x['c'])} | {fmt(x['rust'])} | {ratio} | "
+                  f"{x['target'] or ''} | {m} |")
+    md += ["", NOTES]
+    with open(os.path.join(a.out, "results.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+    svg_chart(rows, os.path.join(a.out, "ratios.svg"),
+              f"kprobes core, Rust vs C (commit {meta.get('commit', '?')[:12]})")
+
+    w = max(len(x["name"]) for x in rows) if rows else 10
+    print(f"    {'row':<{w}} {'unit':<8} {'C':>16} {'Rust':>16} {'Rust/C':>8}  target")
+    for x in rows:
+        ratio = f"{x['ratio']:.3f}" if x["ratio"] is not None else "n/a"
+        m = {True: "met", False: "MISSED", None: ""}[x["meets_target"]]
+        print(f"    {x['name']:<{w}} {x['unit']:<8} {x['c']:>16.2f} {x['rust']:>16.2f} {ratio:>8}  {m}")
+    if repeat is not None:
+        print("    repeat of the c run: " + ("all rows identical" if repeat["identical"]
+              else f"{len(repeat['differing_rows'])} rows differ: {sorted(repeat['differing_rows'])}"))
+    for p in problems:
+        print(f"    PROBLEM: {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

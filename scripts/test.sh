@@ -39,6 +39,15 @@ step "test: include/linux/kprobes_rust.h matches rust-core (cbindgen)"
 if "$ROOT/scripts/gen-header.sh" --check >"$RESULTS/header.log" 2>&1; then record 0 header/up-to-date
 else cat "$RESULTS/header.log" >&2; record 1 header/up-to-date "run scripts/gen-header.sh"; fi
 
+step "test: source rules (tools/testing/lint.py)"
+python3 "$ROOT/tools/testing/lint.py" >"$RESULTS/lint.txt" 2>&1 || echo "FAIL lint/script-error" >>"$RESULTS/lint.txt"
+while read -r res name rest; do
+	case $res in
+	PASS) record 0 "$name" ;;
+	FAIL) record 1 "$name" "$rest" ;;
+	esac
+done <"$RESULTS/lint.txt"
+
 step "test: patch series"
 if "$ROOT/scripts/patches.sh" >"$RESULTS/patches.log" 2>&1; then record 0 patches/git-am-on-pristine
 else tail -n 5 "$RESULTS/patches.log" >&2; record 1 patches/git-am-on-pristine "log: $RESULTS/patches.log"; fi

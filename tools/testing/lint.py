@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Source rules of the project, one `PASS|FAIL name` line each:
+  - every `unsafe` block and `unsafe impl` in rust-core/ has a `// SAFETY:`
+    comment right before it (at most 4 lines up), as rust/kernel/ does;
+  - the in-kernel Rust (rust-core/*.rs, not host/) has no unwrap(),
+    expect(), panic!(), todo!(), unimplemented!() or unreachable!();
+  - the C shim (c-shim/*.c) has no loops: no kprobes logic in C.
+"""
+import glob
+import os
+import re
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+os.chdir(root)
+fails = []
+
+def check(name, bad):
+    print("%s %s%s" % ("FAIL" if bad else "PASS", name, (" (" + "; ".join(bad[:5]) + ")") if bad else ""))
+
+bad = []
+for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("rust-core/host/*.rs")):
+    lines = open(f).read().split("\n")
+    for i, l in enumerate(lines):
+        code = l.split("//")[0]
+        if re.search(r"\bunsafe\s*\{", code) or re.match(r"\s*unsafe impl\b", code):
+            if not any("SAFETY" in x for x in lines[max(0, i - 4):i + 1]):
+                bad.append("%s:%d" % (f, i + 1))
+check("lint/rust-unsafe-has-SAFETY-comment", bad)
+
+bad = []
+for f in sorted(glob.glob("rust-core/*.rs")):
+    for i, l in enumerate(open(f).read().split("\n")):
+        code = l.split("//")[0]
+        if re.search(r"\.unwrap\(\)|\.expect\(|\b(panic|todo|unimplemented|unreachable)!", code):
+            bad.append("%s:%d" % (f, i + 1))
+check("lint/kernel-rust-has-no-panicking-calls", bad)
+
+bad = []
+for f in sorted(glob.glob("c-shim/*.c")):
+    txt = re.sub(r"/\*.*?\*/", "", open(f).read(), flags=re.S)
+    for i, l in enumerate(txt.split("\n")):
+        if re.search(r"\b(for|while|do)\b\s*[({]|\bgoto\b|list_for_each|hlist_for_each", l.split("//")[0]):
+            bad.append("%s:%d" % (f, i + 1))
+check("lint/c-shim-has-no-loops", bad)

@@ -6,6 +6,19 @@
 //! or the `IPMODIFY` one for probes with a post_handler (which single-step
 //! by changing the IP).  Port of the `CONFIG_KPROBES_ON_FTRACE` part of
 //! `kernel/kprobes.c`.
+//!
+//! One intended divergence from upstream (see
+//! `tools/testing/differential/divergences.txt`): upstream picks the ops to
+//! disarm an aggregate with from its *current* `post_handler`.  When a
+//! probe with a post_handler joins an aggregate that was armed through the
+//! plain ops, `post_handler` becomes set without re-arming, and is kept
+//! after that probe leaves; disarming then goes to the IPMODIFY ops, whose
+//! filter does not have the address: `WARN` "Failed to disarm
+//! kprobe-ftrace", the unregister fails silently (the last probe stays in
+//! the aggregate and keeps firing after `unregister_kprobe()` returned, a
+//! use-after-free once its owner frees it) and the IPMODIFY use count goes
+//! negative.  Here an aggregate remembers which ops armed it
+//! ([`FLAG_ARMED_IPMODIFY`]) and is disarmed through those.
 
 use crate::ffi::c_int;
 use crate::sys;
@@ -27,6 +40,10 @@ fn ftrace_disabled() -> bool {
     // read sees either value, as in C.
     unsafe { core::ptr::read_volatile(&raw const kprobe_ftrace_disabled) }
 }
+
+/// Private flag of aggregate probes (never set on a caller's probe, never
+/// shown): the aggregate is armed through `kprobe_ipmodify_ops`.
+pub const FLAG_ARMED_IPMODIFY: u32 = 1 << 31;
 
 fn counter(ipmodify: bool) -> &'static AtomicI32 {
     if ipmodify { &IPMODIFY_ENABLED } else { &FTRACE_ENABLED }
@@ -63,7 +80,45 @@ unsafe fn arm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
 /// As for [`arm_ops`].
 pub unsafe fn arm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
     // SAFETY: caller's contract.
-    unsafe { arm_ops(p, (*p).post_handler.is_some()) }
+    unsafe {
+        let ipmodify = (*p).post_handler.is_some();
+        let ret = arm_ops(p, ipmodify);
+        if ret == 0 && crate::aggr::kprobe_aggrprobe(p) {
+            note_armed_ops(p, ipmodify);
+        }
+        ret
+    }
+}
+
+/// Records in aggregate `p` which ops it is armed through.
+///
+/// # Safety
+/// `p` is a live aggregate; `kprobe_mutex` held.
+pub unsafe fn note_armed_ops(p: *mut Kprobe, ipmodify: bool) {
+    // SAFETY: caller's contract.
+    unsafe {
+        if ipmodify {
+            (*p).flags |= FLAG_ARMED_IPMODIFY;
+        } else {
+            (*p).flags &= !FLAG_ARMED_IPMODIFY;
+        }
+    }
+}
+
+/// The ops `p` is armed through: an aggregate's recorded ones, else by its
+/// post_handler (a caller's probe cannot change handlers while registered).
+///
+/// # Safety
+/// `p` is live.
+unsafe fn armed_ipmodify(p: *mut Kprobe) -> bool {
+    // SAFETY: caller's contract.
+    unsafe {
+        if crate::aggr::kprobe_aggrprobe(p) {
+            (*p).flags & FLAG_ARMED_IPMODIFY != 0
+        } else {
+            (*p).post_handler.is_some()
+        }
+    }
 }
 
 /// `__disarm_kprobe_ftrace()`.
@@ -99,8 +154,9 @@ unsafe fn disarm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
 /// # Safety
 /// As for [`disarm_ops`].
 pub unsafe fn disarm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
-    unsafe { disarm_ops(p, (*p).post_handler.is_some()) }
+    // SAFETY: caller's contract (upstream: `p->post_handler != NULL`; see the
+    // module documentation).
+    unsafe { disarm_ops(p, armed_ipmodify(p)) }
 }
 
 /// `kprobe_ftrace_kill()`: ftrace is dead; never touch it again.

@@ -78,6 +78,11 @@ pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
         }
         list::init_list_head(addr_of_mut!((*ap).list));
         list::init_hlist_node(addr_of_mut!((*ap).hlist));
+        // The aggregate takes over `p`'s arming: remember its ftrace ops
+        // (intended divergence, see ftrace.rs).
+        if kprobe_ftrace(&*p) {
+            crate::ftrace::note_armed_ops(ap, (*p).post_handler.is_some());
+        }
 
         list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
         list::hlist_replace_rcu(addr_of_mut!((*p).hlist), addr_of_mut!((*ap).hlist));

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make differential`: the in-guest scenario suite on both variants, diffed.
+#   scripts/differential.sh [--unsafe] [--compare-only [C_RUNDIR RUST_RUNDIR]]
+# Builds tools/testing/differential/mod/ (kprobes_diff.ko, the scenario
+# driver, and kprobes_diff_target.ko) out of tree against build/out-c in
+# build/differential/, boots the c and the rust kernel with
+# tools/testing/differential/job.sh (scripts/vm.sh VARIANT JOB differential),
+# and compares the canonical `KPD <scenario> <what>=<value>` lines with
+# tools/testing/differential/compare.py.  Results: build/results/differential/
+# (c.kpd, rust.kpd, diff.txt, scenarios.txt, checks.txt, summary.txt).
+# Last line: `differential: N scenarios, M differ`; exit status non-zero on a
+# difference, a failed guest run, a console with an oops/WARN/BUG/lockdep
+# splat, or fewer than 60 scenarios.
+#   --unsafe        also run the cases where upstream WARNs (kpd.unsafe=1 on
+#                   the kernel command line; results in .../differential-unsafe)
+#   --compare-only  skip build and boots; compare existing run directories
+#                   (default build/results/{c,rust}/differential)
+. "$(dirname "$0")/lib.sh"
+
+name=differential extra=() compare_only=0 cdirs=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--unsafe) name=differential-unsafe extra=(kpd.unsafe=1) ;;
+	--compare-only) compare_only=1 ;;
+	-*) die "unknown option $1" "see the header of $0" ;;
+	*) cdirs+=("$1") ;;
+	esac
+	shift
+done
+SRC=$ROOT/tools/testing/differential
+OUT=$RESULTS/$name
+rundir() { echo "$RESULTS/$1/$name"; }
+
+if [ "$compare_only" = 0 ]; then
+	for v in $VARIANTS; do
+		[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
+			die "variant $v is not built" "run 'make build' (or make test) first"
+	done
+	rm -rf "$OUT"
+	step "differential: building the scenario modules against build/out-c"
+	B=$WORK/differential
+	rm -rf "$B/mod" "$B/extra"
+	mkdir -p "$B/mod" "$B/extra"
+	cp "$SRC"/mod/* "$B/mod/"
+	kmake c M="$B/mod" modules >"$B/build.log" 2>&1 ||
+		{ tail -n 20 "$B/build.log" >&2; die "module build failed (log: $B/build.log)"; }
+	! grep -E 'warning:|error:' "$B/build.log" >&2 || warn "compiler warnings above (log: $B/build.log)"
+	cp "$B/mod/kprobes_diff.ko" "$B/mod/kprobes_diff_target.ko" "$B/extra/"
+
+	failed=
+	for v in $VARIANTS; do
+		r=$(rundir "$v")
+		rm -f "$r/results.log" "$r/console.log"
+		# A hung guest must not stall make test for 20 minutes; a run takes ~1 min.
+		if ! KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-600} KP_EXTRA_DIR=$B/extra \
+			"$ROOT/scripts/vm.sh" "$v" "$SRC/job.sh" "$name" "${extra[@]}"; then
+			warn "differential: the $v guest run failed (console: $r/console.log)"
+			failed="$failed $v"
+		fi
+	done
+fi
+
+[ ${#cdirs[@]} = 2 ] || cdirs=("$(rundir c)" "$(rundir rust)")
+step "differential: comparing ${cdirs[0]} and ${cdirs[1]}"
+rc=0
+python3 "$SRC/compare.py" "$OUT" "${cdirs[@]}" | tee "$OUT.log" || rc=1
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+info "results: $OUT/ (c.kpd, rust.kpd, diff.txt, scenarios.txt, summary.txt)"
+exit $rc

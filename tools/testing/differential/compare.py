@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare the differential scenario suite's output of the two kernels.
+
+    compare.py OUTDIR C_RUNDIR RUST_RUNDIR
+
+Each RUNDIR is a scripts/vm.sh result directory (results.log = the job's
+output, console.log = the kernel console).  The canonical lines
+`KPD <scenario> <what>=<value>` are extracted per variant (OUTDIR/c.kpd,
+OUTDIR/rust.kpd); a scenario differs if its sequence of lines differs
+between the two.  Scenarios listed in divergences.txt (next to this file)
+are intended divergences: reported separately, not counted.  Also checked:
+each job completed (KPD-END), each console is free of oops/WARN/BUG/lockdep
+lines (the pattern of tools/testing/kpt_results.py), at least MIN_SCENARIOS
+ran.  Writes OUTDIR/{diff.txt,scenarios.txt,checks.txt,summary.txt}; prints
+the diff and the checks, and last `differential: N scenarios, M differ`.
+Exit status 0 only if everything passed.
+"""
+import difflib
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from kpt_results import BAD_CONSOLE  # noqa: E402  (the make-test console pattern)
+
+MIN_SCENARIOS = 60
+VARIANTS = ("c", "rust")
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().replace("\r", "")
+    except OSError:
+        return None
+
+
+def divergences(path):
+    """NAME | C: ... | Rust: ... | why: ... | repro: ...  (# comments)"""
+    out = {}
+    for line in (read(path) or "").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        out[line.split("|", 1)[0].strip()] = line
+    return out
+
+
+def main():
+    outdir, rundirs = sys.argv[1], dict(zip(VARIANTS, sys.argv[2:4]))
+    os.makedirs(outdir, exist_ok=True)
+    checks = []
+
+    def check(name, ok, detail=""):
+        checks.append((name, bool(ok), detail))
+
+    lines, scen = {}, {}
+    for v in VARIANTS:
+        res = read(os.path.join(rundirs[v], "results.log"))
+        con = read(os.path.join(rundirs[v], "console.log"))
+        kpd = [l for l in (res or "").splitlines() if l.startswith("KPD ")]
+        lines[v] = kpd
+        with open(os.path.join(outdir, v + ".kpd"), "w") as f:
+            f.write("".join(l + "\n" for l in kpd))
+        check("guest-%s/completed" % v, res is not None and "\nKPD-END" in "\n" + res,
+              "no KPD-END in %s/results.log" % rundirs[v])
+        bad = [l.strip() for l in (con or "").splitlines() if BAD_CONSOLE.search(l)]
+        check("console-%s/no-oops-warn-lockdep" % v, con is not None and not bad,
+              "; ".join(bad[:3]) if bad else ("no console.log" if con is None else ""))
+        s = {}
+        for l in kpd:
+            f = l.split(" ", 2)
+            s.setdefault(f[1] if len(f) > 1 else "?", []).append(l)
+        scen[v] = s
+
+    names = list(scen["c"])
+    names += [n for n in scen["rust"] if n not in scen["c"]]
+    intended = divergences(os.path.join(HERE, "divergences.txt"))
+    differ, diverge, rows = [], [], []
+    for n in names:
+        a, b = scen["c"].get(n), scen["rust"].get(n)
+        if a == b:
+            st = "SAME"
+        elif n in intended:
+            st = "INTENDED"
+            diverge.append(n)
+        else:
+            st = "DIFF" if a is not None and b is not None else ("MISSING-rust" if a is not None else "MISSING-c")
+            differ.append(n)
+        rows.append("%s %s" % (st, n))
+    for n in intended:
+        if n not in names:
+            rows.append("INTENDED-NOT-RUN %s" % n)
+    with open(os.path.join(outdir, "scenarios.txt"), "w") as f:
+        f.write("\n".join(rows) + "\n")
+
+    diff = list(difflib.unified_diff([l + "\n" for l in lines["c"]], [l + "\n" for l in lines["rust"]],
+                                     "c.kpd", "rust.kpd", n=1))
+    with open(os.path.join(outdir, "diff.txt"), "w") as f:
+        f.writelines(diff)
+    if differ:
+        sys.stdout.write("".join(diff[:400]))
+        if len(diff) > 400:
+            print("... (%d diff lines, all in %s/diff.txt)" % (len(diff), outdir))
+    check("scenarios/at-least-%d" % MIN_SCENARIOS, len(names) >= MIN_SCENARIOS, "%d scenarios" % len(names))
+    check("scenarios/identical", not differ, "differ: " + " ".join(differ[:10]))
+
+    with open(os.path.join(outdir, "checks.txt"), "w") as f:
+        for name, ok, detail in checks:
+            f.write("%s %s%s\n" % ("PASS" if ok else "FAIL", name, (" " + detail) if detail and not ok else ""))
+    for name, ok, detail in checks:
+        if not ok:
+            print("FAIL %s %s" % (name, detail))
+    for n in diverge:
+        print("intended divergence: %s (%s)" % (n, intended[n]))
+    summary = "differential: %d scenarios, %d differ" % (len(names), len(differ))
+    if intended:
+        summary_int = "differential: %d intended divergences listed, %d seen" % (len(intended), len(diverge))
+        print(summary_int)
+    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+        f.write("%d lines (c), %d lines (rust)\n" % (len(lines["c"]), len(lines["rust"])))
+        for name, ok, detail in checks:
+            f.write("%s %s %s\n" % ("PASS" if ok else "FAIL", name, detail))
+        f.write(summary + "\n")
+    print(summary)
+    return 0 if all(ok for _, ok, _ in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

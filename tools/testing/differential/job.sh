@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest job of the differential scenario suite (scripts/differential.sh).
+# Loads /extra/kprobes_diff.ko, runs its phases through
+# /sys/kernel/debug/kprobes_diff/ctl and does the shell-side steps in
+# between (sysctl debug.kprobes-optimization, kprobes/enabled, loading and
+# unloading kprobes_diff_target.ko, kprobe_events, kprobes/list).  Every
+# result is a line `KPD <scenario> <what>=<value>` on stdout; nothing in
+# them depends on addresses or timing, so the c and rust runs must match
+# line for line.  `kpd.unsafe=1` on the kernel command line also runs the
+# cases where upstream WARNs (see divergences.txt).
+. /kpt/lib.sh
+K=$D/kprobes_diff
+X=/extra
+OPT=/proc/sys/debug/kprobes-optimization
+
+# ph PHASE [ARG]: run a module phase and print its lines.
+ph() {
+	if echo "$*" >$K/ctl; then cat $K/out
+	else echo "KPD harness.phase_$1 ran=no"; fi
+}
+
+# lst SCENARIO: kprobes/list, addresses masked, sorted (the hash order depends
+# on addresses), one KPD line per entry.
+lst() {
+	sed -E 's/[0-9a-f]{16}/ADDR/g; s/0x[0-9a-f]{8,}/0xADDR/g' $D/kprobes/list | tr -s ' \t' '  ' |
+		sed 's/ *$//' | LC_ALL=C sort >/tmp/kpd.list
+	if [ -s /tmp/kpd.list ]; then
+		sed "s/^/KPD $1 list=/" /tmp/kpd.list
+	else
+		echo "KPD $1 list=(empty)"
+	fi
+}
+
+# wait_list REGEX present|absent: poll kprobes/list (the optimizer is
+# delayed work) for up to 10 s; the listing printed afterwards shows the
+# state either way.
+wait_list() {
+	i=0
+	while [ $i -lt 100 ]; do
+		if grep -qE "$1" $D/kprobes/list; then [ "$2" = present ] && return 0
+		else [ "$2" = absent ] && return 0; fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+section differential
+dmesg_mark
+unsafe=0
+grep -q 'kpd.unsafe=1' /proc/cmdline && unsafe=1
+insmod $X/kprobes_diff.ko unsafe=$unsafe; echo "KPD harness.insmod driver_rc=$?"
+[ -w $K/ctl ] || { echo "KPD harness.debugfs ctl=missing"; exit 1; }
+echo "KPD harness.kprobes_enabled initial=$(cat $D/kprobes/enabled)"
+echo "KPD harness.kprobes_optimization initial=$(cat $OPT)"
+lst harness.list_initial
+
+# --- bad input, aggregation, reentrancy (all inside the module)
+ph bad
+lst bad.list_after
+[ $unsafe = 1 ] && { ph unsafe; lst unsafe.list_after; }
+ph aggr
+lst aggr.list_after
+ph reent
+lst reent.list_after
+
+# --- optimization
+ph opt_reg
+wait_list 'kpd_fopt\+0x9 .*OPTIMIZED' present
+lst opt.mid_optimized
+ph opt_call opt.optimized_call
+ph opt_add_post
+wait_list 'kpd_fopt\+0x9 .*OPTIMIZED' absent
+lst opt.post_handler_unoptimizes
+ph opt_call opt.unoptimized_call
+ph opt_del_post
+wait_list 'kpd_fopt\+0x9 .*OPTIMIZED' present
+lst opt.reoptimized_after_post_removed
+echo 0 >$OPT
+echo "KPD opt.sysctl_0 value=$(cat $OPT)"
+wait_list 'OPTIMIZED' absent
+lst opt.sysctl_0
+ph opt_call opt.sysctl_0_call
+ph opt_disabled
+lst opt.registered_disabled_while_sysctl_0
+echo 1 >$OPT
+echo "KPD opt.sysctl_1 value=$(cat $OPT)"
+wait_list 'kpd_fopt\+0x9 .*OPTIMIZED' present
+sleep 0.5
+lst opt.sysctl_1
+ph opt_call opt.sysctl_1_call
+ph opt_enable3
+wait_list 'kpd_fopt2\+0x9 .*OPTIMIZED' present
+lst opt.enable_disabled
+ph opt_reent
+ph opt_disable_one
+wait_list 'kpd_fopt2\+0x9 .*OPTIMIZED' absent
+lst opt.disable_optimized
+ph opt_unreg
+lst opt.unregister
+
+# --- kprobes/enabled 0/1 with some probes disabled
+ph en_setup
+lst enabled.setup
+echo 0 >$D/kprobes/enabled
+echo "KPD enabled.off value=$(cat $D/kprobes/enabled)"
+ph en_off
+lst enabled.off
+echo 0 >$D/kprobes/enabled
+echo "KPD enabled.write_0_twice value=$(cat $D/kprobes/enabled)"
+echo 1 >$D/kprobes/enabled
+echo "KPD enabled.on value=$(cat $D/kprobes/enabled)"
+ph en_on
+lst enabled.on
+echo 1 >$D/kprobes/enabled
+echo "KPD enabled.write_1_twice value=$(cat $D/kprobes/enabled)"
+ph en_cleanup
+lst enabled.cleanup
+
+# --- kretprobes
+ph kret
+lst kret.list_after
+# The maxactive limit of kprobe_events (KRETPROBE_MAXACTIVE_MAX, trace_kprobe)
+for n in 4096 4097; do
+	echo "r$n:kpd/r$n kpd_fadd" >>$T/kprobe_events 2>/dev/null
+	echo "KPD kret.events_maxactive_$n accepted=$([ -d $T/events/kpd/r$n ] && echo 1 || echo 0)"
+	lst kret.events_maxactive_$n
+	echo "-:kpd/r$n" >>$T/kprobe_events 2>/dev/null
+done
+
+# --- modules: probes on init text, on an unloaded module, a probe owner unloaded
+ph mod_arm_init
+insmod $X/kprobes_diff_target.ko; echo "KPD mod.harness insmod_target_rc=$?"
+ph mod_loaded
+lst mod.loaded
+rmmod kprobes_diff_target; echo "KPD mod.harness rmmod_target_rc=$?"
+lst mod.gone_list
+ph mod_gone
+lst mod.gone_after_unregister
+insmod $X/kprobes_diff_target.ko; echo "KPD mod.harness reinsmod_target_rc=$?"
+ph mod_reload
+lst mod.reloaded_after
+rmmod kprobes_diff_target; echo "KPD mod.harness rermmod_target_rc=$?"
+
+# --- scale and concurrency
+ph scale
+lst scale.list_after
+ph conc
+lst conc.list_after
+
+# --- upstream WARNs here (unsafe=1 only): an optimized probe a module
+# unregistered in its exit, the module unloaded and loaded again at once.
+if [ $unsafe = 1 ]; then
+	insmod $X/kprobes_diff_target.ko self_opt=1; echo "KPD unsafe.optimized_probe_module_reload insmod1_rc=$?"
+	wait_list 'kpd_t_self\+0x9 .*OPTIMIZED' present
+	lst unsafe.optimized_probe_module_reload
+	rmmod kprobes_diff_target; echo "KPD unsafe.optimized_probe_module_reload rmmod1_rc=$?"
+	insmod $X/kprobes_diff_target.ko self_opt=1; echo "KPD unsafe.optimized_probe_module_reload insmod2_rc=$?"
+	lst unsafe.optimized_probe_module_reload_after
+	timeout 20 rmmod kprobes_diff_target; echo "KPD unsafe.optimized_probe_module_reload rmmod2_rc=$?"
+fi
+
+rmmod kprobes_diff; echo "KPD harness.rmmod driver_rc=$?"
+lst harness.list_final
+echo "KPD harness.kprobes_enabled final=$(cat $D/kprobes/enabled)"
+echo "KPD-END"
+section end

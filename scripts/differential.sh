@@ -15,14 +15,21 @@
 #   --unsafe        also run the cases where upstream WARNs (kpd.unsafe=1 on
 #                   the kernel command line; results in .../differential-unsafe)
 #   --compare-only  skip build and boots; compare existing run directories
-#                   (default build/results/{c,rust}/differential)
+#                   (default build/results/{c,rust}/differential and, if
+#                   divergences.txt has entries, .../differential-div)
+#   --record-divergences  write tools/testing/differential/divergences/*.{c,rust}
+#                   from this run (review the diff before committing)
+# Intended divergences (tools/testing/differential/divergences.txt) run in a
+# second boot per variant (kpd.divergence=1), since they leave the C core
+# in a bad state; each variant must show its recorded lines.
 . "$(dirname "$0")/lib.sh"
 
-name=differential extra=() compare_only=0 cdirs=()
+name=differential extra=() compare_only=0 cdirs=() record=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unsafe) name=differential-unsafe extra=(kpd.unsafe=1) ;;
 	--compare-only) compare_only=1 ;;
+	--record-divergences) record=$1 ;;
 	-*) die "unknown option $1" "see the header of $0" ;;
 	*) cdirs+=("$1") ;;
 	esac
@@ -31,6 +38,17 @@ done
 SRC=$ROOT/tools/testing/differential
 OUT=$RESULTS/$name
 rundir() { echo "$RESULTS/$1/$name"; }
+# Entries of divergences.txt (non-comment lines).
+ndiv=$(grep -cvE '^[[:space:]]*(#|$)' "$SRC/divergences.txt" || true)
+boot() { # VARIANT NAME CMDLINE...
+	local v=$1 n=$2 r="$RESULTS/$1/$2"; shift 2
+	rm -f "$r/results.log" "$r/console.log"
+	# A hung guest must not stall make test for 20 minutes; a run takes ~1 min.
+	if ! KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-600} KP_EXTRA_DIR=$B/extra \
+		"$ROOT/scripts/vm.sh" "$v" "$SRC/job.sh" "$n" "$@"; then
+		warn "differential: the $v guest run $n failed (console: $r/console.log)"
+	fi
+}
 
 if [ "$compare_only" = 0 ]; then
 	for v in $VARIANTS; do
@@ -38,33 +56,34 @@ if [ "$compare_only" = 0 ]; then
 			die "variant $v is not built" "run 'make build' (or make test) first"
 	done
 	rm -rf "$OUT"
-	step "differential: building the scenario modules against build/out-c"
 	B=$WORK/differential
+	step "differential: building the scenario modules against build/out-c"
 	rm -rf "$B/mod" "$B/extra"
 	mkdir -p "$B/mod" "$B/extra"
 	cp "$SRC"/mod/* "$B/mod/"
 	kmake c M="$B/mod" modules >"$B/build.log" 2>&1 ||
 		{ tail -n 20 "$B/build.log" >&2; die "module build failed (log: $B/build.log)"; }
 	! grep -E 'warning:|error:' "$B/build.log" >&2 || warn "compiler warnings above (log: $B/build.log)"
-	cp "$B/mod/kprobes_diff.ko" "$B/mod/kprobes_diff_target.ko" "$B/extra/"
+	cp "$B/mod/kprobes_diff.ko" "$B/mod/kprobes_diff_target.ko" "$SRC/divergences.txt" "$B/extra/"
 
-	failed=
 	for v in $VARIANTS; do
-		r=$(rundir "$v")
-		rm -f "$r/results.log" "$r/console.log"
-		# A hung guest must not stall make test for 20 minutes; a run takes ~1 min.
-		if ! KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-600} KP_EXTRA_DIR=$B/extra \
-			"$ROOT/scripts/vm.sh" "$v" "$SRC/job.sh" "$name" "${extra[@]}"; then
-			warn "differential: the $v guest run failed (console: $r/console.log)"
-			failed="$failed $v"
-		fi
+		boot "$v" "$name" "${extra[@]}"
 	done
+	if [ "$ndiv" -gt 0 ]; then
+		step "differential: $ndiv intended divergence(s), in a separate boot"
+		for v in $VARIANTS; do
+			boot "$v" differential-div kpd.divergence=1
+		done
+	fi
 fi
 
-[ ${#cdirs[@]} = 2 ] || cdirs=("$(rundir c)" "$(rundir rust)")
+if [ ${#cdirs[@]} = 0 ]; then
+	cdirs=("$(rundir c)" "$(rundir rust)")
+	[ "$ndiv" = 0 ] || cdirs+=("$RESULTS/c/differential-div" "$RESULTS/rust/differential-div")
+fi
 step "differential: comparing ${cdirs[0]} and ${cdirs[1]}"
 rc=0
-python3 "$SRC/compare.py" "$OUT" "${cdirs[@]}" | tee "$OUT.log" || rc=1
+python3 "$SRC/compare.py" $record "$OUT" "${cdirs[@]}" | tee "$OUT.log" || rc=1
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 info "results: $OUT/ (c.kpd, rust.kpd, diff.txt, scenarios.txt, summary.txt)"
 exit $rc

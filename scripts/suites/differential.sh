@@ -4,7 +4,8 @@
 # (scripts/differential.sh) on both variants.  Result lines (test.sh adds
 # the `differential/` prefix):
 #   PASS|FAIL scenario/<name>      the scenario's KPD lines are identical on c and rust
-#   PASS intended/<name>           a listed intended divergence (divergences.txt)
+#   PASS|FAIL intended/<name>      a listed intended divergence (divergences.txt):
+#                                  each kernel prints its recorded lines
 #   PASS|FAIL guest-<v>/completed, console-<v>/no-oops-warn-lockdep,
 #             scenarios/at-least-60
 #   FAIL run                       the harness itself failed (no results)
@@ -17,11 +18,13 @@ if [ ! -s "$OUT/checks.txt" ] || [ ! -s "$OUT/scenarios.txt" ]; then
 	echo "FAIL run scripts/differential.sh produced no results (see the log above)"
 	exit 1
 fi
-while read -r st name; do
+while read -r st name detail; do
 	case $st in
 	SAME) echo "PASS scenario/$name" ;;
 	INTENDED) echo "PASS intended/$name" ;;
+	INTENDED-MISMATCH) echo "FAIL intended/$name $detail" ;;
 	INTENDED-NOT-RUN) echo "FAIL intended/$name listed in divergences.txt but not run" ;;
+	INTENDED-IN-DEFAULT-RUN) ;;
 	DIFF) echo "FAIL scenario/$name c and rust differ; see $OUT/diff.txt" ;;
 	MISSING-*) echo "FAIL scenario/$name only one variant ran it (${st#MISSING-} did not); see $OUT/diff.txt" ;;
 	esac

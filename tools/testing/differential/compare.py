@@ -2,14 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare the differential scenario suite's output of the two kernels.
 
-    compare.py OUTDIR C_RUNDIR RUST_RUNDIR
+    compare.py [--record-divergences] OUTDIR C_RUNDIR RUST_RUNDIR [C_DIVDIR RUST_DIVDIR]
 
 Each RUNDIR is a scripts/vm.sh result directory (results.log = the job's
 output, console.log = the kernel console).  The canonical lines
 `KPD <scenario> <what>=<value>` are extracted per variant (OUTDIR/c.kpd,
 OUTDIR/rust.kpd); a scenario differs if its sequence of lines differs
 between the two.  Scenarios listed in divergences.txt (next to this file)
-are intended divergences: reported separately, not counted.  Also checked:
+are intended divergences: reported separately, not counted.  They run in a
+separate boot per variant (C_DIVDIR, RUST_DIVDIR: the job with
+kpd.divergence=1), and each variant's lines of such a scenario must equal
+the recorded ones in divergences/SCENARIO.{c,rust} (which must differ from
+each other); that boot's rust console must be clean (the C core WARNs
+there).  --record-divergences writes those files from the runs instead
+(review the diff before committing).  Also checked:
 each job completed (KPD-END), each console is free of oops/WARN/BUG/lockdep
 lines (the pattern of tools/testing/kpt_results.py), at least MIN_SCENARIOS
 ran.  Writes OUTDIR/{diff.txt,scenarios.txt,checks.txt,summary.txt}; prints
@@ -48,8 +54,24 @@ def divergences(path):
     return out
 
 
+def scenario_lines(rundir):
+    """(completed, console-bad-lines or None, {scenario: [KPD lines]}, [all KPD lines])"""
+    res = read(os.path.join(rundir, "results.log"))
+    con = read(os.path.join(rundir, "console.log"))
+    kpd = [l for l in (res or "").splitlines() if l.startswith("KPD ")]
+    s = {}
+    for l in kpd:
+        f = l.split(" ", 2)
+        s.setdefault(f[1] if len(f) > 1 else "?", []).append(l)
+    bad = None if con is None else [l.strip() for l in con.splitlines() if BAD_CONSOLE.search(l)]
+    return res is not None and "\nKPD-END" in "\n" + res, bad, s, kpd
+
+
 def main():
-    outdir, rundirs = sys.argv[1], dict(zip(VARIANTS, sys.argv[2:4]))
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    record = "--record-divergences" in sys.argv
+    outdir, rundirs = args[0], dict(zip(VARIANTS, args[1:3]))
+    divdirs = dict(zip(VARIANTS, args[3:5])) if len(args) >= 5 else None
     os.makedirs(outdir, exist_ok=True)
     checks = []
 
@@ -84,15 +106,50 @@ def main():
         if a == b:
             st = "SAME"
         elif n in intended:
-            st = "INTENDED"
-            diverge.append(n)
+            st = "INTENDED-IN-DEFAULT-RUN"   # checked in the divergence boot below
         else:
             st = "DIFF" if a is not None and b is not None else ("MISSING-rust" if a is not None else "MISSING-c")
             differ.append(n)
         rows.append("%s %s" % (st, n))
-    for n in intended:
-        if n not in names:
+    # Intended divergences: their own boot, each variant as recorded.
+    ddir = os.path.join(HERE, "divergences")
+    if intended and divdirs is None:
+        for n in intended:
             rows.append("INTENDED-NOT-RUN %s" % n)
+    elif intended:
+        div = {}
+        for v in VARIANTS:
+            done, bad, s, _ = scenario_lines(divdirs[v])
+            div[v] = s
+            check("guest-%s-divergence/completed" % v, done, "no KPD-END in %s/results.log" % divdirs[v])
+            if v == "rust":
+                check("console-rust-divergence/no-oops-warn-lockdep", bad is not None and not bad,
+                      "; ".join((bad or ["no console.log"])[:3]))
+        for n in intended:
+            ok, why = True, []
+            exp = {}
+            for v in VARIANTS:
+                f = os.path.join(ddir, "%s.%s" % (n, v))
+                got = div[v].get(n, [])
+                if record:
+                    os.makedirs(ddir, exist_ok=True)
+                    with open(f, "w") as fh:
+                        fh.write("".join(l + "\n" for l in got))
+                exp[v] = (read(f) or "").splitlines()
+                if not got:
+                    ok = False
+                    why.append("%s did not run it" % v)
+                elif got != exp[v]:
+                    ok = False
+                    why.append("%s differs from %s" % (v, os.path.relpath(f, HERE)))
+                    sys.stdout.write("".join(difflib.unified_diff([l + "\n" for l in exp[v]], [l + "\n" for l in got],
+                                                                  os.path.relpath(f, HERE), "%s run" % v, n=1)))
+            if exp["c"] == exp["rust"]:
+                ok = False
+                why.append("recorded c and rust lines are identical: not a divergence")
+            rows.append("%s %s%s" % ("INTENDED" if ok else "INTENDED-MISMATCH", n, "" if ok else " " + "; ".join(why)))
+            if ok:
+                diverge.append(n)
     with open(os.path.join(outdir, "scenarios.txt"), "w") as f:
         f.write("\n".join(rows) + "\n")
 
@@ -113,19 +170,20 @@ def main():
     for name, ok, detail in checks:
         if not ok:
             print("FAIL %s %s" % (name, detail))
-    for n in diverge:
-        print("intended divergence: %s (%s)" % (n, intended[n]))
+    for r in rows:
+        if r.startswith("INTENDED"):
+            print(r)
     summary = "differential: %d scenarios, %d differ" % (len(names), len(differ))
     if intended:
-        summary_int = "differential: %d intended divergences listed, %d seen" % (len(intended), len(diverge))
-        print(summary_int)
+        print("differential: %d intended divergences listed, %d as recorded on both kernels"
+              % (len(intended), len(diverge)))
     with open(os.path.join(outdir, "summary.txt"), "w") as f:
         f.write("%d lines (c), %d lines (rust)\n" % (len(lines["c"]), len(lines["rust"])))
         for name, ok, detail in checks:
             f.write("%s %s %s\n" % ("PASS" if ok else "FAIL", name, detail))
         f.write(summary + "\n")
     print(summary)
-    return 0 if all(ok for _, ok, _ in checks) else 1
+    return 0 if all(ok for _, ok, _ in checks) and len(diverge) == len(intended) else 1
 
 
 if __name__ == "__main__":

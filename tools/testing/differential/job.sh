@@ -51,6 +51,19 @@ unsafe=0
 grep -q 'kpd.unsafe=1' /proc/cmdline && unsafe=1
 insmod $X/kprobes_diff.ko unsafe=$unsafe; echo "KPD harness.insmod driver_rc=$?"
 [ -w $K/ctl ] || { echo "KPD harness.debugfs ctl=missing"; exit 1; }
+
+# kpd.divergence=1: only the intended divergences listed in
+# divergences.txt, each a module phase named like its scenario; the C core
+# is left in a bad state by them, so nothing else runs and the driver stays
+# loaded.
+if grep -q 'kpd.divergence=1' /proc/cmdline; then
+	for s in $(sed -n 's/^\([a-z][^ |]*\) *|.*/\1/p' $X/divergences.txt); do
+		ph "$s"
+		lst "$s"
+	done
+	echo "KPD-END"
+	exit 0
+fi
 echo "KPD harness.kprobes_enabled initial=$(cat $D/kprobes/enabled)"
 echo "KPD harness.kprobes_optimization initial=$(cat $OPT)"
 lst harness.list_initial

@@ -536,6 +536,18 @@ static void ph_unsafe(void)
 	R("unsafe.reregister_live_by_addr", "again.rc=%d", register_kprobe(&b1.kp));
 	if (!rc)
 		unregister_kprobe(&b1.kp);
+}
+
+/*
+ * Intended divergences (divergences.txt): scenarios where the C core
+ * misbehaves after legal API use.  Each runs in its own phase, named like
+ * its scenario, in a separate boot (the job's kpd.divergence=1 mode), since
+ * the C core is left in a bad state.
+ */
+#define D1 "div.ftrace_aggr_post_handler_joins"
+static void ph_div_ftrace_post(void)
+{
+	int rc;
 
 	/*
 	 * A post-handler probe joins an ftrace-based aggregate that was armed
@@ -545,19 +557,21 @@ static void ph_unsafe(void)
 	 */
 	kpi(&b1, 'A', "kpd_fd", 0, true, false);
 	kpi(&b2, 'B', "kpd_fd", 0, true, true);
-	reg("unsafe.ftrace_aggr_post_handler_joins", &b1);
-	reg("unsafe.ftrace_aggr_post_handler_joins", &b2);
-	call_order("unsafe.ftrace_aggr_post_handler_joins", kpd_fd);
-	R("unsafe.ftrace_aggr_post_handler_joins", "disable_A.rc=%d", disable_kprobe(&b1.kp));
-	R("unsafe.ftrace_aggr_post_handler_joins", "disable_B.rc=%d", disable_kprobe(&b2.kp));
-	call_order("unsafe.ftrace_aggr_post_handler_joins", kpd_fd);
-	show("unsafe.ftrace_aggr_post_handler_joins", &b1);
-	show("unsafe.ftrace_aggr_post_handler_joins", &b2);
+	reg(D1, &b1);
+	reg(D1, &b2);
+	call_order(D1, kpd_fd);
+	R(D1, "disable_A.rc=%d", disable_kprobe(&b1.kp));
+	R(D1, "disable_B.rc=%d", disable_kprobe(&b2.kp));
+	call_order(D1, kpd_fd);
+	show(D1, &b1);
+	show(D1, &b2);
 	unregister_kprobe(&b1.kp);
 	unregister_kprobe(&b2.kp);
-	R("unsafe.ftrace_aggr_post_handler_joins", "A.addr_after_unregister=%s", SYM(b1.kp.addr));
-	R("unsafe.ftrace_aggr_post_handler_joins", "B.addr_after_unregister=%s", SYM(b2.kp.addr));
-	call_order("unsafe.ftrace_aggr_post_handler_joins", kpd_fd);
+	R(D1, "A.addr_after_unregister=%s", SYM(b1.kp.addr));
+	R(D1, "B.addr_after_unregister=%s", SYM(b2.kp.addr));
+	call_order(D1, kpd_fd);
+	rc = disable_kprobe(&b1.kp);
+	R(D1, "disable_after_unregister.rc=%d", rc);
 }
 
 /* ---- phase: aggregation ------------------------------------------------------- */
@@ -1409,6 +1423,7 @@ static const struct {
 } phases[] = {
 	{ "bad", ph_bad },
 	{ "unsafe", ph_unsafe },
+	{ D1, ph_div_ftrace_post },
 	{ "aggr", ph_aggr },
 	{ "reent", ph_reent },
 	{ "opt_reg", ph_opt_reg },

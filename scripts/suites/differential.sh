@@ -13,7 +13,9 @@
 
 OUT=$RESULTS/differential
 rm -rf "$OUT"
-"$ROOT/scripts/differential.sh" "$@" || true
+# Its own output (progress, the diff, its FAIL lines) indented, so that
+# only the lines below count as results.
+"$ROOT/scripts/differential.sh" "$@" 2>&1 | sed 's/^/    /' || true
 if [ ! -s "$OUT/checks.txt" ] || [ ! -s "$OUT/scenarios.txt" ]; then
 	echo "FAIL run scripts/differential.sh produced no results (see the log above)"
 	exit 1

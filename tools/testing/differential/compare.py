@@ -9,9 +9,9 @@ output, console.log = the kernel console).  The canonical lines
 `KPD <scenario> <what>=<value>` are extracted per variant (OUTDIR/c.kpd,
 OUTDIR/rust.kpd); a scenario differs if its sequence of lines differs
 between the two.  Scenarios listed in divergences.txt (next to this file)
-are intended divergences: reported separately, not counted.  They run in a
-separate boot per variant (C_DIVDIR, RUST_DIVDIR: the job with
-kpd.divergence=1), and each variant's lines of such a scenario must equal
+are intended divergences: reported separately, not counted.  Those named
+div.* run in a separate boot per variant (C_DIVDIR, RUST_DIVDIR: the job
+with kpd.divergence=1), others in the default boot; each variant's lines of such a scenario must equal
 the recorded ones in divergences/SCENARIO.{c,rust} (which must differ from
 each other); that boot's rust console must be clean (the C core WARNs
 there).  --record-divergences writes those files from the runs instead
@@ -130,7 +130,8 @@ def main():
             exp = {}
             for v in VARIANTS:
                 f = os.path.join(ddir, "%s.%s" % (n, v))
-                got = div[v].get(n, [])
+                # div.* scenarios run in the divergence boot, others in the default one
+                got = (div[v] if n.startswith("div.") else scen[v]).get(n, [])
                 if record:
                     os.makedirs(ddir, exist_ok=True)
                     with open(f, "w") as fh:

@@ -52,12 +52,12 @@ grep -q 'kpd.unsafe=1' /proc/cmdline && unsafe=1
 insmod $X/kprobes_diff.ko unsafe=$unsafe; echo "KPD harness.insmod driver_rc=$?"
 [ -w $K/ctl ] || { echo "KPD harness.debugfs ctl=missing"; exit 1; }
 
-# kpd.divergence=1: only the intended divergences listed in
+# kpd.divergence=1: only the intended divergences named div.* in
 # divergences.txt, each a module phase named like its scenario; the C core
 # is left in a bad state by them, so nothing else runs and the driver stays
 # loaded.
 if grep -q 'kpd.divergence=1' /proc/cmdline; then
-	for s in $(sed -n 's/^\([a-z][^ |]*\) *|.*/\1/p' $X/divergences.txt); do
+	for s in $(sed -n 's/^\(div\.[^ |]*\) *|.*/\1/p' $X/divergences.txt); do
 		ph "$s"
 		lst "$s"
 	done

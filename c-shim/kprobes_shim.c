@@ -77,31 +77,18 @@ int __weak arch_kprobe_get_kallsym(unsigned int *symnum, unsigned long *value,
 }
 
 /*
- * Per-CPU state.  Rust in 6.12 cannot define or access per-CPU variables;
- * these accessors run in breakpoint handler context, hence NOKPROBE.
+ * Per-CPU state.  Rust in 6.12 cannot define per-CPU variables (it writes
+ * them with %gs-relative movs, rust-core/sys_kernel.rs); the preempt
+ * wrappers run in breakpoint handler context, hence NOKPROBE.
  */
 
-/* The child probe whose handler is running (written only, as upstream). */
-static DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
+/*
+ * The child probe whose handler is running (written only, as upstream).  Not
+ * static: rust-core writes it with a %gs-relative mov (sys_kernel.rs).
+ */
+DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
 
-void kprobes_rust_set_kprobe_instance(struct kprobe *kp)
-{
-	__this_cpu_write(kprobe_instance, kp);
-}
-NOKPROBE_SYMBOL(kprobes_rust_set_kprobe_instance);
-
-void kprobes_rust_set_current_kprobe(struct kprobe *p)
-{
-	__this_cpu_write(current_kprobe, p);
-}
-NOKPROBE_SYMBOL(kprobes_rust_set_current_kprobe);
-
-void kprobes_rust_set_kprobe_status(unsigned long status)
-{
-	get_kprobe_ctlblk()->kprobe_status = status;
-}
-NOKPROBE_SYMBOL(kprobes_rust_set_kprobe_status);
-
+/* With CONFIG_PREEMPT_COUNT, Rust calls these; without, a compiler barrier. */
 void kprobes_rust_preempt_disable(void)
 {
 	preempt_disable();

@@ -36,10 +36,9 @@ extern "C" {
     static __noinstr_text_start: [u8; 0];
     static __noinstr_text_end: [u8; 0];
     fn kprobes_rust_dereference_symbol_descriptor(p: *mut c_void) -> *mut c_void;
-    fn kprobes_rust_set_kprobe_instance(kp: *mut Kprobe);
-    fn kprobes_rust_set_current_kprobe(p: *mut Kprobe);
-    fn kprobes_rust_set_kprobe_status(status: c_ulong);
+    #[cfg_attr(not(CONFIG_PREEMPT_COUNT), allow(dead_code))]
     fn kprobes_rust_preempt_disable();
+    #[cfg_attr(not(CONFIG_PREEMPT_COUNT), allow(dead_code))]
     fn kprobes_rust_preempt_enable();
     fn kprobes_rust_jump_label_lock();
     fn kprobes_rust_jump_label_unlock();
@@ -799,40 +798,76 @@ pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
     }
 }
 
-/// `__this_cpu_write(kprobe_instance, kp)` (the shim owns the per-CPU
-/// variable).
+// Per-CPU writes on the handler paths, as the C macros compile them on
+// x86_64 (6.12: zero-based per-CPU symbols addressed through %gs): one
+// `mov` each, no call.  Rust in 6.12 has no per-CPU API; the variables are
+// C's (`current_kprobe`, `kprobe_ctlblk` of arch/x86/kernel/kprobes/core.c,
+// `kprobe_instance` of the shim).
+extern "C" {
+    /// The shim's `DEFINE_PER_CPU(struct kprobe *, kprobe_instance)`.
+    static mut kprobe_instance: *mut Kprobe;
+}
+
+macro_rules! this_cpu_write_ulong {
+    ($var:path, $val:expr) => {
+        // SAFETY: `$var` is a per-CPU variable of 8 bytes (asserted below for
+        // the struct member); %gs points at this CPU's per-CPU area and the
+        // callers run with preemption disabled, as `__this_cpu_write()`
+        // requires.
+        unsafe {
+            core::arch::asm!(
+                "movq {v}, %gs:{s}",
+                s = sym $var,
+                v = in(reg) $val,
+                options(att_syntax, nostack, preserves_flags)
+            )
+        }
+    };
+}
+
+const _: () = assert!(core::mem::offset_of!(b::kprobe_ctlblk, kprobe_status) == 0);
+const _: () = assert!(core::mem::size_of::<c_ulong>() == 8);
+
+/// `__this_cpu_write(kprobe_instance, kp)`.
 #[inline(always)]
 pub fn set_kprobe_instance(kp: *mut Kprobe) {
-    // SAFETY: handler context, preemption disabled.
-    unsafe { kprobes_rust_set_kprobe_instance(kp) }
+    this_cpu_write_ulong!(kprobe_instance, kp as usize);
 }
 
 /// `__this_cpu_write(current_kprobe, p)`.
 #[inline(always)]
 pub fn set_current_kprobe(p: *mut Kprobe) {
-    // SAFETY: preemption disabled by the callers.
-    unsafe { kprobes_rust_set_current_kprobe(p) }
+    this_cpu_write_ulong!(b::current_kprobe, p as usize);
 }
 
 /// `get_kprobe_ctlblk()->kprobe_status = status`.
 #[inline(always)]
 pub fn set_kprobe_status(status: c_ulong) {
-    // SAFETY: preemption disabled by the callers.
-    unsafe { kprobes_rust_set_kprobe_status(status) }
+    this_cpu_write_ulong!(b::kprobe_ctlblk, status);
 }
 
-/// `preempt_disable()`.
+/// `preempt_disable()`: a compiler barrier without `CONFIG_PREEMPT_COUNT`.
 #[inline(always)]
 pub fn preempt_disable() {
+    #[cfg(CONFIG_PREEMPT_COUNT)]
     // SAFETY: no preconditions.
-    unsafe { kprobes_rust_preempt_disable() }
+    unsafe {
+        kprobes_rust_preempt_disable()
+    }
+    #[cfg(not(CONFIG_PREEMPT_COUNT))]
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
-/// `preempt_enable()`.
+/// `preempt_enable()`: a compiler barrier without `CONFIG_PREEMPT_COUNT`.
 #[inline(always)]
 pub fn preempt_enable() {
+    #[cfg(CONFIG_PREEMPT_COUNT)]
     // SAFETY: paired with `preempt_disable()` by the callers.
-    unsafe { kprobes_rust_preempt_enable() }
+    unsafe {
+        kprobes_rust_preempt_enable()
+    }
+    #[cfg(not(CONFIG_PREEMPT_COUNT))]
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 /// `KPROBE_HIT_ACTIVE`.

@@ -20,12 +20,6 @@ extern struct hlist_head kprobe_table[(1 << 6)];
 
 extern void *kprobes_rust_dereference_symbol_descriptor(void *p);
 
-extern void kprobes_rust_set_kprobe_instance(struct kprobe *kp);
-
-extern void kprobes_rust_set_current_kprobe(struct kprobe *p);
-
-extern void kprobes_rust_set_kprobe_status(unsigned long status);
-
 extern void kprobes_rust_preempt_disable(void);
 
 extern void kprobes_rust_preempt_enable(void);

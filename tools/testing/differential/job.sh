@@ -68,6 +68,14 @@ echo "KPD harness.kprobes_enabled initial=$(cat $D/kprobes/enabled)"
 echo "KPD harness.kprobes_optimization initial=$(cat $OPT)"
 lst harness.list_initial
 
+# Whether the kprobes API functions are ftrace sites (traceable by the
+# function tracer, and where a kprobe on them is ftrace-based).
+for f in register_kprobe unregister_kprobe register_kprobes unregister_kprobes \
+	register_kretprobe unregister_kretprobe register_kretprobes unregister_kretprobes \
+	enable_kprobe disable_kprobe get_kprobe kprobe_on_func_entry; do
+	echo "KPD ftrace.kprobes_api_traceable $f=$(grep -cx "$f" $T/available_filter_functions)"
+done
+
 # --- bad input, aggregation, reentrancy (all inside the module)
 ph bad
 lst bad.list_after
@@ -109,6 +117,10 @@ ph opt_reent
 ph opt_disable_one
 wait_list 'kpd_fopt2\+0x9 .*OPTIMIZED' absent
 lst opt.disable_optimized
+wait_list 'kpd_fopt\+0x9 .*OPTIMIZED' present
+ph opt_reuse
+wait_list 'kpd_fopt\+0x9 .*OPTIMIZED' present
+lst opt.reuse_unused_aggregate
 ph opt_unreg
 lst opt.unregister
 

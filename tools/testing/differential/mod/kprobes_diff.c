@@ -852,14 +852,29 @@ static void ph_opt_disable_one(void)
 	R("opt.disable_optimized", "C.flags=0x%x", o3.kp.flags);
 }
 
+/*
+ * Unregister an optimized probe and at once register another at the same
+ * address: the dying (unused, delayed-unoptimizing) aggregate is reused.
+ */
+static struct kpd_kp o5;
+static void ph_opt_reuse(void)
+{
+	unregister_kprobe(&o1.kp);
+	kpi(&o5, 'E', "kpd_fopt", KPD_MID, true, false);
+	reg("opt.reuse_unused_aggregate", &o5);
+	call_order("opt.reuse_unused_aggregate", kpd_fopt);
+	show("opt.reuse_unused_aggregate", &o5);
+	R("opt.reuse_unused_aggregate", "A.addr=%s", SYM(o1.kp.addr));
+}
+
 static void ph_opt_unreg(void)
 {
-	struct kprobe *kps[2] = { &o1.kp, &o3.kp };
+	struct kprobe *kps[2] = { &o5.kp, &o3.kp };
 
 	unregister_kprobes(kps, 2);
 	call_order("opt.unregister", kpd_fopt);
 	call_order("opt.unregister", kpd_fopt2);
-	R("opt.unregister", "A.addr=%s", SYM(o1.kp.addr));
+	R("opt.unregister", "E.addr=%s", SYM(o5.kp.addr));
 }
 
 /* ---- phase: kprobes/enabled (the job writes 0/1 in between) ---------------------------- */
@@ -1433,6 +1448,7 @@ static const struct {
 	{ "opt_enable3", ph_opt_enable3 },
 	{ "opt_reent", ph_opt_reent },
 	{ "opt_disable_one", ph_opt_disable_one },
+	{ "opt_reuse", ph_opt_reuse },
 	{ "opt_unreg", ph_opt_unreg },
 	{ "en_setup", ph_en_setup },
 	{ "en_off", ph_en_off },

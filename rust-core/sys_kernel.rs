@@ -620,6 +620,14 @@ pub fn rcu_read_unlock() {
     unsafe { kprobes_rust_rcu_read_unlock() }
 }
 
+/// `synchronize_rcu_expedited()`: a full grace period, driven by IPIs
+/// instead of waiting for the CPUs to pass quiescent states; sleeps.
+#[inline]
+pub fn synchronize_rcu_expedited() {
+    // SAFETY: called from process context by the callers.
+    unsafe { b::synchronize_rcu_expedited() }
+}
+
 /// `synchronize_rcu()`; sleeps.
 #[inline]
 pub fn synchronize_rcu() {

@@ -172,6 +172,8 @@ ph scale
 lst scale.list_after
 ph conc
 lst conc.list_after
+ph conc_kret
+lst conc.kretprobe_list_after
 
 # --- upstream WARNs here (unsafe=1 only): an optimized probe a module
 # unregistered in its exit, the module unloaded and loaded again at once.

@@ -1292,13 +1292,18 @@ static void conc_post(struct kprobe *p, struct pt_regs *regs, unsigned long flag
 	atomic_inc(&k->post);
 }
 
+static bool conc_kret;	/* workers call kpd_fadd (kretprobe churn) instead of kpd_fhot */
+
 static int conc_worker(void *arg)
 {
 	long cpu = (long)arg;
 	unsigned long n = 0;
 
 	while (!atomic_read(&conc_stop)) {
-		CALL(kpd_fhot, 1);
+		if (conc_kret)
+			CALL2(kpd_fadd, 1, 1000);
+		else
+			CALL(kpd_fhot, 1);
 		n++;
 		if (!(n & 63))
 			cond_resched();
@@ -1430,6 +1435,126 @@ static void ph_conc(void)
 		pr_info("conc: calls %lu, mid hits %d + %lu missed\n", total, atomic_read(&cs2.pre), cs2.kp.nmissed);
 }
 
+/*
+ * kretprobes under churn: a stable kretprobe on kpd_fadd sees every call
+ * (entry and return), while another is registered, disabled, enabled and
+ * unregistered in a loop; its handlers never run after unregister returned.
+ */
+struct kpd_crp {
+	struct kretprobe rp;
+	atomic_t entry, ret, late;
+	int live;
+};
+static struct kpd_crp ck_s, ck_c;
+
+static int ck_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kpd_crp *k = container_of(get_kretprobe(ri), struct kpd_crp, rp);
+
+	atomic_inc(&k->entry);
+	if (!READ_ONCE(k->live))
+		atomic_inc(&k->late);
+	return 0;
+}
+
+static int ck_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kpd_crp *k = container_of(get_kretprobe(ri), struct kpd_crp, rp);
+
+	atomic_inc(&k->ret);
+	if (!READ_ONCE(k->live))
+		atomic_inc(&k->late);
+	return 0;
+}
+
+static void ck_init(struct kpd_crp *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->rp.kp.symbol_name = "kpd_fadd";
+	k->rp.entry_handler = ck_entry;
+	k->rp.handler = ck_ret;
+	k->rp.maxactive = 64;
+}
+
+static void ph_conc_kret(void)
+{
+	struct task_struct *th[NR_CPUS] = {};
+	unsigned long end, total = 0;
+	int cpu, i, ops = 0, errs = 0, late = 0, ran = 0, online = 0, rc;
+	const char *scn = "conc.kretprobe_churn";
+
+	memset(conc_calls, 0, sizeof(conc_calls));
+	memset(conc_ran, 0, sizeof(conc_ran));
+	atomic_set(&conc_stop, 0);
+	conc_kret = true;
+	ck_init(&ck_s);
+	ck_s.live = 1;
+	rc = register_kretprobe(&ck_s.rp);
+	R(scn, "stable.rc=%d", rc);
+	for_each_online_cpu(cpu) {
+		online++;
+		th[cpu] = kthread_create(conc_worker, (void *)(long)cpu, "kpd_conc/%d", cpu);
+		if (IS_ERR(th[cpu])) {
+			th[cpu] = NULL;
+			continue;
+		}
+		kthread_bind(th[cpu], cpu);
+		wake_up_process(th[cpu]);
+	}
+	end = jiffies + 2 * HZ;
+	for (i = 0; time_before(jiffies, end) && i < 100000; i++) {
+		switch (i % 4) {
+		case 0:
+			ck_init(&ck_c);
+			WRITE_ONCE(ck_c.live, 1);
+			if (register_kretprobe(&ck_c.rp)) {
+				errs++;
+				WRITE_ONCE(ck_c.live, 0);
+			}
+			break;
+		case 1:
+			errs += disable_kprobe(&ck_c.rp.kp) != 0;
+			break;
+		case 2:
+			errs += enable_kprobe(&ck_c.rp.kp) != 0;
+			break;
+		case 3:
+			unregister_kretprobe(&ck_c.rp);
+			WRITE_ONCE(ck_c.live, 0);
+			synchronize_rcu();	/* let return handlers already running finish */
+			late += atomic_read(&ck_c.late);
+			break;
+		}
+		ops++;
+		cond_resched();
+	}
+	if (READ_ONCE(ck_c.live)) {
+		unregister_kretprobe(&ck_c.rp);
+		WRITE_ONCE(ck_c.live, 0);
+	}
+	atomic_set(&conc_stop, 1);
+	for_each_online_cpu(cpu) {
+		if (th[cpu])
+			kthread_stop(th[cpu]);
+		ran += conc_ran[cpu] && conc_calls[cpu] > 0;
+		total += conc_calls[cpu];
+	}
+	conc_kret = false;
+	R(scn, "workers_on_every_online_cpu=%d", ran == online && online >= 2);
+	R(scn, "churn_ops_done=%d", ops >= 4);
+	R(scn, "api_errors=%d", errs);
+	R(scn, "stable_entries_eq_calls=%d", (unsigned long)atomic_read(&ck_s.entry) == total);
+	R(scn, "stable_returns_eq_entries=%d", atomic_read(&ck_s.ret) == atomic_read(&ck_s.entry));
+	R(scn, "stable_nmissed=%d", ck_s.rp.nmissed);
+	unregister_kretprobe(&ck_s.rp);
+	ck_s.live = 0;
+	R(scn, "churned_returns_le_entries=%d", atomic_read(&ck_c.ret) <= atomic_read(&ck_c.entry));
+	R(scn, "handler_after_unregister=%d", late + atomic_read(&ck_c.late));
+	if ((unsigned long)atomic_read(&ck_s.entry) != total)
+		pr_info("conc_kret: calls %lu, stable entries %d, returns %d, nmissed %d\n", total,
+			atomic_read(&ck_s.entry), atomic_read(&ck_s.ret), ck_s.rp.nmissed);
+}
+
 /* ---- debugfs control ---------------------------------------------------------- */
 
 static const struct {
@@ -1461,6 +1586,7 @@ static const struct {
 	{ "mod_reload", ph_mod_reload },
 	{ "scale", ph_scale },
 	{ "conc", ph_conc },
+	{ "conc_kret", ph_conc_kret },
 };
 
 static ssize_t ctl_write(struct file *file, const char __user *ubuf, size_t count, loff_t *ppos)

@@ -8,15 +8,28 @@
 #   kernels' lines are compared verbatim.
 # Output: one line per step and `clients: N steps, M differ, K failed`;
 # exit status non-zero if any step differs or failed.
-# Results: build/results/clients/ (VARIANT.kpc, VARIANT.results.log,
-# VARIANT.console.log, steps.txt, diff.txt, summary.txt).
+# A second boot per variant runs tools/testing/clients/divergence-job.sh:
+# intended divergences (the C core misbehaves, the Rust core does not),
+# whose lines must equal tools/testing/clients/divergences/VARIANT.kpc;
+# `scripts/clients.sh --record-divergences` rewrites those files from the
+# run (review the diff before committing).
+# Results: build/results/clients/ (VARIANT.kpc, VARIANT.div.kpc,
+# VARIANT[.div].results.log, VARIANT[.div].console.log, steps.txt,
+# diff.txt, summary.txt).
 # Env: KP_CLIENTS_VARIANTS (default "c rust"), KP_MEM (default 2048 here:
 # the clients and their libraries add ~220 MiB to the initramfs).
 . "$(dirname "$0")/lib.sh"
 
+record=0
+case ${1:-} in
+--record-divergences) record=1 ;;
+"") ;;
+*) die "usage: scripts/clients.sh [--record-divergences]" ;;
+esac
 OUT=$RESULTS/clients
 STAGE=$WORK/clients/extra
 JOB=$ROOT/tools/testing/clients/job.sh
+DIVJOB=$ROOT/tools/testing/clients/divergence-job.sh
 variants=${KP_CLIENTS_VARIANTS:-$VARIANTS}
 mkdir -p "$OUT"
 
@@ -70,6 +83,7 @@ stage() {
 
 need_tools
 stage
+cp "$ROOT/tools/testing/clients/kpc-lib.sh" "$STAGE/kpc-lib.sh"
 
 # --- boot each variant ---------------------------------------------------
 for v in $variants; do
@@ -82,7 +96,22 @@ for v in $variants; do
 	fi
 	cp "$RESULTS/$v/clients/results.log" "$OUT/$v.results.log" 2>/dev/null || :
 	cp "$RESULTS/$v/clients/console.log" "$OUT/$v.console.log" 2>/dev/null || :
-	grep -a '^KPC ' "$OUT/$v.results.log" >"$OUT/$v.kpc" 2>/dev/null || :
+	grep -a '^KPC ' "$OUT/$v.results.log" | tr -d '\r' >"$OUT/$v.kpc" 2>/dev/null || :
+	# the intended divergences, in their own boot
+	rm -f "$OUT/$v.div.kpc"
+	if KP_MEM=${KP_MEM:-2048} KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-600} KP_EXTRA_DIR=$STAGE \
+		"$ROOT/scripts/vm.sh" "$v" "$DIVJOB" clients-div; then
+		:
+	else
+		warn "clients: the $v divergence guest failed; see $RESULTS/$v/clients-div/console.log"
+	fi
+	cp "$RESULTS/$v/clients-div/results.log" "$OUT/$v.div.results.log" 2>/dev/null || :
+	cp "$RESULTS/$v/clients-div/console.log" "$OUT/$v.div.console.log" 2>/dev/null || :
+	grep -a '^KPC ' "$OUT/$v.div.results.log" | tr -d '\r' >"$OUT/$v.div.kpc" 2>/dev/null || :
+	if [ $record = 1 ]; then
+		cp "$OUT/$v.div.kpc" "$ROOT/tools/testing/clients/divergences/$v.kpc"
+		info "recorded tools/testing/clients/divergences/$v.kpc (review: git diff)"
+	fi
 done
 
 # --- compare -------------------------------------------------------------

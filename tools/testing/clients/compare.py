@@ -11,7 +11,11 @@ A step passes when it ran (`ok`) on every variant with identical text.  A
 step that fails on the first variant (the upstream C core) is a client that
 does not work in this environment; the reason is the guest's FAIL text.
 The kernel console of each variant is checked as one more step (`console`):
-no BUG/WARNING/Oops/lockdep/stall lines.  Exit status 1 if any step failed.
+no BUG/WARNING/Oops/lockdep/stall lines.  The intended divergences
+(OUTDIR/VARIANT.div.kpc, from divergence-job.sh) must each equal the
+lines recorded in divergences/VARIANT.kpc next to this script; they are
+listed as steps of their own (div.*) and never count as differences.
+Exit status 1 if any step failed.
 """
 import difflib
 import os
@@ -30,7 +34,7 @@ def read_kpc(path):
         return steps, order
     with open(path, errors='replace') as f:
         for line in f:
-            line = line.rstrip('\n')
+            line = line.rstrip('\r\n')   # serial port: CRLF
             parts = line.split(' ', 3)
             if len(parts) < 3 or parts[0] != 'KPC':
                 continue
@@ -101,7 +105,40 @@ def main():
             lines.append('FAIL %s %s' % (s, ' ; '.join(why)))
         else:
             lines.append('PASS %s' % s)
-    summary = 'clients: %d steps, %d differ, %d failed' % (len(order), ndiff, nfail)
+    # intended divergences: each variant's lines as recorded
+    ndiv = ndivbad = 0
+    exp_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'divergences')
+    div_order = []
+    got, exp = {}, {}
+    for v in variants:
+        got[v], o1 = read_kpc(os.path.join(out, v + '.div.kpc'))
+        exp[v], o2 = read_kpc(os.path.join(exp_dir, v + '.kpc'))
+        for s in o2 + o1:
+            if s not in div_order:
+                div_order.append(s)
+    for s in div_order:
+        ndiv += 1
+        why = []
+        for v in variants:
+            g, e = got[v].get(s), exp[v].get(s)
+            if e is None:
+                why.append('%s: not recorded in divergences/%s.kpc' % (v, v))
+            elif g is None:
+                why.append('%s: no result (guest job did not get there)' % v)
+            elif g != e:
+                why.append('%s: not as recorded (see diff.txt)' % v)
+                d = difflib.unified_diff(e[1].split(' | '), g[1].split(' | '),
+                                         'recorded %s: %s' % (v, s), 'now %s: %s' % (v, s),
+                                         lineterm='', n=1)
+                diffs.append('\n'.join(d))
+        if why:
+            ndivbad += 1
+            nfail += 1
+            lines.append('FAIL %s %s' % (s, ' ; '.join(why)))
+        else:
+            lines.append('PASS %s' % s)
+    summary = 'clients: %d steps, %d differ, %d failed; %d intended divergences, %d not as recorded' % (
+        len(order) + ndiv, ndiff, nfail, ndiv, ndivbad)
     with open(os.path.join(out, 'steps.txt'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     with open(os.path.join(out, 'diff.txt'), 'w') as f:

@@ -19,52 +19,7 @@ PERF="$X/lib64/ld-linux-x86-64.so.2 --library-path $LIBS $X/usr/bin/perf"
 BPFTRACE="$X/lib64/ld-linux-x86-64.so.2 --library-path $LIBS $X/usr/bin/bpftrace"
 perf() { $PERF "$@"; }
 
-ok() { s=$1; shift; echo "KPC $s ok $*"; }
-bad() { s=$1; shift; echo "KPC $s FAIL $*"; }
-# join: lines -> one line, " | " separated, blank lines dropped
-join() { sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' | awk 'NR > 1 { printf " | " } { printf "%s", $0 } END { print "" }'; }
-# mask: kernel addresses and kallsyms-style hex words
-mask() { sed -e 's/0x[0-9a-f]\{12,16\}/ADDR/g' -e 's/\b[0-9a-f]\{16\}\b/ADDR/g'; }
-# symaddr: replace each 16-digit hex word (a kernel text address printed by
-# perf) by <symbol+0xoffset> from /proc/kallsyms (nearest text symbol below)
-symaddr() {
-	in=$(cat)
-	for a in $(echo "$in" | grep -oE '(^|[^0-9a-zA-Z_])[0-9a-f]{16}([^0-9a-zA-Z_]|$)' | grep -oE '[0-9a-f]{16}' | sort -u); do
-		sym=$(awk -v a="$a" '$2 ~ /^[tT]$/ && $1 <= a && $1 > best { best = $1; name = $3 }
-			END { if (name != "") printf "%s+0x%x", name, 0 }' /proc/kallsyms)
-		if [ -n "$sym" ]; then
-			base=$(awk -v n="${sym%+0x0}" '$3 == n && $2 ~ /^[tT]$/ { print $1; exit }' /proc/kallsyms)
-			sym="${sym%+0x0}+0x$(printf %x $((0x$a - 0x$base)))"
-		fi
-		in=$(echo "$in" | sed "s/$a/<${sym:-ADDR}>/g")
-	done
-	echo "$in"
-}
-# klist PATTERN: kprobes/list lines matching PATTERN, masked, sorted
-klist() { grep -E "$1" $D/kprobes/list | mask | sort | join; }
-# trace_lines: the trace buffer without headers; "comm event: text" per line
-trace_lines() {
-	grep -v '^#' $T/trace |
-		sed -E 's/^ *(.*)-[0-9]+ +\[[0-9]+\] [^ ]+ +[0-9]+\.[0-9]+: /\1 /'
-}
-# elog: the tracing error_log without its timestamps
-elog() { sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' $T/error_log | join; }
-raw() { echo "### $*"; }
-# unrel: perf writes kernel probe points as _text+DECIMAL, which depends on
-# the kernel's layout; replace each by the kallsyms symbol at that address
-# ("_text+<do_sys_openat2>"), "_text+<?>" if no symbol starts there.
-unrel() {
-	base=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
-	while IFS= read -r line; do
-		n=$(echo "$line" | sed -n 's/.*_text+\([0-9][0-9]*\).*/\1/p')
-		if [ -n "$n" ]; then
-			a=$(printf '%016x' $((0x$base + n)))
-			sym=$(awk -v a="$a" '$1 == a && $2 ~ /^[tT]$/ { print $3; exit }' /proc/kallsyms)
-			line=$(echo "$line" | sed "s/_text+$n/_text+<${sym:-?}>/")
-		fi
-		echo "$line"
-	done
-}
+. /extra/kpc-lib.sh   # ok, bad, join, mask, ksym, unrel, symaddr, klist, trace_lines, elog, raw
 
 section clients
 echo "uname: $(uname -r) variant=$(sed -n 's/.*kpt.variant=\([a-z]*\).*/\1/p' /proc/cmdline)"
@@ -73,17 +28,29 @@ echo > $T/trace
 echo > $T/kprobe_events
 echo > $T/error_log 2>/dev/null
 
+# The first two offsets into vfs_read that kprobe_events accepts (the
+# kernel checks instruction boundaries): with IBT, +4 (after ENDBR: the
+# fentry site, still the function entry) and the next instruction.
+off="" off2=""
+for i in $(seq 1 64); do
+	if echo "p:kpc/try vfs_read+$i" >> $T/kprobe_events 2>/dev/null; then
+		echo "-:kpc/try" >> $T/kprobe_events
+		if [ -z "$off" ]; then off=$i; else off2=$i; break; fi
+	fi
+done
+echo > $T/error_log
+
 # ---------------------------------------------------------------- perf probe
 # Client: Debian linux-perf (perf probe / record / report / script).  No
 # vmlinux or debuginfo in the guest: perf resolves symbols from
 # /proc/kallsyms and writes the probe definitions to tracefs kprobe_events.
 raw perf.version
-if v=$(perf --version 2>&1); then echo "$v"; ok perf.version "runs"
+if v=$(timeout 120 $PERF --version 2>&1); then echo "$v"; ok perf.version "runs"
 else echo "$v"; bad perf.version "perf does not start: $(echo "$v" | tail -n 2 | join)"; fi
 
 raw perf.probe-add
-out=$(perf probe -q -a 'kpc_open=do_sys_openat2 dfd=%di:s32 path=+0(%si):ustring' 2>&1); r1=$?
-out2=$(perf probe -q -a 'kpc_open_ret=do_sys_openat2%return ret=$retval:s32' 2>&1); r2=$?
+out=$(timeout 120 $PERF probe -q -a 'kpc_open=do_sys_openat2 dfd=%di:s32 path=+0(%si):ustring' 2>&1); r1=$?
+out2=$(timeout 120 $PERF probe -q -a 'kpc_open_ret=do_sys_openat2%return ret=$retval:s32' 2>&1); r2=$?
 printf '%s\n%s\n' "$out" "$out2"
 if [ $r1 = 0 ] && [ $r2 = 0 ]; then
 	ok perf.probe-add "$(cat $T/kprobe_events | unrel | mask | sort | join)"
@@ -92,7 +59,7 @@ else
 fi
 
 raw perf.probe-list
-out=$(perf probe -l 2>&1); r=$?
+out=$(timeout 120 $PERF probe -l 2>&1); r=$?
 echo "$out"
 if [ $r = 0 ] && [ -n "$out" ]; then ok perf.probe-list "$(echo "$out" | mask | sort | join)"
 else bad perf.probe-list "perf probe -l exited $r: $(echo "$out" | tail -n 2 | join)"; fi
@@ -100,7 +67,7 @@ else bad perf.probe-list "perf probe -l exited $r: $(echo "$out" | tail -n 2 | j
 # The blacklist is read by perf itself (debugfs kprobes/blacklist): a probe
 # on a NOKPROBE_SYMBOL function must be refused before it reaches tracefs.
 raw perf.probe-blacklisted
-out=$(perf probe -a do_int3 2>&1); r=$?
+out=$(timeout 120 $PERF probe -a do_int3 2>&1); r=$?
 echo "$out"
 if [ $r != 0 ] && ! grep -q do_int3 $T/kprobe_events; then
 	ok perf.probe-blacklisted "refused: $(echo "$out" | grep -iE 'blacklist|error' | mask | join)"
@@ -120,7 +87,7 @@ cat /tmp/kpc-missing
 cat /tmp/kpc-missing
 cat /etc/passwd
 EOF
-out=$(perf record -q -N -B -o /tmp/perf.data -e probe:kpc_open -e probe:kpc_open_ret__return -- sh /tmp/kpc-work.sh 2>&1); r=$?
+out=$(timeout 120 $PERF record -q -N -B -o /tmp/perf.data -e probe:kpc_open -e probe:kpc_open_ret__return -- sh /tmp/kpc-work.sh 2>&1); r=$?
 echo "$out"
 if [ $r = 0 ] && [ -s /tmp/perf.data ]; then
 	ok perf.record "exit 0, perf.data written"
@@ -131,7 +98,7 @@ else
 fi
 
 raw perf.script
-out=$(perf script -i /tmp/perf.data -F comm,event,trace 2>&1); r=$?
+out=$(timeout 120 $PERF script -i /tmp/perf.data -F comm,event,trace 2>&1); r=$?
 echo "$out"
 if [ $r = 0 ] && echo "$out" | grep -q kpc_open; then
 	# sample text: comm, event, fetched args; only the workload's cats
@@ -141,7 +108,7 @@ else
 fi
 
 raw perf.report
-out=$(perf report -i /tmp/perf.data --stdio --sort comm 2>&1); r=$?
+out=$(timeout 120 $PERF report -i /tmp/perf.data --stdio --sort comm 2>&1); r=$?
 echo "$out" | head -n 40
 if [ $r = 0 ] && echo "$out" | grep -q "Samples:"; then
 	ok perf.report "$(echo "$out" | grep -E '^# Samples:|^ +[0-9.]+% +cat$' | sed 's/  */ /g' | join)"
@@ -149,8 +116,33 @@ else
 	bad perf.report "perf report exited $r: $(echo "$out" | tail -n 3 | join)"
 fi
 
+# Counting mode: perf stat on the same events, a workload of known opens.
+raw perf.stat
+out=$(timeout 120 $PERF stat -x, -e probe:kpc_open -e probe:kpc_open_ret__return -- sh /tmp/kpc-work.sh 2>&1); r=$?
+echo "$out"
+if [ $r = 0 ] && echo "$out" | grep -q 'probe:kpc_open'; then
+	ok perf.stat "$(echo "$out" | grep 'probe:' | cut -d, -f1,3 | join)"
+else
+	bad perf.stat "perf stat exited $r: $(echo "$out" | tail -n 3 | join)"
+fi
+
+# A probe at function+offset (no debuginfo: perf checks nothing itself, the
+# kernel accepts only an instruction boundary): vfs_read+$off2, the first
+# boundary after the fentry call, and vfs_read+1, inside the first insn.
+raw perf.probe-offset
+out=$(timeout 120 $PERF probe -a "kpc_mid=vfs_read+${off2:-9}" 2>&1); r1=$?
+out2=$(timeout 120 $PERF probe -a 'kpc_bad=vfs_read+1' 2>&1); r2=$?
+printf '%s\n---\n%s\n' "$out" "$out2"
+if [ $r1 = 0 ]; then
+	out3=$(timeout 120 $PERF stat -x, -e probe:kpc_mid -- dd if=/etc/passwd of=/dev/null bs=1 count=5 2>&1)
+	echo "$out3"
+	ok perf.probe-offset "vfs_read+$off2: $(grep kpc_mid $T/kprobe_events | unrel | join), counted $(echo "$out3" | grep 'probe:' | cut -d, -f1,3) | vfs_read+1: exit $r2, $(echo "$out2" | grep -iE 'error|fail' | head -n 2 | join)"
+else
+	bad perf.probe-offset "perf probe -a vfs_read+$off2 exited $r1: $(echo "$out" | tail -n 3 | join)"
+fi
+
 raw perf.probe-del
-out=$(perf probe -d 'probe:kpc_*' 2>&1); r=$?
+out=$(timeout 120 $PERF probe -d 'probe:kpc_*' 2>&1); r=$?
 echo "$out"
 left=$(grep -c kpc_ $T/kprobe_events)
 if [ $r = 0 ] && [ "$left" = 0 ] && ! grep -q do_sys_openat2 $D/kprobes/list; then
@@ -201,6 +193,43 @@ else
 	bad bpftrace.interval "bpftrace exited $r: $(echo "$out" | grep -v '^$' | tail -n 4 | join)"
 fi
 
+# Strings from a user pointer argument and the return value, printed per
+# event (both probes on one function: an aggregate of kprobe + kretprobe).
+raw bpftrace.args
+# (str(arg1) of do_sys_openat2's user pointer prints nothing: without BTF
+# bpftrace reads it as kernel memory; casts to deref a pointer need kernel
+# headers.  __set_task_comm()'s buf is a kernel string: the comm at exec.)
+prog='kprobe:do_sys_openat2 /comm == "cat"/ { printf("open dfd=%d path=%s\n", arg0, str(arg1)); }
+kretprobe:do_sys_openat2 /comm == "cat"/ { printf("ret %d\n", retval); }
+kprobe:__set_task_comm { printf("exec comm=%s\n", str(arg1)); }
+kprobe:do_mkdirat /comm == "mkdir"/ { printf("mkdirat dfd=%d mode=%o\n", arg0, arg2); }
+kretprobe:do_mkdirat /comm == "mkdir"/ { printf("mkdirat ret %d\n", retval); }'
+rm -rf /tmp/kpc-bt-dir
+cat > /tmp/kpc-bt2.sh <<'EOF2'
+cat /tmp/kpc-missing
+mkdir -m 750 /tmp/kpc-bt-dir
+mkdir /tmp/kpc-bt-dir
+EOF2
+# (bpftrace prints each CPU's events in order, not across CPUs: sorted)
+out=$(timeout 300 $BPFTRACE -e "$prog" -c 'sh /tmp/kpc-bt2.sh' 2>&1); r=$?
+echo "$out"
+if [ $r = 0 ] && echo "$out" | grep -q '^open '; then
+	ok bpftrace.args "$(echo "$out" | grep -E '^(Attaching|open|ret|exec|mkdirat)' | sort | join)"
+else
+	bad bpftrace.args "bpftrace exited $r: $(echo "$out" | grep -v '^$' | tail -n 4 | join)"
+fi
+
+# A wildcard: one kprobe per matching function, registered and unregistered
+# together; counts per probe for a known workload.
+raw bpftrace.wildcard
+out=$(timeout 600 $BPFTRACE -e 'kprobe:vfs_* /comm == "dd"/ { @[probe] = count(); }' -c 'dd if=/etc/passwd of=/dev/null bs=1 count=7' 2>&1); r=$?
+echo "$out"
+if [ $r = 0 ] && echo "$out" | grep -q '^Attaching'; then
+	ok bpftrace.wildcard "$(echo "$out" | grep -E '^(Attaching|@)' | join), left in kprobes/list: $(grep -c 'vfs_' $D/kprobes/list)"
+else
+	bad bpftrace.wildcard "bpftrace exited $r: $(echo "$out" | grep -v '^$' | tail -n 4 | join)"
+fi
+
 # ---------------------------------------------------------------- fail_function
 # Client: fault injection (CONFIG_FAIL_FUNCTION): a kprobe whose pre_handler
 # overrides the return of an ALLOW_ERROR_INJECTION function.
@@ -237,6 +266,44 @@ if [ -n "$fi_fn" ]; then
 else
 	bad fail_function.inject "neither __x64_sys_mkdir nor __x64_sys_mkdirat is injectable"
 	bad fail_function.remove "no injection"
+fi
+
+# fail_function's kprobe and kprobe_events probes on the same function
+# form an aggregate.  The aggregate runs its probes newest first and stops
+# at a pre_handler returning non-zero, which fail_function's does when it
+# overrides the return: the events, registered after the injection, see
+# both calls, and the kretprobe the overridden return (-ENOMEM) of the
+# first (the second, times exhausted, runs normally).  Only the order "inject
+# first" is run here: events first, then the injection (a probe with a
+# post_handler joining an aggregate armed through kprobe_ftrace_ops) makes
+# the C core WARN on the next disable and leave the probe armed after
+# unregister (then oops); that intended divergence is checked in its own
+# boot by divergence-job.sh.
+ff_case() { # NAME ORDER(events-first|inject-first)
+	echo 0 > $T/events/enable 2>/dev/null; echo > $T/kprobe_events
+	echo > $T/trace
+	if [ $2 = inject-first ]; then echo __x64_sys_mkdir > $F/inject; printf '%#x\n' -12 > $F/__x64_sys_mkdir/retval; fi
+	echo 'p:kpc/mk __x64_sys_mkdir
+r:kpc/mkr __x64_sys_mkdir ret=$retval:s64' >> $T/kprobe_events
+	echo 1 > $T/events/kpc/enable
+	if [ $2 = events-first ]; then echo __x64_sys_mkdir > $F/inject; printf '%#x\n' -12 > $F/__x64_sys_mkdir/retval; fi
+	echo 100 > $F/probability; echo 1 > $F/times; echo 0 > $F/verbose
+	lst=$(klist '__x64_sys_mkdir')
+	echo 1 > $T/tracing_on
+	rmdir /tmp/kpc-a1 /tmp/kpc-a2 2>/dev/null
+	m1=$(mkdir /tmp/kpc-a1 2>&1; echo "rc=$?")
+	m2=$(mkdir /tmp/kpc-a2 2>&1; echo "rc=$?")
+	echo 0 > $T/tracing_on
+	echo "$lst"; echo "$m1"; echo "$m2"; trace_lines
+	ok fail_function.$1 "kprobes/list: $lst | 1st: $(echo $m1) | 2nd: $(echo $m2) | trace: $(trace_lines | grep -E '^mkdir ' | sed 's/__x64_sys_mkdir+0x[0-9a-f]*\/0x[0-9a-f]*/__x64_sys_mkdir/' | join)"
+	echo > $F/inject
+	echo 0 > $T/events/kpc/enable; echo > $T/kprobe_events
+}
+if [ -n "$fi_fn" ]; then
+	raw fail_function.aggregate-inject-first
+	ff_case aggregate-inject-first inject-first
+else
+	bad fail_function.aggregate-inject-first "no injection"
 fi
 
 # ---------------------------------------------------------------- kprobe_events
@@ -278,14 +345,9 @@ ok kprobe_events.removed "kprobe_events: [$(cat $T/kprobe_events | join)] kprobe
 # function entry), and the next one (a real mid-function probe, optimized by
 # the jump optimizer after its delay).  dd reads three 1-byte records.
 raw kprobe_events.offset
-off="" off2=""
-for i in $(seq 1 64); do
-	if echo "p:kpc/mid vfs_read+$i comm=\$comm" >> $T/kprobe_events 2>/dev/null; then
-		if [ -z "$off" ]; then off=$i; echo "-:kpc/mid" >> $T/kprobe_events; else off2=$i; break; fi
-	fi
-done
 echo "offsets: $off $off2"
 if [ -n "$off2" ]; then
+	echo "p:kpc/mid vfs_read+$off2 comm=\$comm" >> $T/kprobe_events
 	echo "p:kpc/entry vfs_read+$off comm=\$comm" >> $T/kprobe_events
 	echo 'comm == "dd"' > $T/events/kpc/mid/filter
 	echo 'comm == "dd"' > $T/events/kpc/entry/filter

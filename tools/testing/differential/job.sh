@@ -161,9 +161,12 @@ lst mod.loaded
 rmmod kprobes_diff_target; echo "KPD mod.harness rmmod_target_rc=$?"
 lst mod.gone_list
 ph mod_gone
-lst mod.gone_after_unregister
+lst mod.gone_partly_unregistered
 insmod $X/kprobes_diff_target.ko; echo "KPD mod.harness reinsmod_target_rc=$?"
 ph mod_reload
+wait_list 'kpd_t_gone\+0x9 .*OPTIMIZED' present
+lst mod.reloaded_list
+ph mod_reload_unreg
 lst mod.reloaded_after
 rmmod kprobes_diff_target; echo "KPD mod.harness rermmod_target_rc=$?"
 

@@ -1048,7 +1048,7 @@ static void ph_kret(void)
 static struct kpd_target *tgt;
 static int owner_hits_owned_last = -1, owner_hits_self_last = -1;
 static bool init_armed;
-static struct kpd_kp mi, g1, g2, g3;
+static struct kpd_kp mi, g1, g2, g3, g4;
 static struct kpd_rp gr;
 static int mi_rc = 1;
 
@@ -1140,7 +1140,6 @@ static void ph_mod_loaded(void)
 
 static void ph_mod_gone(void)
 {
-	struct kprobe *kps[2] = { &g1.kp, &g2.kp };
 
 	R("mod.harness", "target_loaded=%d", tgt != NULL);
 	R("mod.owner_unloaded", "owned.hits_at_exit=%d", owner_hits_owned_last);
@@ -1153,14 +1152,15 @@ static void ph_mod_gone(void)
 	R("mod.gone_enable_disable", "H.disable.rc=%d", disable_kprobe(&g2.kp));
 	R("mod.gone_enable_disable", "R.enable.rc=%d", enable_kprobe(&gr.rp.kp));
 	R("mod.gone_enable_disable", "H.flags=0x%x", g2.kp.flags);
-	unregister_kprobes(kps, 2);
-	unregister_kprobe(&g3.kp);
+	/* G and R go now; H (mid) and J (entry) stay registered, gone, across the reload */
+	unregister_kprobe(&g1.kp);
 	unregister_kretprobe(&gr.rp);
 	R("mod.gone_unregister", "G.flags=0x%x", g1.kp.flags);
-	R("mod.gone_unregister", "J.flags=0x%x", g3.kp.flags);
+	R("mod.gone_unregister", "R.flags=0x%x", gr.rp.kp.flags);
 	R("mod.gone_unregister", "done=1");
 }
 
+static int mod_reload_rc;
 static void ph_mod_reload(void)
 {
 	int rc;
@@ -1169,17 +1169,43 @@ static void ph_mod_reload(void)
 		R("mod.harness", "target_loaded=0");
 		return;
 	}
+	/*
+	 * New probes on the reloaded module's function, while the gone
+	 * probes H (mid) and J (entry) of the previous instance are still
+	 * registered (at the same addresses if the module landed where it
+	 * was: upstream then revives the gone aggregate).
+	 */
 	kpi(&g1, 'G', "kpd_t_gone", 0, true, false);
-	kpi(&g2, 'H', "kpd_t_gone", KPD_MID, true, false);
+	kpi(&g4, 'K', "kpd_t_gone", KPD_MID, true, false);
 	rc = reg("mod.reloaded", &g1);
-	reg("mod.reloaded", &g2);
-	CALL(tgt->gone, 1);
+	reg("mod.reloaded", &g4);
+	call_order("mod.reloaded", tgt->gone);
 	show("mod.reloaded", &g1);
+	show("mod.reloaded", &g4);
 	show("mod.reloaded", &g2);
+	show("mod.reloaded", &g3);
 	show_addr("mod.reloaded", &g1);
-	if (!rc)
+	R("mod.reloaded_gone_enable", "J.rc=%d", enable_kprobe(&g3.kp));
+	R("mod.reloaded_gone_enable", "H.rc=%d", enable_kprobe(&g2.kp));
+	call_order("mod.reloaded_gone_enable", tgt->gone);
+	mod_reload_rc = rc;
+}
+
+static void ph_mod_reload_unreg(void)
+{
+	if (!tgt) {
+		R("mod.harness", "target_loaded=0");
+		return;
+	}
+	if (!mod_reload_rc)
 		unregister_kprobe(&g1.kp);
+	unregister_kprobe(&g4.kp);
+	call_order("mod.reloaded_unregister_new", tgt->gone);
 	unregister_kprobe(&g2.kp);
+	unregister_kprobe(&g3.kp);
+	call_order("mod.reloaded_unregister_gone", tgt->gone);
+	R("mod.reloaded_unregister_gone", "H.flags=0x%x", g2.kp.flags);
+	R("mod.reloaded_unregister_gone", "J.flags=0x%x", g3.kp.flags);
 }
 
 /* ---- scale ------------------------------------------------------------------ */
@@ -1584,6 +1610,7 @@ static const struct {
 	{ "mod_loaded", ph_mod_loaded },
 	{ "mod_gone", ph_mod_gone },
 	{ "mod_reload", ph_mod_reload },
+	{ "mod_reload_unreg", ph_mod_reload_unreg },
 	{ "scale", ph_scale },
 	{ "conc", ph_conc },
 	{ "conc_kret", ph_conc_kret },

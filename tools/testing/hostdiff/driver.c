@@ -70,11 +70,20 @@ const char *hd_probe_name(struct kprobe *p)
 }
 
 /* ---- handlers ------------------------------------------------------------------ */
+static int handler_calls;	/* per operation: a corrupted list loops */
+
+static void count_call(void)
+{
+	if (++handler_calls > 1000)
+		hd_fatal("runaway: more than 1000 handler calls in one operation");
+}
+
 static int pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct hd_kp *k = container_of(p, struct hd_kp, kp);
 
 	(void)regs;
+	count_call();
 	switch (k->pre) {
 	case PRE_RET1:
 		hd_trace("pre %s = 1", hd_probe_name(p));
@@ -92,6 +101,7 @@ static int pre_handler(struct kprobe *p, struct pt_regs *regs)
 static void post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
 {
 	(void)regs; (void)flags;
+	count_call();
 	hd_trace("post %s", hd_probe_name(p));
 }
 
@@ -264,19 +274,28 @@ static bool rereg_undefined(struct kprobe *p, const char *name)
 	return true;
 }
 
+bool hd_kprobe_reachable(struct kprobe *p);
+
 /*
- * After unregister: upstream clears p->addr when __unregister_kprobe_top()
- * fails.  For a registered probe that means it is still registered (the
- * ftrace disarm failed): the object is leaked, i.e. never re-initialized.
+ * Registered = reachable from the core's hash table (MODEL.md).  An object
+ * that an unregister (explicit, or the rollback of a failed batch) left
+ * reachable is leaked: still registered, never re-initialized, never
+ * unregistered again if it is a kretprobe.
  */
-static void unregistered(bool *live, bool *leaked, struct kprobe *p, bool was_live)
+static void update(bool *live, bool *leaked, struct kprobe *p, bool unregistering)
 {
-	if (was_live && !p->addr) {
+	bool now = hd_kprobe_reachable(p);
+
+	if (now && unregistering && !*leaked) {
 		*leaked = true;
 		hd_trace("!leaked %s (still registered after unregister)", hd_probe_name(p));
 	}
-	*live = false;
+	*live = now;
 }
+#define KUPDATE(kp_, unreg_) do { struct hd_kp *k_ = container_of(kp_, struct hd_kp, kp); \
+	update(&k_->live, &k_->leaked, &k_->kp, unreg_); } while (0)
+#define RUPDATE(rp_, unreg_) do { struct hd_rp *r_ = container_of(rp_, struct hd_rp, rp); \
+	update(&r_->live, &r_->leaked, &r_->rp.kp, unreg_); } while (0)
 
 static void ret(int r)
 {
@@ -401,8 +420,7 @@ static void run(void)
 		if (kps[i].live && rereg_undefined(&kps[i].kp, tok[1]))
 			return;
 		r = register_kprobe(&kps[i].kp);
-		if (!kps[i].live)
-			kps[i].live = r == 0;
+		KUPDATE(&kps[i].kp, false);
 		ret(r);
 	} else if (!strcmp(op, "regs")) {
 		struct kprobe *v[MAXTOK];
@@ -412,15 +430,16 @@ static void run(void)
 			int k = index_of(tok[i], 'K', NK);
 			v[i - 1] = &kps[k].kp;
 			was[i - 1] = kps[k].live;
-			if (was[i - 1] && rereg_undefined(v[i - 1], tok[i]))
+			bool dup = false;
+
+			for (int j = 0; j < i - 1; j++)
+				dup |= v[j] == v[i - 1];
+			if ((was[i - 1] || dup) && rereg_undefined(v[i - 1], tok[i]))
 				return;
 		}
 		r = register_kprobes(v, ntok - 1);
 		for (i = 0; i < ntok - 1; i++)
-			container_of(v[i], struct hd_kp, kp)->live = r == 0 ? true : false;
-		for (i = 0; i < ntok - 1; i++)
-			if (was[i])
-				container_of(v[i], struct hd_kp, kp)->live = true;
+			KUPDATE(v[i], r != 0 && !was[i]);
 		ret(r);
 	} else if (!strcmp(op, "unreg") || !strcmp(op, "unregs")) {
 		struct kprobe *v[MAXTOK];
@@ -438,8 +457,7 @@ static void run(void)
 		else
 			unregister_kprobes(v, ntok - 1);
 		for (i = 0; i < ntok - 1; i++)
-			unregistered(&container_of(v[i], struct hd_kp, kp)->live,
-				     &container_of(v[i], struct hd_kp, kp)->leaked, v[i], was[i]);
+			KUPDATE(v[i], was[i]);
 	} else if (!strcmp(op, "enable") || !strcmp(op, "disable")) {
 		i = index_of(tok[1], 'K', NK);
 		ret(op[0] == 'e' ? enable_kprobe(&kps[i].kp) : disable_kprobe(&kps[i].kp));
@@ -452,8 +470,7 @@ static void run(void)
 		if (rps[i].live && rereg_undefined(&rps[i].rp.kp, tok[1]))
 			return;
 		r = register_kretprobe(&rps[i].rp);
-		if (!rps[i].live)
-			rps[i].live = r == 0;
+		RUPDATE(&rps[i].rp, false);
 		ret(r);
 	} else if (!strcmp(op, "kret-regs")) {
 		struct kretprobe *v[MAXTOK];
@@ -463,15 +480,16 @@ static void run(void)
 			int k = index_of(tok[i], 'R', NR);
 			v[i - 1] = &rps[k].rp;
 			was[i - 1] = rps[k].live;
-			if (was[i - 1] && rereg_undefined(&v[i - 1]->kp, tok[i]))
+			bool dup = false;
+
+			for (int j = 0; j < i - 1; j++)
+				dup |= v[j] == v[i - 1];
+			if ((was[i - 1] || dup) && rereg_undefined(&v[i - 1]->kp, tok[i]))
 				return;
 		}
 		r = register_kretprobes(v, ntok - 1);
 		for (i = 0; i < ntok - 1; i++)
-			container_of(v[i], struct hd_rp, rp)->live = r == 0;
-		for (i = 0; i < ntok - 1; i++)
-			if (was[i])
-				container_of(v[i], struct hd_rp, rp)->live = true;
+			RUPDATE(v[i], r != 0 && !was[i]);
 		ret(r);
 	} else if (!strcmp(op, "kret-unreg") || !strcmp(op, "kret-unregs") ||
 		   !strcmp(op, "kret-unreg-live")) {
@@ -482,7 +500,7 @@ static void run(void)
 			usage("kret-unreg takes one kretprobe");
 		if (!strcmp(op, "kret-unreg-live")) {
 			for (i = 0; i < NR; i++)
-				if (rps[i].live)
+				if (rps[i].live && !rps[i].leaked)
 					v[n++] = &rps[i].rp;
 		}
 		for (i = 1; i < ntok && strcmp(op, "kret-unreg-live"); i++) {
@@ -491,8 +509,9 @@ static void run(void)
 			for (int j = 0; j < n; j++)
 				dup |= v[j] == &rps[k].rp;
 			/* upstream dereferences rp->rh: only registered, distinct ones */
-			if (!rps[k].live || dup) {
-				hd_trace("skip R%d (%s)", k, dup ? "twice" : "not registered");
+			if (!rps[k].live || rps[k].leaked || dup) {
+				hd_trace("skip R%d (%s)", k, dup ? "twice" : rps[k].leaked ? "leaked" :
+					 "not registered");
 				continue;
 			}
 			v[n++] = &rps[k].rp;
@@ -504,8 +523,7 @@ static void run(void)
 		else
 			unregister_kretprobes(v, n);
 		for (i = 0; i < n; i++)
-			unregistered(&container_of(v[i], struct hd_rp, rp)->live,
-				     &container_of(v[i], struct hd_rp, rp)->leaked, &v[i]->kp, true);
+			RUPDATE(v[i], true);
 	} else if (!strcmp(op, "kret-enable") || !strcmp(op, "kret-disable")) {
 		i = index_of(tok[1], 'R', NR);
 		ret(op[5] == 'e' ? enable_kretprobe(&rps[i].rp) : disable_kretprobe(&rps[i].rp));
@@ -625,6 +643,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < ntok; i++)
 			printf(" %s", tok[i]);
 		printf("\n");
+		handler_calls = 0;
 		run();
 		hd_rcu_quiesce();
 	}

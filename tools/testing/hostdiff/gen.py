@@ -227,22 +227,28 @@ class Gen:
         return self.out
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: gen.py SEED N")
-    g = Gen(int(sys.argv[1]))
-    for line in g.run(int(sys.argv[2])):
-        print(line)
+def sequence(seed, n):
+    lines = Gen(seed).run(n)
     # Cleanup tail: everything registered goes, the optimizer settles, and
     # `check` shows what is left in the text (nothing, unless a core leaks).
-    print("unregs " + " ".join(f"K{i}" for i in range(NK)))
-    print("kret-unreg-live")
-    print("sysctl-opt 1")
-    print("debugfs-enabled 1")
-    print("optimize-wait")
-    print("ret\nret\nret")
-    print("dump-list")
-    print("check")
+    lines += ["unregs " + " ".join(f"K{i}" for i in range(NK)), "kret-unreg-live",
+              "sysctl-opt 1", "debugfs-enabled 1", "optimize-wait", "ret", "ret", "ret",
+              "dump-list", "check"]
+    return "".join(line + "\n" for line in lines)
+
+
+def main():
+    # gen.py SEED N                      one sequence on stdout
+    # gen.py SEED N COUNT DIR            DIR/seq-<seed>.txt for SEED..SEED+COUNT-1
+    a = sys.argv[1:]
+    if len(a) == 2:
+        sys.stdout.write(sequence(int(a[0]), int(a[1])))
+    elif len(a) == 4:
+        for seed in range(int(a[0]), int(a[0]) + int(a[2])):
+            with open(f"{a[3]}/seq-{seed}.txt", "w") as f:
+                f.write(sequence(seed, int(a[1])))
+    else:
+        sys.exit("usage: gen.py SEED N [COUNT DIR]")
 
 
 if __name__ == "__main__":

@@ -14,3 +14,23 @@ const struct file_operations *hd_kprobes_blacklist_fops = &kprobe_blacklist_fops
 const struct file_operations *hd_kprobes_enabled_fops = &fops_kp;
 struct delayed_work *hd_optimizing_work = &optimizing_work;
 int (*hd_pre_handler_kretprobe)(struct kprobe *, struct pt_regs *) = pre_handler_kretprobe;
+
+/*
+ * Is @p still known to the core: hashed, or on the list of a hashed
+ * aggregate?  The driver's notion of "registered" (MODEL.md, liveness).
+ */
+bool hd_kprobe_reachable(struct kprobe *p)
+{
+	struct kprobe *q, *kp;
+
+	for (int i = 0; i < KPROBE_TABLE_SIZE; i++)
+		hlist_for_each_entry(q, &kprobe_table[i], hlist) {
+			if (q == p)
+				return true;
+			if (kprobe_aggrprobe(q))
+				list_for_each_entry(kp, &q->list, list)
+					if (kp == p)
+						return true;
+		}
+	return false;
+}

@@ -88,7 +88,13 @@ int __weak arch_kprobe_get_kallsym(unsigned int *symnum, unsigned long *value,
  */
 DEFINE_PER_CPU(struct kprobe *, kprobe_instance);
 
-/* With CONFIG_PREEMPT_COUNT, Rust calls these; without, a compiler barrier. */
+/*
+ * Only with CONFIG_PREEMPT_COUNT does Rust call these (without, the C
+ * inlines are compiler barriers and Rust emits those itself); they are
+ * defined only when used, so that kprobes/blacklist lists exactly the
+ * functions upstream's does in this configuration.
+ */
+#ifdef CONFIG_PREEMPT_COUNT
 void kprobes_rust_preempt_disable(void)
 {
 	preempt_disable();
@@ -100,6 +106,7 @@ void kprobes_rust_preempt_enable(void)
 	preempt_enable();
 }
 NOKPROBE_SYMBOL(kprobes_rust_preempt_enable);
+#endif
 
 /* Wrappers of static inlines. */
 
@@ -138,6 +145,9 @@ void *kprobes_rust_dereference_symbol_descriptor(void *ptr)
 	return dereference_symbol_descriptor(ptr);
 }
 
+/* Used by Rust only where rcu_read_lock() is more than a barrier. */
+#if defined(CONFIG_PREEMPT_RCU) || defined(CONFIG_PREEMPT_COUNT) || \
+	defined(CONFIG_DEBUG_LOCK_ALLOC)
 void kprobes_rust_rcu_read_lock(void)
 {
 	rcu_read_lock();
@@ -149,6 +159,7 @@ void kprobes_rust_rcu_read_unlock(void)
 	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(kprobes_rust_rcu_read_unlock);
+#endif
 
 /* WARN_ON() for Rust: reports the Rust caller's file and line. */
 void kprobes_rust_warn(const char *file, int len, int line)

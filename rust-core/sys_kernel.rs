@@ -46,7 +46,9 @@ extern "C" {
     fn kprobes_rust_within_module_init(addr: c_ulong, module: *mut Module) -> bool;
     fn kprobes_rust_module_is_coming(module: *mut Module) -> bool;
     fn kprobes_rust_seq_show_value(m: *mut SeqFile) -> bool;
+    #[cfg_attr(not(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC)), allow(dead_code))]
     fn kprobes_rust_rcu_read_lock();
+    #[cfg_attr(not(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC)), allow(dead_code))]
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
     fn kprobes_rust_kprobe_mutex_lock();
@@ -606,18 +608,30 @@ pub unsafe fn mutex_unlock(m: *mut Mutex) {
     unsafe { b::mutex_unlock(m) }
 }
 
-/// `rcu_read_lock()`.
-#[inline]
+/// `rcu_read_lock()`: without preemptible RCU, preempt counting and lock
+/// debugging it is a compiler barrier (as the C inline compiles); otherwise
+/// the shim's wrapper.
+#[inline(always)]
 pub fn rcu_read_lock() {
+    #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
     // SAFETY: no preconditions.
-    unsafe { kprobes_rust_rcu_read_lock() }
+    unsafe {
+        kprobes_rust_rcu_read_lock()
+    }
+    #[cfg(not(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC)))]
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
-/// `rcu_read_unlock()`.
-#[inline]
+/// `rcu_read_unlock()` (see [`rcu_read_lock`]).
+#[inline(always)]
 pub fn rcu_read_unlock() {
+    #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
     // SAFETY: paired with `rcu_read_lock()` by the callers.
-    unsafe { kprobes_rust_rcu_read_unlock() }
+    unsafe {
+        kprobes_rust_rcu_read_unlock()
+    }
+    #[cfg(not(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC)))]
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 /// `synchronize_rcu_expedited()`: a full grace period, driven by IPIs

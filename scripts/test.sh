@@ -124,6 +124,15 @@ if [ -s "$RESULTS/c/test/results.log" ] && [ -s "$RESULTS/rust/test/results.log"
 		cat "$RESULTS/listing.diff" >&2
 		record 1 differential/kprobes-list-identical "see $RESULTS/listing.diff"
 	fi
+	# The symbols kprobes/blacklist names (the set must not differ: the Rust
+	# core blacklists what upstream does, and no glue of its own).
+	blnames() { tr -d '\r' <"$RESULTS/$1/test/results.log" | sed -n '/^### blacklist-names$/,/^### end$/p'; }
+	if [ "$(blnames c | wc -l)" -gt 100 ] && diff <(blnames c) <(blnames rust) >"$RESULTS/blacklist-names.diff"; then
+		record 0 differential/kprobes-blacklist-symbols-identical
+	else
+		head -n 20 "$RESULTS/blacklist-names.diff" >&2
+		record 1 differential/kprobes-blacklist-symbols-identical "see $RESULTS/blacklist-names.diff"
+	fi
 fi
 
 step "test: summary in $SUM"

@@ -130,6 +130,11 @@ n=$(wc -l < $BL)
 for f in do_int3 sync_regs entry_SYSCALL_64 get_kprobe; do
 	grep -q "	$f\$" $BL; result blacklist "listed-$f" $?
 done
+# the symbols, for scripts/test.sh's cross-variant comparison
+section blacklist-names
+cut -f2 $BL | sort
+section end
+section blacklist
 # the format: 0xSTART-0xEND<TAB>symbol, START <= END (aliases are empty)
 awk -F'[-\t]' '{ if (length($1) != 18 || length($2) != 18 || $1 > $2) bad++ } END { exit bad > 0 }' $BL
 result blacklist format $?

@@ -103,10 +103,13 @@ wait_list 'OPTIMIZED' absent
 lst opt.sysctl_0
 ph opt_call opt.sysctl_0_call
 ph opt_disabled
+ph opt_reg_while_off
+sleep 0.3
 lst opt.registered_disabled_while_sysctl_0
 echo 1 >$OPT
 echo "KPD opt.sysctl_1 value=$(cat $OPT)"
 wait_list 'kpd_fopt\+0x9 .*OPTIMIZED' present
+wait_list 'kpd_fopt3\+0x9 .*OPTIMIZED' present
 sleep 0.5
 lst opt.sysctl_1
 ph opt_call opt.sysctl_1_call

@@ -112,6 +112,7 @@ KPD_FN(kpd_fd, 11)
 KPD_FN(kpd_fe, 13)
 KPD_FN(kpd_fopt, 17)
 KPD_FN(kpd_fopt2, 19)
+KPD_FN(kpd_fopt3, 31)
 KPD_FN(kpd_fhot, 23)
 KPD_FN(kpd_fowned, 29)
 EXPORT_SYMBOL_GPL(kpd_fowned);
@@ -389,6 +390,10 @@ static void ph_bad(void)
 	try_kp("bad.inside_fentry_call", "kpd_fa", NULL, 5);
 	try_kp("bad.inside_insn", "kpd_fa", NULL, KPD_INSIDE);
 	try_kp("bad.past_function", "kpd_fa", NULL, 0x100000);
+	try_kp("bad.offset_into_next_function", "kpd_fa", NULL, 0x40);	/* kpd_fb's entry */
+	try_kp("bad.offset_into_next_function_mid", "kpd_fa", NULL, 0x40 + KPD_MID);
+	try_kp("bad.symbol_with_module_prefix", "kprobes_diff:kpd_fa", NULL, 0);
+	try_kp("bad.symbol_with_wrong_module_prefix", "kprobes_diff_target:kpd_fa", NULL, 0);
 	try_kp("bad.data_symbol_jiffies", "jiffies", NULL, 0);
 	try_kp("bad.module_data_addr", NULL, (void *)&kpd_sink, 0);
 	try_kp("bad.own_get_kprobe", "get_kprobe", NULL, 0);
@@ -484,6 +489,24 @@ static void ph_bad(void)
 	R("bad.register_kprobes_num_negative", "rc=%d", register_kprobes(kps, -1));
 	unregister_kprobes(kps, 0);
 	R("bad.unregister_kprobes_num0", "A.addr=%s", SYM(b1.kp.addr));
+	/* a never-registered probe in the middle of an unregister batch */
+	kps[2] = &b4.kp;
+	R("bad.unregister_kprobes_unregistered_middle", "rc=%d", register_kprobes(kps, 2));
+	b3.kp.addr = (void *)kpd_fc;
+	b3.kp.symbol_name = NULL;
+	kps[1] = &b3.kp; kps[2] = &b2.kp;
+	unregister_kprobes(kps, 3);
+	CALL(kpd_fa, 1); CALL(kpd_fb, 1);
+	show("bad.unregister_kprobes_unregistered_middle", &b1);
+	show("bad.unregister_kprobes_unregistered_middle", &b2);
+	show_addr("bad.unregister_kprobes_unregistered_middle", &b1);
+	show_addr("bad.unregister_kprobes_unregistered_middle", &b3);
+	R("bad.unregister_kprobes_unregistered_middle", "A.enable.rc=%d", enable_kprobe(&b1.kp));
+	kpi(&b1, 'A', "kpd_fa", 0, true, false);
+	kpi(&b2, 'B', "kpd_fb", KPD_MID, true, true);
+	kpi(&b3, 'C', "kpd_no_such_symbol", 0, true, false);
+	kpi(&b4, 'D', "kpd_fc", 0, true, false);
+	kps[0] = &b1.kp; kps[1] = &b2.kp; kps[2] = &b3.kp; kps[3] = &b4.kp;
 	R("bad.register_kprobes_rollback", "rc=%d", register_kprobes(kps, 4));
 	CALL(kpd_fa, 1); CALL(kpd_fb, 1); CALL(kpd_fc, 1);
 	show("bad.register_kprobes_rollback", &b1);
@@ -827,6 +850,14 @@ static void ph_opt_disabled(void)
 	R("opt.registered_disabled", "C.flags=0x%x", o3.kp.flags);
 }
 
+static struct kpd_kp o6;
+static void ph_opt_reg_while_off(void)
+{
+	kpi(&o6, 'F', "kpd_fopt3", KPD_MID, true, false);
+	reg("opt.registered_while_sysctl_0", &o6);
+	call_order("opt.registered_while_sysctl_0", kpd_fopt3);
+}
+
 static void ph_opt_enable3(void)
 {
 	R("opt.enable_disabled", "rc=%d", enable_kprobe(&o3.kp));
@@ -869,9 +900,10 @@ static void ph_opt_reuse(void)
 
 static void ph_opt_unreg(void)
 {
-	struct kprobe *kps[2] = { &o5.kp, &o3.kp };
+	struct kprobe *kps[3] = { &o5.kp, &o3.kp, &o6.kp };
 
-	unregister_kprobes(kps, 2);
+	unregister_kprobes(kps, 3);
+	call_order("opt.unregister", kpd_fopt3);
 	call_order("opt.unregister", kpd_fopt);
 	call_order("opt.unregister", kpd_fopt2);
 	R("opt.unregister", "E.addr=%s", SYM(o5.kp.addr));
@@ -879,7 +911,7 @@ static void ph_opt_unreg(void)
 
 /* ---- phase: kprobes/enabled (the job writes 0/1 in between) ---------------------------- */
 
-static struct kpd_kp e1, e2, e3, e4;
+static struct kpd_kp e1, e2, e3, e4, e5;
 
 static void en_calls(const char *scn)
 {
@@ -890,6 +922,7 @@ static void en_calls(const char *scn)
 	R(scn, "Y.flags=0x%x", e2.kp.flags);
 	R(scn, "W.flags=0x%x", e3.kp.flags);
 	R(scn, "Z.flags=0x%x", e4.kp.flags);
+	R(scn, "V.flags=0x%x", e5.kp.flags);
 }
 
 static void ph_en_setup(void)
@@ -914,6 +947,15 @@ static void ph_en_off(void)
 	R("enabled.disable_while_off", "X.rc=%d", disable_kprobe(&e1.kp));
 	R("enabled.enable_while_off", "X.rc=%d", enable_kprobe(&e1.kp));
 	en_calls("enabled.off_after_changes");
+	/* join X's address and leave again while everything is disarmed */
+	kpi(&e5, 'V', "kpd_fd", 0, true, true);
+	reg("enabled.aggregate_while_off", &e5);
+	en_calls("enabled.aggregate_while_off");
+	R("enabled.aggregate_while_off", "V.flags=0x%x", e5.kp.flags);
+	unregister_kprobe(&e5.kp);
+	R("enabled.aggregate_while_off", "V.addr_after_unregister=%s", SYM(e5.kp.addr));
+	kpi(&e5, 'V', "kpd_fe", KPD_MID, true, false);	/* joins Y (disabled), stays registered */
+	reg("enabled.aggregate_while_off", &e5);
 }
 
 static void ph_en_on(void)
@@ -923,9 +965,9 @@ static void ph_en_on(void)
 
 static void ph_en_cleanup(void)
 {
-	struct kprobe *kps[4] = { &e1.kp, &e2.kp, &e3.kp, &e4.kp };
+	struct kprobe *kps[5] = { &e1.kp, &e2.kp, &e3.kp, &e4.kp, &e5.kp };
 
-	unregister_kprobes(kps, 4);
+	unregister_kprobes(kps, 5);
 	en_calls("enabled.cleanup");
 }
 
@@ -1596,6 +1638,7 @@ static const struct {
 	{ "opt_add_post", ph_opt_add_post },
 	{ "opt_del_post", ph_opt_del_post },
 	{ "opt_disabled", ph_opt_disabled },
+	{ "opt_reg_while_off", ph_opt_reg_while_off },
 	{ "opt_enable3", ph_opt_enable3 },
 	{ "opt_reent", ph_opt_reent },
 	{ "opt_disable_one", ph_opt_disable_one },

@@ -421,6 +421,14 @@ void hd_hit(unsigned long a, int nested)
 	bool trapped = false;
 
 	(void)nested;
+	if (int3_at(a) >= 0) {
+		/* an int3 written over the first byte of a jump is executed */
+		hd_trace("trap int3 %s", hd_sym(a));
+		if (j >= 0)
+			hd_trace("!text int3 over the jump of %s: resumes inside the jump", hd_sym(jumps[j].addr));
+		kprobe_int3_handler(a, &regs);
+		return;
+	}
 	if (j >= 0) {
 		if (jumps[j].addr != a) {
 			hd_trace("trap none (inside optimized jump of %s)", hd_sym(jumps[j].addr));
@@ -428,11 +436,6 @@ void hd_hit(unsigned long a, int nested)
 		}
 		hd_trace("trap jump %s", hd_sym(a));
 		optimized_callback(jumps[j].op, &regs);
-		return;
-	}
-	if (int3_at(a) >= 0) {
-		hd_trace("trap int3 %s", hd_sym(a));
-		kprobe_int3_handler(a, &regs);
 		return;
 	}
 	if (ftrace_location(a) == a) {

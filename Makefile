@@ -2,7 +2,7 @@
 # The Rust kprobes core for Linux 6.12: top-level targets.  See README.md.
 # Everything generated goes to build/ (override with KP_WORK=/path).
 
-.PHONY: all run test bench differential clients patches setup tree build \
+.PHONY: all run test bench differential clients hostdiff patches setup tree build \
 	build-c build-rust expectations host-test clean distclean help
 
 all: help
@@ -13,6 +13,7 @@ help:
 	@echo "make bench         A/B benchmark of the two variants (bench/results.*)"
 	@echo "make differential  scenario suite on both variants, diffed (part of test)"
 	@echo "make clients       perf probe, bpftrace, fail_function on both (part of test)"
+	@echo "make hostdiff      upstream kprobes.c on the host, random sequences (part of test)"
 	@echo "make patches       write the git format-patch series to build/patches/"
 	@echo "make setup         install prerequisites (idempotent; run by the others)"
 	@echo "make build         build both variants (build-c, build-rust for one)"
@@ -35,6 +36,9 @@ differential:
 
 clients:
 	@scripts/clients.sh
+
+hostdiff:
+	@scripts/hostdiff.sh
 
 patches:
 	@scripts/patches.sh

@@ -82,10 +82,17 @@ macro_rules! nokprobe_symbol {
 #[macro_export]
 macro_rules! warn_once {
     () => {{
-        static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-        if !WARNED.swap(true, core::sync::atomic::Ordering::Relaxed) {
-            $crate::sys::warn_at(file!(), line!());
+        // The host tests count every hit (tests share the process, so a
+        // once-per-boot flag would make them depend on their order).
+        #[cfg(CONFIG_RUST)]
+        {
+            static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+            if !WARNED.swap(true, core::sync::atomic::Ordering::Relaxed) {
+                $crate::sys::warn_at(file!(), line!());
+            }
         }
+        #[cfg(not(CONFIG_RUST))]
+        $crate::sys::warn_at(file!(), line!());
     }};
 }
 

@@ -11,6 +11,9 @@
 //! `arch_unoptimize_kprobes()` (arch/x86/kernel/kprobes/opt.c) walk and
 //! empty them, so the lists and `op->list` are shared with C and must stay
 //! `struct list_head`s.
+//!
+//! One intended divergence from upstream, in [`arm_kprobe_locked`] (see
+//! `tools/testing/differential/divergences.txt`).
 
 use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
 use crate::ffi::{c_int, c_void};
@@ -605,6 +608,19 @@ pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
         if !other.is_null() {
             // Fallback to unoptimized kprobe.
             unoptimize_kprobe(other, true);
+        }
+        // Intended divergence: an optimized probe whose unoptimization is
+        // still queued (disabled, then enabled again before the optimizer
+        // ran) still has its jump in the text, so it is armed already.
+        // Upstream writes an int3 over the first byte of the live jump
+        // here; a hit then single-steps the original instruction and
+        // resumes inside the jump's displacement.  Cancelling the queued
+        // unoptimization (optimize_kprobe() dequeues it; if it declines,
+        // the optimizer turns the jump back into an int3) keeps the text
+        // consistent.
+        if kprobe_aggrprobe(p) && kprobe_optimized(&*p) && optprobe_queued_unopt(op_of(p)) {
+            optimize_kprobe(p);
+            return;
         }
         sys::arch_arm_kprobe(p);
         optimize_kprobe(p); // Try to optimize (add kprobe to a list).

@@ -222,6 +222,14 @@ pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
 
     // SAFETY: caller's contract.
     unsafe {
+        // Intended divergence: a live probe registered by `addr` with a
+        // non-zero `offset` keeps both, so upstream resolves it to
+        // addr + 2 * offset below, misses the re-registration and hashes
+        // the live probe a second time (corrupting the table).  Detect it
+        // at the registered address, as upstream does when offset is 0.
+        if (*p).symbol_name.is_null() && (*p).offset != 0 && warn_kprobe_rereg(p) != 0 {
+            return -sys::EINVAL;
+        }
         // Adjust probe address from symbol.
         let a = addr::kprobe_addr((*p).addr, (*p).symbol_name, (*p).offset as c_ulong, &mut on_func_entry);
         if addr::is_err(a) {

@@ -217,6 +217,24 @@ fn reregistration_is_einval_with_a_warning() {
 }
 
 #[test]
+fn reregistration_by_addr_and_offset_is_detected() {
+    let _g = sys::exclusive();
+    kernel();
+    let mut p = kp(1, F0, false);
+    p.offset = 4;
+    assert_eq!(reg(&mut p), 0);
+    assert_eq!(p.addr as usize, F0 + 4);
+    let w = record(|r| r.warnings.len());
+    // Intended divergence: upstream looks at f0+8, misses the live probe
+    // and hashes it again.
+    assert_eq!(reg(&mut p), -sys::EINVAL);
+    assert_eq!(record(|r| r.warnings.len()), w + 1);
+    assert!(hashed(F0 + 8).is_null());
+    unreg(&mut p);
+    assert!(hashed(F0 + 4).is_null());
+}
+
+#[test]
 fn registered_disabled_then_enabled_and_disabled() {
     let _g = sys::exclusive();
     kernel();
@@ -368,8 +386,12 @@ fn optimizer_queue_transitions() {
         assert_eq!(disable_kprobe(&mut *p), 0);
         assert!(optprobe_queued_unopt(op));
         assert!(!kprobe_disarmed(ap), "still a jump until the optimizer runs");
-        // ... and re-enabling before the optimizer ran just dequeues it.
+        // ... and re-enabling before the optimizer ran just dequeues it:
+        // the jump is still in the text, nothing is patched (intended
+        // divergence: upstream writes an int3 over the live jump here).
+        events();
         assert_eq!(enable_kprobe(&mut *p), 0);
+        assert!(events().is_empty(), "no int3 over the live jump");
         assert!(!optprobe_queued_unopt(op));
         assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, KPROBE_FLAG_OPTIMIZED);
         sys::run_optimizer();

@@ -19,11 +19,12 @@ ph() {
 	else echo "KPD harness.phase_$1 ran=no"; fi
 }
 
-# lst SCENARIO: kprobes/list, addresses masked, sorted (the hash order depends
-# on addresses), one KPD line per entry.
+# lst SCENARIO [INCLUDE-ERE [EXCLUDE-ERE]]: kprobes/list (or the entries
+# matching INCLUDE and not EXCLUDE), addresses masked, sorted (the hash order
+# depends on addresses), one KPD line per entry.
 lst() {
 	sed -E 's/[0-9a-f]{16}/ADDR/g; s/0x[0-9a-f]{8,}/0xADDR/g' $D/kprobes/list | tr -s ' \t' '  ' |
-		sed 's/ *$//' | LC_ALL=C sort >/tmp/kpd.list
+		sed 's/ *$//' | grep -E "${2:-.}" | grep -vE "${3:-^\$}" | LC_ALL=C sort >/tmp/kpd.list
 	if [ -s /tmp/kpd.list ]; then
 		sed "s/^/KPD $1 list=/" /tmp/kpd.list
 	else
@@ -52,14 +53,31 @@ grep -q 'kpd.unsafe=1' /proc/cmdline && unsafe=1
 insmod $X/kprobes_diff.ko unsafe=$unsafe; echo "KPD harness.insmod driver_rc=$?"
 [ -w $K/ctl ] || { echo "KPD harness.debugfs ctl=missing"; exit 1; }
 
+# Shell-level reproducers for divergence candidates, named like their
+# scenario with . -> _ (run when listed in divergences.txt).
+# An optimized probe the target registers on itself in init and unregisters
+# in exit; rmmod and insmod at once: upstream WARNs in reuse_unused_kprobe()
+# (and a later rmmod hung once, so there is none here).
+div_optimized_probe_module_reload() {
+	s=div.optimized_probe_module_reload
+	insmod $X/kprobes_diff_target.ko self_opt=1; echo "KPD $s insmod1_rc=$?"
+	wait_list 'kpd_t_self\+0x9 .*OPTIMIZED' present
+	lst $s
+	rmmod kprobes_diff_target; echo "KPD $s rmmod1_rc=$?"
+	insmod $X/kprobes_diff_target.ko self_opt=1; echo "KPD $s insmod2_rc=$?"
+	wait_list 'kpd_t_self\+0x9 .*OPTIMIZED' present
+	lst $s
+}
+
 # kpd.divergence=1: only the intended divergences named div.* in
 # divergences.txt, each a module phase named like its scenario; the C core
 # is left in a bad state by them, so nothing else runs and the driver stays
 # loaded.
 if grep -q 'kpd.divergence=1' /proc/cmdline; then
 	for s in $(sed -n 's/^\(div\.[^ |]*\) *|.*/\1/p' $X/divergences.txt); do
-		ph "$s"
-		lst "$s"
+		f=$(echo "$s" | tr . _)
+		if type "$f" >/dev/null 2>&1; then "$f"	# a shell-level reproducer below
+		else ph "$s"; lst "$s"; fi
 	done
 	echo "KPD-END"
 	exit 0
@@ -128,18 +146,25 @@ ph opt_unreg
 lst opt.unregister
 
 # --- kprobes/enabled 0/1 with some probes disabled
+# (enabled.enable_while_off: its own probes on kpd_fu*, listed apart)
+EWO=enabled.enable_while_off
 ph en_setup
-lst enabled.setup
+lst enabled.setup . kpd_fu
+wait_list 'kpd_fu2\+0x9' present
+lst $EWO kpd_fu
 echo 0 >$D/kprobes/enabled
 echo "KPD enabled.off value=$(cat $D/kprobes/enabled)"
 ph en_off
-lst enabled.off
+lst enabled.off . kpd_fu
+lst $EWO kpd_fu
 echo 0 >$D/kprobes/enabled
 echo "KPD enabled.write_0_twice value=$(cat $D/kprobes/enabled)"
 echo 1 >$D/kprobes/enabled
 echo "KPD enabled.on value=$(cat $D/kprobes/enabled)"
 ph en_on
-lst enabled.on
+lst enabled.on . kpd_fu
+wait_list 'kpd_fu2\+0x9 .*OPTIMIZED' present   # only if U2 really got enabled
+lst $EWO kpd_fu
 echo 1 >$D/kprobes/enabled
 echo "KPD enabled.write_1_twice value=$(cat $D/kprobes/enabled)"
 ph en_cleanup

@@ -113,6 +113,9 @@ KPD_FN(kpd_fe, 13)
 KPD_FN(kpd_fopt, 17)
 KPD_FN(kpd_fopt2, 19)
 KPD_FN(kpd_fopt3, 31)
+KPD_FN(kpd_fu1, 37)
+KPD_FN(kpd_fu2, 41)
+KPD_FN(kpd_fu3, 43)
 KPD_FN(kpd_fhot, 23)
 KPD_FN(kpd_fowned, 29)
 EXPORT_SYMBOL_GPL(kpd_fowned);
@@ -911,7 +914,7 @@ static void ph_opt_unreg(void)
 
 /* ---- phase: kprobes/enabled (the job writes 0/1 in between) ---------------------------- */
 
-static struct kpd_kp e1, e2, e3, e4, e5;
+static struct kpd_kp e1, e2, e4, e5;
 
 static void en_calls(const char *scn)
 {
@@ -920,22 +923,48 @@ static void en_calls(const char *scn)
 	R(scn, "order=%s", order_str());
 	R(scn, "X.flags=0x%x", e1.kp.flags);
 	R(scn, "Y.flags=0x%x", e2.kp.flags);
-	R(scn, "W.flags=0x%x", e3.kp.flags);
 	R(scn, "Z.flags=0x%x", e4.kp.flags);
 	R(scn, "V.flags=0x%x", e5.kp.flags);
 }
 
+/*
+ * enable_kprobe() while kprobes/enabled is 0, kept in a scenario of its own
+ * (enabled.enable_while_off, functions kpd_fu*): upstream returns 0 but
+ * leaves a single probe's (U1, U3) or the aggregate's (U2) DISABLED flag
+ * set, so the probe never fires once kprobes/enabled is 1 again.
+ */
+static struct kpd_kp u1, u2, u3;
+#define EWO "enabled.enable_while_off"
+
+static void ewo_calls(void)
+{
+	order_reset();
+	CALL(kpd_fu1, 1); CALL(kpd_fu2, 1); CALL(kpd_fu3, 1);
+	R(EWO, "order=%s", order_str());
+	R(EWO, "U1.flags=0x%x", u1.kp.flags);
+	R(EWO, "U2.flags=0x%x", u2.kp.flags);
+	R(EWO, "U3.flags=0x%x", u3.kp.flags);
+}
+
 static void ph_en_setup(void)
 {
-	kpi(&e1, 'X', "kpd_fd", 0, true, false);		/* enabled */
+	kpi(&e1, 'X', "kpd_fd", 0, true, false);		/* enabled throughout */
 	kpi(&e2, 'Y', "kpd_fe", KPD_MID, true, true);		/* registered disabled, stays so */
 	e2.kp.flags = KPROBE_FLAG_DISABLED;
-	kpi(&e3, 'W', "kpd_fc", KPD_MID, true, false);	/* disabled, enabled while all are off */
-	e3.kp.flags = KPROBE_FLAG_DISABLED;
 	memset(&e4, 0, sizeof(e4));
 	e4.tag = 'Z';
-	reg("enabled.setup", &e1); reg("enabled.setup", &e2); reg("enabled.setup", &e3);
+	memset(&e5, 0, sizeof(e5));
+	e5.tag = 'V';
+	reg("enabled.setup", &e1); reg("enabled.setup", &e2);
 	en_calls("enabled.setup");
+
+	kpi(&u1, 'A', "kpd_fu1", 0, true, false);		/* single ftrace probe */
+	kpi(&u2, 'B', "kpd_fu2", KPD_MID, true, false);	/* child of an optprobe aggregate */
+	u2.kp.flags = KPROBE_FLAG_DISABLED;
+	kpi(&u3, 'C', "kpd_fu3", KPD_MID, true, true);	/* single int3 probe */
+	u3.kp.flags = KPROBE_FLAG_DISABLED;
+	reg(EWO, &u1); reg(EWO, &u2); reg(EWO, &u3);
+	ewo_calls();
 }
 
 static void ph_en_off(void)
@@ -943,10 +972,7 @@ static void ph_en_off(void)
 	en_calls("enabled.off");
 	kpi(&e4, 'Z', "kpd_fa", 0, true, false);
 	reg("enabled.register_while_off", &e4);
-	R("enabled.enable_while_off", "W.rc=%d", enable_kprobe(&e3.kp));
-	R("enabled.disable_while_off", "X.rc=%d", disable_kprobe(&e1.kp));
-	R("enabled.enable_while_off", "X.rc=%d", enable_kprobe(&e1.kp));
-	en_calls("enabled.off_after_changes");
+	en_calls("enabled.off_after_register");
 	/* join X's address and leave again while everything is disarmed */
 	kpi(&e5, 'V', "kpd_fd", 0, true, true);
 	reg("enabled.aggregate_while_off", &e5);
@@ -956,18 +982,28 @@ static void ph_en_off(void)
 	R("enabled.aggregate_while_off", "V.addr_after_unregister=%s", SYM(e5.kp.addr));
 	kpi(&e5, 'V', "kpd_fe", KPD_MID, true, false);	/* joins Y (disabled), stays registered */
 	reg("enabled.aggregate_while_off", &e5);
+
+	R(EWO, "U1.disable.rc=%d", disable_kprobe(&u1.kp));
+	R(EWO, "U1.enable.rc=%d", enable_kprobe(&u1.kp));
+	R(EWO, "U2.enable.rc=%d", enable_kprobe(&u2.kp));
+	R(EWO, "U3.enable.rc=%d", enable_kprobe(&u3.kp));
+	ewo_calls();
 }
 
 static void ph_en_on(void)
 {
 	en_calls("enabled.on");
+	ewo_calls();
 }
 
 static void ph_en_cleanup(void)
 {
-	struct kprobe *kps[5] = { &e1.kp, &e2.kp, &e3.kp, &e4.kp, &e5.kp };
+	struct kprobe *kps[4] = { &e1.kp, &e2.kp, &e4.kp, &e5.kp };
+	struct kprobe *ups[3] = { &u1.kp, &u2.kp, &u3.kp };
 
-	unregister_kprobes(kps, 5);
+	unregister_kprobes(kps, 4);
+	unregister_kprobes(ups, 3);
+	ewo_calls();
 	en_calls("enabled.cleanup");
 }
 

@@ -365,6 +365,49 @@ else
 	bad kprobe_events.offset "fewer than two offsets 1..64 of vfs_read accepted: $(elog)"
 fi
 
+# Probes on a module (samples/trace_printk, trace-printk.ko, whose init runs
+# trace_printk_irq_work() once through irq_work_sync()), defined before the
+# module is loaded: registered when it comes, the one on its init text
+# killed ([GONE]) when init is done, all [GONE] after rmmod, registered
+# again by the next load.
+raw kprobe_events.module
+if [ -n "$(find /lib/modules -name 'trace-printk.ko*')" ]; then
+	echo > $T/trace
+	r1=$(echo 'p:kpc/tpm trace_printk:trace_printk_irq_work' 2>&1 >> $T/kprobe_events && echo accepted)
+	r2=$(echo 'p:kpc/tpi trace_printk:init_module' 2>&1 >> $T/kprobe_events && echo accepted)
+	echo 1 > $T/events/kpc/enable 2>/dev/null
+	l0=$(klist 'trace_printk')
+	echo 1 > $T/tracing_on
+	modprobe trace-printk; l1=$(klist 'trace_printk')
+	rmmod trace-printk; l2=$(klist 'trace_printk')
+	modprobe trace-printk; l3=$(klist 'trace_printk')
+	rmmod trace-printk
+	echo 0 > $T/tracing_on
+	trace_lines | grep -E ' (tpm|tpi): '
+	n_tpm=$(trace_lines | grep -c ' tpm: ') n_tpi=$(trace_lines | grep -c ' tpi: ')
+	echo 0 > $T/events/kpc/enable; echo > $T/kprobe_events
+	ok kprobe_events.module "define before load: ${r1:-refused} / ${r2:-refused} | before load: [$l0] | loaded: [$l1] | unloaded: [$l2] | reloaded: [$l3] | fired: tpm $n_tpm, tpi $n_tpi | removed: [$(klist 'trace_printk')]"
+else
+	bad kprobe_events.module "no trace-printk module in the guest (CONFIG_SAMPLE_TRACE_PRINTK=m)"
+fi
+
+# kprobes/enabled (debugfs): 0 disarms every probe, 1 re-arms them, but a
+# probe disabled meanwhile stays disabled.
+raw kprobe_events.all-disarmed
+echo 'p:kpc/on vfs_read
+p:kpc/off vfs_read+'"${off2:-9}" >> $T/kprobe_events
+echo 'comm == "dd"' > $T/events/kpc/on/filter
+echo 1 > $T/events/kpc/on/enable
+ddn() { echo > $T/trace; echo 1 > $T/tracing_on; dd if=/etc/passwd of=/dev/null bs=1 count=$1 2>/dev/null; echo 0 > $T/tracing_on; trace_lines | grep -c ' on: '; }
+a=$(ddn 2); la=$(klist vfs_read)
+echo 0 > $D/kprobes/enabled
+b=$(ddn 3); lb=$(klist vfs_read)
+echo 1 > $D/kprobes/enabled
+c=$(ddn 4); lc=$(klist vfs_read)
+echo 0 > $T/events/kpc/enable; echo > $T/kprobe_events
+echo "$a $b $c | $la | $lb | $lc"
+ok kprobe_events.all-disarmed "enabled=1: fired $a of 2 [$la] | enabled=0: fired $b of 3 [$lb] | enabled=1 again: fired $c of 4 [$lc]"
+
 # Definitions that must be refused, with the error the kernel logs (several
 # come from register_kprobe()'s return code: -EILSEQ, -EINVAL, -ENOENT).
 raw kprobe_events.errors

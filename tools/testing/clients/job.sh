@@ -18,6 +18,13 @@ export HOME=/tmp
 PERF="$X/lib64/ld-linux-x86-64.so.2 --library-path $LIBS $X/usr/bin/perf"
 BPFTRACE="$X/lib64/ld-linux-x86-64.so.2 --library-path $LIBS $X/usr/bin/bpftrace"
 perf() { $PERF "$@"; }
+# a client the host could not provide: every step using it fails, saying so
+for c in perf bpftrace; do
+	[ -x $X/usr/bin/$c ] && continue
+	printf '#!/bin/sh\necho "%s is not in /extra/root: not installed on the host (see scripts/clients.sh)"; exit 127\n' $c > /tmp/no-$c
+	chmod +x /tmp/no-$c
+	[ $c = perf ] && PERF=/tmp/no-perf || BPFTRACE=/tmp/no-bpftrace
+done
 
 . /extra/kpc-lib.sh   # ok, bad, join, mask, ksym, unrel, symaddr, klist, trace_lines, elog, raw
 

@@ -14,7 +14,7 @@ use crate::ffi::{c_int, c_ulong};
 use crate::list;
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode, ListHead, PtRegs, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE};
-use core::ptr::{self, addr_of_mut};
+use core::ptr::addr_of_mut;
 
 /// `kprobe_disabled()`.
 #[inline(always)]
@@ -68,7 +68,7 @@ pub unsafe fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
                     }
                 }
             }
-            sys::set_kprobe_instance(ptr::null_mut());
+            sys::reset_kprobe_instance();
             true
         });
     }
@@ -88,7 +88,7 @@ pub unsafe fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulon
                 if !kprobe_disabled(&*kp) {
                     sys::set_kprobe_instance(kp);
                     h(kp, regs, flags);
-                    sys::set_kprobe_instance(ptr::null_mut());
+                    sys::reset_kprobe_instance();
                 }
             }
             true
@@ -112,7 +112,7 @@ pub unsafe fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
                     h(kp, regs);
                 }
             }
-            sys::set_kprobe_instance(ptr::null_mut());
+            sys::reset_kprobe_instance();
             true
         });
     }
@@ -172,12 +172,12 @@ fn busy_probe() -> *mut Kprobe {
 pub fn busy_begin() {
     sys::preempt_disable();
     sys::set_current_kprobe(busy_probe());
-    sys::set_kprobe_status(sys::KPROBE_HIT_ACTIVE);
+    sys::set_kprobe_status_hit_active();
 }
 
 /// `kprobe_busy_end()`.
 pub fn busy_end() {
-    sys::set_current_kprobe(ptr::null_mut());
+    sys::clear_current_kprobe();
     sys::preempt_enable();
 }
 

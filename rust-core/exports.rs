@@ -4,50 +4,136 @@
 //! upstream names and prototypes (checked against `<linux/kprobes.h>` by the
 //! C shim including the generated header).  Each is a thin wrapper around
 //! the module that implements it.
+//!
+//! `ftrace_entry`: every function of upstream `kprobes.o` is a ftrace site
+//! (`call __fentry__`, NOPed at boot, listed in `available_filter_functions`,
+//! and a kprobe at its entry is an `[FTRACE]` probe).  Rust in 6.12 cannot
+//! emit that call, so each exported function that is not on the probe hit
+//! path is a naked entry stub `endbr64; call __fentry__; jmp <body>`, whose
+//! `call __fentry__` objtool records and NOPs like the compiler's.  The hit
+//! path functions (`get_kprobe`, written in assembly below with its ftrace
+//! site inline, and the handlers) keep their plain entry.
 
 use crate::{addr, aggr, arm, blacklist, debugfs, ftrace, init, kretprobe, module, opt, register, registry, slots, state, sys};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe, PtRegs, RethookNode};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
-/// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
-///
-/// # Safety
-/// `c` is a live `struct kprobe_insn_cache`; process context.
-#[no_mangle]
-pub unsafe extern "C" fn __get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
+/// `ftrace_entry!(name, body, fn(args) -> ret)`: the exported symbol `name`
+/// is an entry stub `endbr64; call __fentry__; jmp body` (see the module
+/// documentation), and `body` must have exactly the signature of the
+/// extern declaration of `name` (checked at compile time).
+#[cfg(CONFIG_RUST)]
+macro_rules! ftrace_entry {
+    ($name:ident, $body:ident, fn($($t:ty),*) $(-> $r:ty)?) => {
+        const _: () = {
+            let _: [unsafe extern "C" fn($($t),*) $(-> $r)?; 2] = [$name, $body];
+        };
+        core::arch::global_asm!(
+            ".pushsection .text, \"ax\"",
+            concat!(".globl ", stringify!($name)),
+            concat!(".type ", stringify!($name), ", @function"),
+            ".p2align 4",
+            concat!(stringify!($name), ":"),
+            "endbr64",
+            "call __fentry__",
+            "jmp {f}",
+            concat!(".size ", stringify!($name), ", .-", stringify!($name)),
+            ".popsection",
+            f = sym $body,
+            options(att_syntax)
+        );
+    };
+}
+
+// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
+//
+// # Safety
+// `c` is a live `struct kprobe_insn_cache`; process context.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`__get_insn_slot_impl`].
+    pub fn __get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(__get_insn_slot, __get_insn_slot_impl, fn(*mut KprobeInsnCache) -> *mut KprobeOpcode);
+#[cfg(not(CONFIG_RUST))]
+pub use __get_insn_slot_impl as __get_insn_slot;
+
+/// The body of [__get_insn_slot].
+#[doc(hidden)]
+pub unsafe extern "C" fn __get_insn_slot_impl(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
     // SAFETY: forwarded caller contract.
     unsafe { slots::get_insn_slot(c) }
 }
 
-/// `__free_insn_slot()`: returns `slot` to cache `c`; a `dirty` slot is
-/// reused only after an RCU grace period.
-///
-/// # Safety
-/// `c` is a live cache; process context.
-#[no_mangle]
-pub unsafe extern "C" fn __free_insn_slot(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: c_int) {
+// `__free_insn_slot()`: returns `slot` to cache `c`; a `dirty` slot is
+// reused only after an RCU grace period.
+//
+// # Safety
+// `c` is a live cache; process context.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`__free_insn_slot_impl`].
+    pub fn __free_insn_slot(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: c_int);
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(__free_insn_slot, __free_insn_slot_impl, fn(*mut KprobeInsnCache, *mut KprobeOpcode, c_int));
+#[cfg(not(CONFIG_RUST))]
+pub use __free_insn_slot_impl as __free_insn_slot;
+
+/// The body of [__free_insn_slot].
+#[doc(hidden)]
+pub unsafe extern "C" fn __free_insn_slot_impl(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: c_int) {
     // SAFETY: forwarded caller contract.
     unsafe { slots::free_insn_slot(c, slot, dirty != 0) }
 }
 
-/// `__is_insn_slot_addr()`: is `addr` on a page of cache `c`?
-///
-/// # Safety
-/// `c` is a live cache.
-#[no_mangle]
-pub unsafe extern "C" fn __is_insn_slot_addr(c: *mut KprobeInsnCache, addr: c_ulong) -> bool {
+// `__is_insn_slot_addr()`: is `addr` on a page of cache `c`?
+//
+// # Safety
+// `c` is a live cache.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`__is_insn_slot_addr_impl`].
+    pub fn __is_insn_slot_addr(c: *mut KprobeInsnCache, addr: c_ulong) -> bool;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(__is_insn_slot_addr, __is_insn_slot_addr_impl, fn(*mut KprobeInsnCache, c_ulong) -> bool);
+#[cfg(not(CONFIG_RUST))]
+pub use __is_insn_slot_addr_impl as __is_insn_slot_addr;
+
+/// The body of [__is_insn_slot_addr].
+#[doc(hidden)]
+pub unsafe extern "C" fn __is_insn_slot_addr_impl(c: *mut KprobeInsnCache, addr: c_ulong) -> bool {
     // SAFETY: forwarded caller contract.
     unsafe { slots::is_insn_slot_addr(c, addr as usize) }
 }
 
-/// `kprobe_cache_get_kallsym()`: the `*symnum`-th page of `c` as a kallsyms
-/// entry.
-///
-/// # Safety
-/// `c` is a live cache, the out pointers are valid (`sym` for
-/// `KSYM_NAME_LEN` bytes).
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_cache_get_kallsym(
+// `kprobe_cache_get_kallsym()`: the `*symnum`-th page of `c` as a kallsyms
+// entry.
+//
+// # Safety
+// `c` is a live cache, the out pointers are valid (`sym` for
+// `KSYM_NAME_LEN` bytes).
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`kprobe_cache_get_kallsym_impl`].
+    pub fn kprobe_cache_get_kallsym(
+    c: *mut KprobeInsnCache,
+    symnum: *mut c_uint,
+    value: *mut c_ulong,
+    type_: *mut c_char,
+    sym: *mut c_char,
+) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(kprobe_cache_get_kallsym, kprobe_cache_get_kallsym_impl, fn(*mut KprobeInsnCache, *mut c_uint, *mut c_ulong, *mut c_char, *mut c_char) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use kprobe_cache_get_kallsym_impl as kprobe_cache_get_kallsym;
+
+/// The body of [kprobe_cache_get_kallsym].
+#[doc(hidden)]
+pub unsafe extern "C" fn kprobe_cache_get_kallsym_impl(
     c: *mut KprobeInsnCache,
     symnum: *mut c_uint,
     value: *mut c_ulong,
@@ -58,23 +144,56 @@ pub unsafe extern "C" fn kprobe_cache_get_kallsym(
     unsafe { slots::cache_get_kallsym(c, symnum, value, type_, sym) }
 }
 
-/// `within_kprobe_blacklist()`: may a probe not be placed at `addr`?
-#[no_mangle]
-pub extern "C" fn within_kprobe_blacklist(addr: c_ulong) -> bool {
+// `within_kprobe_blacklist()`: may a probe not be placed at `addr`?
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`within_kprobe_blacklist_impl`].
+    pub fn within_kprobe_blacklist(addr: c_ulong) -> bool;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(within_kprobe_blacklist, within_kprobe_blacklist_impl, fn(c_ulong) -> bool);
+#[cfg(not(CONFIG_RUST))]
+pub use within_kprobe_blacklist_impl as within_kprobe_blacklist;
+
+/// The body of [within_kprobe_blacklist].
+#[doc(hidden)]
+pub extern "C" fn within_kprobe_blacklist_impl(addr: c_ulong) -> bool {
     blacklist::within_kprobe_blacklist(addr as usize)
 }
 
-/// `kprobe_add_ksym_blacklist()`: blacklists the symbol at `entry`; returns
-/// its size or a negative errno.
-#[no_mangle]
-pub extern "C" fn kprobe_add_ksym_blacklist(entry: c_ulong) -> c_int {
+// `kprobe_add_ksym_blacklist()`: blacklists the symbol at `entry`; returns
+// its size or a negative errno.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`kprobe_add_ksym_blacklist_impl`].
+    pub fn kprobe_add_ksym_blacklist(entry: c_ulong) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(kprobe_add_ksym_blacklist, kprobe_add_ksym_blacklist_impl, fn(c_ulong) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use kprobe_add_ksym_blacklist_impl as kprobe_add_ksym_blacklist;
+
+/// The body of [kprobe_add_ksym_blacklist].
+#[doc(hidden)]
+pub extern "C" fn kprobe_add_ksym_blacklist_impl(entry: c_ulong) -> c_int {
     blacklist::add_ksym_blacklist(entry as usize)
 }
 
-/// `kprobe_add_area_blacklist()`: blacklists every symbol in
-/// `[start, end)`.
-#[no_mangle]
-pub extern "C" fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int {
+// `kprobe_add_area_blacklist()`: blacklists every symbol in
+// `[start, end)`.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`kprobe_add_area_blacklist_impl`].
+    pub fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(kprobe_add_area_blacklist, kprobe_add_area_blacklist_impl, fn(c_ulong, c_ulong) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use kprobe_add_area_blacklist_impl as kprobe_add_area_blacklist;
+
+/// The body of [kprobe_add_area_blacklist].
+#[doc(hidden)]
+pub extern "C" fn kprobe_add_area_blacklist_impl(start: c_ulong, end: c_ulong) -> c_int {
     blacklist::add_area_blacklist(start as usize, end as usize)
 }
 
@@ -86,11 +205,59 @@ pub extern "C" fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_i
 ///
 /// # Safety
 /// One of those two contexts.
+#[cfg(not(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS)))))]
 #[no_mangle]
 pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
     // SAFETY: forwarded caller contract.
     unsafe { registry::get_kprobe(addr.cast()) }
 }
+
+// `get_kprobe()`, kernel build: [`registry::get_kprobe`] written out in
+// assembly so that, like upstream's, it starts with an ftrace site and has
+// no extra jump on the probe hit path (every int3/ftrace hit calls it).
+// `hash_ptr()` is `(addr * GOLDEN_RATIO_64) >> (64 - KPROBE_HASH_BITS)`;
+// `hlist` is the first member of `struct kprobe`, so a chain node is its
+// probe; the loads are plain, as `rcu_dereference()` on x86.  (With return
+// thunks or SLS mitigation the plain Rust version above is used.)
+//
+// # Safety
+// One of those two contexts.
+#[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
+extern "C" {
+    /// The assembly below.
+    pub fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
+}
+#[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
+core::arch::global_asm!(
+    ".pushsection .text, \"ax\"",
+    ".globl get_kprobe",
+    ".type get_kprobe, @function",
+    ".p2align 4",
+    "get_kprobe:",
+    "endbr64",
+    "call __fentry__",
+    "movabsq ${golden}, %rax",
+    "imulq %rdi, %rax",
+    "shrq ${shift}, %rax",
+    "movq {table}(,%rax,8), %rax",
+    "testq %rax, %rax",
+    "je 3f",
+    "2:",
+    "cmpq %rdi, {off_addr}(%rax)",
+    "je 3f",
+    "movq (%rax), %rax",
+    "testq %rax, %rax",
+    "jne 2b",
+    "3:",
+    "retq",
+    ".size get_kprobe, .-get_kprobe",
+    ".popsection",
+    golden = const registry::GOLDEN_RATIO_64,
+    shift = const 64 - registry::KPROBE_HASH_BITS,
+    table = sym registry::kprobe_table,
+    off_addr = const core::mem::offset_of!(Kprobe, addr),
+    options(att_syntax)
+);
 crate::nokprobe_symbol!(get_kprobe);
 
 /// `aggr_pre_handler()`, the pre-handler of every aggregate probe (the
@@ -162,24 +329,46 @@ pub unsafe extern "C" fn dump_kprobe(kp: *mut Kprobe) {
 }
 crate::nokprobe_symbol!(dump_kprobe);
 
-/// `kprobe_get_kallsym()`: kallsyms entries of the insn slot pages.
-///
-/// # Safety
-/// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_get_kallsym(symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
+// `kprobe_get_kallsym()`: kallsyms entries of the insn slot pages.
+//
+// # Safety
+// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`kprobe_get_kallsym_impl`].
+    pub fn kprobe_get_kallsym(symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(kprobe_get_kallsym, kprobe_get_kallsym_impl, fn(c_uint, *mut c_ulong, *mut c_char, *mut c_char) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use kprobe_get_kallsym_impl as kprobe_get_kallsym;
+
+/// The body of [kprobe_get_kallsym].
+#[doc(hidden)]
+pub unsafe extern "C" fn kprobe_get_kallsym_impl(symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { slots::kprobe_get_kallsym(symnum, value, type_, sym) }
 }
 
 
 
-/// `kprobe_on_func_entry()`: 0 if the address is a function entry.
-///
-/// # Safety
-/// `sym` is null or a C string.
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
+// `kprobe_on_func_entry()`: 0 if the address is a function entry.
+//
+// # Safety
+// `sym` is null or a C string.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`kprobe_on_func_entry_impl`].
+    pub fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(kprobe_on_func_entry, kprobe_on_func_entry_impl, fn(*mut KprobeOpcode, *const c_char, c_ulong) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use kprobe_on_func_entry_impl as kprobe_on_func_entry;
+
+/// The body of [kprobe_on_func_entry].
+#[doc(hidden)]
+pub unsafe extern "C" fn kprobe_on_func_entry_impl(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { addr::kprobe_on_func_entry(addr, sym, offset) }
 }
@@ -257,105 +446,215 @@ pub extern "C" fn kprobe_blacklist_seq_stop(_m: *mut sys::SeqFile, _v: *mut c_vo
     state::unlock();
 }
 
-/// `register_kprobe()`: registers `p` (by `addr`, or `symbol_name` +
-/// `offset`).  0 or a negative errno.
-///
-/// # Safety
-/// `p` stays alive and untouched by the caller until it is unregistered.
-#[no_mangle]
-pub unsafe extern "C" fn register_kprobe(p: *mut Kprobe) -> c_int {
+// `register_kprobe()`: registers `p` (by `addr`, or `symbol_name` +
+// `offset`).  0 or a negative errno.
+//
+// # Safety
+// `p` stays alive and untouched by the caller until it is unregistered.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`register_kprobe_impl`].
+    pub fn register_kprobe(p: *mut Kprobe) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(register_kprobe, register_kprobe_impl, fn(*mut Kprobe) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use register_kprobe_impl as register_kprobe;
+
+/// The body of [register_kprobe].
+#[doc(hidden)]
+pub unsafe extern "C" fn register_kprobe_impl(p: *mut Kprobe) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { register::register_kprobe(p) }
 }
 
-/// `register_kprobes()`: registers `num` probes, all or none.
-///
-/// # Safety
-/// `kps` holds `num` probes, as for [`register_kprobe`].
-#[no_mangle]
-pub unsafe extern "C" fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
+// `register_kprobes()`: registers `num` probes, all or none.
+//
+// # Safety
+// `kps` holds `num` probes, as for [`register_kprobe`].
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`register_kprobes_impl`].
+    pub fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(register_kprobes, register_kprobes_impl, fn(*mut *mut Kprobe, c_int) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use register_kprobes_impl as register_kprobes;
+
+/// The body of [register_kprobes].
+#[doc(hidden)]
+pub unsafe extern "C" fn register_kprobes_impl(kps: *mut *mut Kprobe, num: c_int) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { register::register_kprobes(kps, num) }
 }
 
-/// `unregister_kprobe()`.
-///
-/// # Safety
-/// `p` is readable; process context.
-#[no_mangle]
-pub unsafe extern "C" fn unregister_kprobe(p: *mut Kprobe) {
+// `unregister_kprobe()`.
+//
+// # Safety
+// `p` is readable; process context.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`unregister_kprobe_impl`].
+    pub fn unregister_kprobe(p: *mut Kprobe);
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(unregister_kprobe, unregister_kprobe_impl, fn(*mut Kprobe));
+#[cfg(not(CONFIG_RUST))]
+pub use unregister_kprobe_impl as unregister_kprobe;
+
+/// The body of [unregister_kprobe].
+#[doc(hidden)]
+pub unsafe extern "C" fn unregister_kprobe_impl(p: *mut Kprobe) {
     let mut p = p;
     // SAFETY: forwarded caller contract.
     unsafe { register::unregister_kprobes(&mut p, 1) }
 }
 
-/// `unregister_kprobes()`.
-///
-/// # Safety
-/// `kps` holds `num` readable probes; process context.
-#[no_mangle]
-pub unsafe extern "C" fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
+// `unregister_kprobes()`.
+//
+// # Safety
+// `kps` holds `num` readable probes; process context.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`unregister_kprobes_impl`].
+    pub fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int);
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(unregister_kprobes, unregister_kprobes_impl, fn(*mut *mut Kprobe, c_int));
+#[cfg(not(CONFIG_RUST))]
+pub use unregister_kprobes_impl as unregister_kprobes;
+
+/// The body of [unregister_kprobes].
+#[doc(hidden)]
+pub unsafe extern "C" fn unregister_kprobes_impl(kps: *mut *mut Kprobe, num: c_int) {
     // SAFETY: forwarded caller contract.
     unsafe { register::unregister_kprobes(kps, num) }
 }
 
-/// `enable_kprobe()`.
-///
-/// # Safety
-/// `kp` is readable.
-#[no_mangle]
-pub unsafe extern "C" fn enable_kprobe(kp: *mut Kprobe) -> c_int {
+// `enable_kprobe()`.
+//
+// # Safety
+// `kp` is readable.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`enable_kprobe_impl`].
+    pub fn enable_kprobe(kp: *mut Kprobe) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(enable_kprobe, enable_kprobe_impl, fn(*mut Kprobe) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use enable_kprobe_impl as enable_kprobe;
+
+/// The body of [enable_kprobe].
+#[doc(hidden)]
+pub unsafe extern "C" fn enable_kprobe_impl(kp: *mut Kprobe) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { register::enable_kprobe(kp) }
 }
 
-/// `disable_kprobe()`.
-///
-/// # Safety
-/// `kp` is readable.
-#[no_mangle]
-pub unsafe extern "C" fn disable_kprobe(kp: *mut Kprobe) -> c_int {
+// `disable_kprobe()`.
+//
+// # Safety
+// `kp` is readable.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`disable_kprobe_impl`].
+    pub fn disable_kprobe(kp: *mut Kprobe) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(disable_kprobe, disable_kprobe_impl, fn(*mut Kprobe) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use disable_kprobe_impl as disable_kprobe;
+
+/// The body of [disable_kprobe].
+#[doc(hidden)]
+pub unsafe extern "C" fn disable_kprobe_impl(kp: *mut Kprobe) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { register::disable_kprobe(kp) }
 }
 
-/// `register_kretprobe()`.
-///
-/// # Safety
-/// `rp` stays alive and untouched by the caller until unregistered.
-#[no_mangle]
-pub unsafe extern "C" fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
+// `register_kretprobe()`.
+//
+// # Safety
+// `rp` stays alive and untouched by the caller until unregistered.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`register_kretprobe_impl`].
+    pub fn register_kretprobe(rp: *mut Kretprobe) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(register_kretprobe, register_kretprobe_impl, fn(*mut Kretprobe) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use register_kretprobe_impl as register_kretprobe;
+
+/// The body of [register_kretprobe].
+#[doc(hidden)]
+pub unsafe extern "C" fn register_kretprobe_impl(rp: *mut Kretprobe) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { kretprobe::register_kretprobe(rp) }
 }
 
-/// `register_kretprobes()`: all or none.
-///
-/// # Safety
-/// `rps` holds `num` kretprobes, as for [`register_kretprobe`].
-#[no_mangle]
-pub unsafe extern "C" fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
+// `register_kretprobes()`: all or none.
+//
+// # Safety
+// `rps` holds `num` kretprobes, as for [`register_kretprobe`].
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`register_kretprobes_impl`].
+    pub fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(register_kretprobes, register_kretprobes_impl, fn(*mut *mut Kretprobe, c_int) -> c_int);
+#[cfg(not(CONFIG_RUST))]
+pub use register_kretprobes_impl as register_kretprobes;
+
+/// The body of [register_kretprobes].
+#[doc(hidden)]
+pub unsafe extern "C" fn register_kretprobes_impl(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { kretprobe::register_kretprobes(rps, num) }
 }
 
-/// `unregister_kretprobe()`.
-///
-/// # Safety
-/// `rp` is readable; process context.
-#[no_mangle]
-pub unsafe extern "C" fn unregister_kretprobe(rp: *mut Kretprobe) {
+// `unregister_kretprobe()`.
+//
+// # Safety
+// `rp` is readable; process context.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`unregister_kretprobe_impl`].
+    pub fn unregister_kretprobe(rp: *mut Kretprobe);
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(unregister_kretprobe, unregister_kretprobe_impl, fn(*mut Kretprobe));
+#[cfg(not(CONFIG_RUST))]
+pub use unregister_kretprobe_impl as unregister_kretprobe;
+
+/// The body of [unregister_kretprobe].
+#[doc(hidden)]
+pub unsafe extern "C" fn unregister_kretprobe_impl(rp: *mut Kretprobe) {
     let mut rp = rp;
     // SAFETY: forwarded caller contract.
     unsafe { kretprobe::unregister_kretprobes(&mut rp, 1) }
 }
 
-/// `unregister_kretprobes()`.
-///
-/// # Safety
-/// `rps` holds `num` readable kretprobes; process context.
-#[no_mangle]
-pub unsafe extern "C" fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
+// `unregister_kretprobes()`.
+//
+// # Safety
+// `rps` holds `num` readable kretprobes; process context.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`unregister_kretprobes_impl`].
+    pub fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int);
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(unregister_kretprobes, unregister_kretprobes_impl, fn(*mut *mut Kretprobe, c_int));
+#[cfg(not(CONFIG_RUST))]
+pub use unregister_kretprobes_impl as unregister_kretprobes;
+
+/// The body of [unregister_kretprobes].
+#[doc(hidden)]
+pub unsafe extern "C" fn unregister_kretprobes_impl(rps: *mut *mut Kretprobe, num: c_int) {
     // SAFETY: forwarded caller contract.
     unsafe { kretprobe::unregister_kretprobes(rps, num) }
 }
@@ -383,43 +682,98 @@ pub unsafe extern "C" fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *
 }
 crate::nokprobe_symbol!(kretprobe_rethook_handler);
 
-/// `kprobe_disarmed()`: is hashed probe `p` disarmed?  (Read by the arch's
-/// optprobe code.)
-///
-/// # Safety
-/// `p` is hashed.
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_disarmed(p: *mut Kprobe) -> bool {
+// `kprobe_disarmed()`: is hashed probe `p` disarmed?  (Read by the arch's
+// optprobe code.)
+//
+// # Safety
+// `p` is hashed.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`kprobe_disarmed_impl`].
+    pub fn kprobe_disarmed(p: *mut Kprobe) -> bool;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(kprobe_disarmed, kprobe_disarmed_impl, fn(*mut Kprobe) -> bool);
+#[cfg(not(CONFIG_RUST))]
+pub use kprobe_disarmed_impl as kprobe_disarmed;
+
+/// The body of [kprobe_disarmed].
+#[doc(hidden)]
+pub unsafe extern "C" fn kprobe_disarmed_impl(p: *mut Kprobe) -> bool {
     // SAFETY: forwarded caller contract.
     unsafe { opt::kprobe_disarmed(p) }
 }
 
-/// `optprobe_queued_unopt()`: is `op` queued for unoptimization?
-///
-/// # Safety
-/// `kprobe_mutex` held (the arch calls it from the optimizer).
-#[no_mangle]
-pub unsafe extern "C" fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
+// `optprobe_queued_unopt()`: is `op` queued for unoptimization?
+//
+// # Safety
+// `kprobe_mutex` held (the arch calls it from the optimizer).
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`optprobe_queued_unopt_impl`].
+    pub fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool;
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(optprobe_queued_unopt, optprobe_queued_unopt_impl, fn(*mut OptimizedKprobe) -> bool);
+#[cfg(not(CONFIG_RUST))]
+pub use optprobe_queued_unopt_impl as optprobe_queued_unopt;
+
+/// The body of [optprobe_queued_unopt].
+#[doc(hidden)]
+pub unsafe extern "C" fn optprobe_queued_unopt_impl(op: *mut OptimizedKprobe) -> bool {
     // SAFETY: forwarded caller contract.
     unsafe { opt::optprobe_queued_unopt(op) }
 }
 
-/// `wait_for_kprobe_optimizer()`: waits for pending (un)optimization.
-#[no_mangle]
-pub extern "C" fn wait_for_kprobe_optimizer() {
+// `wait_for_kprobe_optimizer()`: waits for pending (un)optimization.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`wait_for_kprobe_optimizer_impl`].
+    pub fn wait_for_kprobe_optimizer();
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(wait_for_kprobe_optimizer, wait_for_kprobe_optimizer_impl, fn());
+#[cfg(not(CONFIG_RUST))]
+pub use wait_for_kprobe_optimizer_impl as wait_for_kprobe_optimizer;
+
+/// The body of [wait_for_kprobe_optimizer].
+#[doc(hidden)]
+pub extern "C" fn wait_for_kprobe_optimizer_impl() {
     opt::wait_for_kprobe_optimizer()
 }
 
-/// `kprobe_ftrace_kill()`: ftrace is dead (called by ftrace_kill()).
-#[no_mangle]
-pub extern "C" fn kprobe_ftrace_kill() {
+// `kprobe_ftrace_kill()`: ftrace is dead (called by ftrace_kill()).
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`kprobe_ftrace_kill_impl`].
+    pub fn kprobe_ftrace_kill();
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(kprobe_ftrace_kill, kprobe_ftrace_kill_impl, fn());
+#[cfg(not(CONFIG_RUST))]
+pub use kprobe_ftrace_kill_impl as kprobe_ftrace_kill;
+
+/// The body of [kprobe_ftrace_kill].
+#[doc(hidden)]
+pub extern "C" fn kprobe_ftrace_kill_impl() {
     ftrace::kprobe_ftrace_kill()
 }
 
-/// `kprobe_free_init_mem()`: called by init/main.c before the kernel's
-/// init text is freed.
-#[no_mangle]
-pub extern "C" fn kprobe_free_init_mem() {
+// `kprobe_free_init_mem()`: called by init/main.c before the kernel's
+// init text is freed.
+#[cfg(CONFIG_RUST)]
+extern "C" {
+    /// The entry stub (assembly below): an ftrace site, then [`kprobe_free_init_mem_impl`].
+    pub fn kprobe_free_init_mem();
+}
+#[cfg(CONFIG_RUST)]
+ftrace_entry!(kprobe_free_init_mem, kprobe_free_init_mem_impl, fn());
+#[cfg(not(CONFIG_RUST))]
+pub use kprobe_free_init_mem_impl as kprobe_free_init_mem;
+
+/// The body of [kprobe_free_init_mem].
+#[doc(hidden)]
+pub extern "C" fn kprobe_free_init_mem_impl() {
     module::kprobe_free_init_mem()
 }
 

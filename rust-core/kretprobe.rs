@@ -77,9 +77,9 @@ pub unsafe fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *mut c_void,
     unsafe {
         let Some(handler) = (*rp).handler else { return };
         sys::set_current_kprobe(addr_of_mut!((*rp).kp));
-        sys::set_kprobe_status(sys::KPROBE_HIT_ACTIVE);
+        sys::set_kprobe_status_hit_active();
         handler(rh.cast::<KretprobeInstance>(), regs);
-        sys::set_current_kprobe(ptr::null_mut());
+        sys::clear_current_kprobe();
     }
 }
 
@@ -200,10 +200,7 @@ pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
     }
     state::unlock();
 
-    // Upstream waits with synchronize_rcu(); an expedited grace period gives
-    // the same guarantee (no handler still runs on the probes) in a fraction
-    // of the time, which is most of the cost of unregistering one by one.
-    sys::synchronize_rcu_expedited();
+    sys::synchronize_rcu();
     for i in 0..n {
         // SAFETY: caller's contract; a grace period has passed, so no
         // pre-handler still reads `rh`.

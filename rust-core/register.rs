@@ -478,10 +478,7 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
     }
     state::unlock();
 
-    // Upstream waits with synchronize_rcu(); an expedited grace period gives
-    // the same guarantee (no handler still runs on the probes) in a fraction
-    // of the time, which is most of the cost of unregistering one by one.
-    sys::synchronize_rcu_expedited();
+    sys::synchronize_rcu();
     for i in 0..n {
         // SAFETY: caller's contract; a grace period has passed.
         unsafe {

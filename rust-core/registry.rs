@@ -21,7 +21,7 @@ pub const KPROBE_HASH_BITS: u32 = 6;
 pub const KPROBE_TABLE_SIZE: usize = 1 << KPROBE_HASH_BITS;
 
 /// `GOLDEN_RATIO_64` of `<linux/hash.h>`.
-const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
+pub const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
 
 /// The hash table of registered (and aggregate) probes, by address.  Named
 /// as in C, where the transitional code still walks it.

@@ -634,14 +634,6 @@ pub fn rcu_read_unlock() {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
-/// `synchronize_rcu_expedited()`: a full grace period, driven by IPIs
-/// instead of waiting for the CPUs to pass quiescent states; sleeps.
-#[inline]
-pub fn synchronize_rcu_expedited() {
-    // SAFETY: called from process context by the callers.
-    unsafe { b::synchronize_rcu_expedited() }
-}
-
 /// `synchronize_rcu()`; sleeps.
 #[inline]
 pub fn synchronize_rcu() {
@@ -847,6 +839,21 @@ macro_rules! this_cpu_write_ulong {
     };
 }
 
+macro_rules! this_cpu_write_ulong_const {
+    ($var:path, $val:expr) => {
+        // SAFETY: as for `this_cpu_write_ulong!`; an immediate operand, as
+        // the C compiler emits for constants.
+        unsafe {
+            core::arch::asm!(
+                "movq ${v}, %gs:{s}",
+                s = sym $var,
+                v = const $val,
+                options(att_syntax, nostack, preserves_flags)
+            )
+        }
+    };
+}
+
 const _: () = assert!(core::mem::offset_of!(b::kprobe_ctlblk, kprobe_status) == 0);
 const _: () = assert!(core::mem::size_of::<c_ulong>() == 8);
 
@@ -866,6 +873,24 @@ pub fn set_current_kprobe(p: *mut Kprobe) {
 #[inline(always)]
 pub fn set_kprobe_status(status: c_ulong) {
     this_cpu_write_ulong!(b::kprobe_ctlblk, status);
+}
+
+/// `__this_cpu_write(kprobe_instance, NULL)` (`reset_kprobe_instance()`).
+#[inline(always)]
+pub fn reset_kprobe_instance() {
+    this_cpu_write_ulong_const!(kprobe_instance, 0);
+}
+
+/// `__this_cpu_write(current_kprobe, NULL)`.
+#[inline(always)]
+pub fn clear_current_kprobe() {
+    this_cpu_write_ulong_const!(b::current_kprobe, 0);
+}
+
+/// `get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE`.
+#[inline(always)]
+pub fn set_kprobe_status_hit_active() {
+    this_cpu_write_ulong_const!(b::kprobe_ctlblk, b::KPROBE_HIT_ACTIVE);
 }
 
 /// `preempt_disable()`: a compiler barrier without `CONFIG_PREEMPT_COUNT`.

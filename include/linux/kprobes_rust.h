@@ -86,25 +86,27 @@ extern void kprobes_rust_sysctls_init(void);
 
 extern size_t kprobes_rust_max_optinsn_size(void);
 
-kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
+extern kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
 
-void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot, int dirty);
+extern void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot, int dirty);
 
-bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr);
+extern bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr);
 
-int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c,
-                             unsigned int *symnum,
-                             unsigned long *value,
-                             char *type_,
-                             char *sym);
+extern int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c,
+                                    unsigned int *symnum,
+                                    unsigned long *value,
+                                    char *type_,
+                                    char *sym);
 
-bool within_kprobe_blacklist(unsigned long addr);
+extern bool within_kprobe_blacklist(unsigned long addr);
 
-int kprobe_add_ksym_blacklist(unsigned long entry);
+extern int kprobe_add_ksym_blacklist(unsigned long entry);
 
-int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+extern int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 
 struct kprobe *get_kprobe(void *addr);
+
+extern struct kprobe *get_kprobe(void *addr);
 
 int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
@@ -120,9 +122,9 @@ void kprobe_busy_end(void);
 
 void dump_kprobe(struct kprobe *kp);
 
-int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
+extern int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
 
-int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset);
+extern int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset);
 
 void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
 
@@ -140,25 +142,25 @@ void *kprobe_blacklist_seq_next(struct seq_file *_m, void *v, loff_t *pos);
 
 void kprobe_blacklist_seq_stop(struct seq_file *_m, void *_v);
 
-int register_kprobe(struct kprobe *p);
+extern int register_kprobe(struct kprobe *p);
 
-int register_kprobes(struct kprobe **kps, int num);
+extern int register_kprobes(struct kprobe **kps, int num);
 
-void unregister_kprobe(struct kprobe *p);
+extern void unregister_kprobe(struct kprobe *p);
 
-void unregister_kprobes(struct kprobe **kps, int num);
+extern void unregister_kprobes(struct kprobe **kps, int num);
 
-int enable_kprobe(struct kprobe *kp);
+extern int enable_kprobe(struct kprobe *kp);
 
-int disable_kprobe(struct kprobe *kp);
+extern int disable_kprobe(struct kprobe *kp);
 
-int register_kretprobe(struct kretprobe *rp);
+extern int register_kretprobe(struct kretprobe *rp);
 
-int register_kretprobes(struct kretprobe **rps, int num);
+extern int register_kretprobes(struct kretprobe **rps, int num);
 
-void unregister_kretprobe(struct kretprobe *rp);
+extern void unregister_kretprobe(struct kretprobe *rp);
 
-void unregister_kretprobes(struct kretprobe **rps, int num);
+extern void unregister_kretprobes(struct kretprobe **rps, int num);
 
 int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
 
@@ -167,15 +169,15 @@ void kretprobe_rethook_handler(struct rethook_node *rh,
                                unsigned long ret_addr,
                                struct pt_regs *regs);
 
-bool kprobe_disarmed(struct kprobe *p);
+extern bool kprobe_disarmed(struct kprobe *p);
 
-bool optprobe_queued_unopt(struct optimized_kprobe *op);
+extern bool optprobe_queued_unopt(struct optimized_kprobe *op);
 
-void wait_for_kprobe_optimizer(void);
+extern void wait_for_kprobe_optimizer(void);
 
-void kprobe_ftrace_kill(void);
+extern void kprobe_ftrace_kill(void);
 
-void kprobe_free_init_mem(void);
+extern void kprobe_free_init_mem(void);
 
 void kprobes_rust_optimizer_work(void);
 

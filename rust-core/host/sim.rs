@@ -128,11 +128,6 @@ pub fn rcu_read_unlock() {
     RCU_READERS.fetch_sub(1, Ordering::SeqCst);
 }
 
-/// `synchronize_rcu_expedited()`: a grace period, like [`synchronize_rcu`].
-pub fn synchronize_rcu_expedited() {
-    synchronize_rcu();
-}
-
 /// `synchronize_rcu()`: must not be called inside a read-side section.
 pub fn synchronize_rcu() {
     record(|r| {
@@ -476,6 +471,18 @@ use crate::types::{Kprobe, KprobeInsnCache};
 /// `__this_cpu_write(kprobe_instance, kp)`.
 pub fn set_kprobe_instance(kp: *mut Kprobe) {
     cpu(|c| c.instances.push(kp as usize));
+}
+/// `reset_kprobe_instance()`.
+pub fn reset_kprobe_instance() {
+    set_kprobe_instance(core::ptr::null_mut());
+}
+/// `__this_cpu_write(current_kprobe, NULL)`.
+pub fn clear_current_kprobe() {
+    set_current_kprobe(core::ptr::null_mut());
+}
+/// `kprobe_status = KPROBE_HIT_ACTIVE`.
+pub fn set_kprobe_status_hit_active() {
+    set_kprobe_status(KPROBE_HIT_ACTIVE);
 }
 /// `__this_cpu_write(current_kprobe, p)`.
 pub fn set_current_kprobe(p: *mut Kprobe) {

@@ -99,6 +99,8 @@ qemu_cmd "$acc" "$rdir/initramfs.cpio" "$con" "$res" "$@"
 echo "${QEMU[*]}" >"$rdir/qemu.cmd"
 timeout -k 10 "$timeout_s" "${QEMU[@]}" </dev/null >"$rdir/qemu.log" 2>&1 &
 qpid=$!
+# If this script is interrupted or killed, do not leave the guest running.
+trap 'kill "$qpid" 2>/dev/null || true' EXIT
 if [ "${KP_LIVE:-0}" = 1 ]; then
 	tail -n +1 -f --pid=$qpid "$res" &
 fi

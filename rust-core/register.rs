@@ -529,7 +529,17 @@ pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
             if p != kp {
                 (*kp).flags &= !KPROBE_FLAG_DISABLED;
             }
-            if !state::all_disarmed() && kprobe_disabled(&*p) {
+            if state::all_disarmed() {
+                // Intended divergence: upstream leaves the hashed probe
+                // DISABLED here (it clears the flag only together with
+                // arming), so a probe enabled while kprobes/enabled is 0
+                // never fires after kprobes/enabled=1, although
+                // enable_kprobe() returned 0.  Clear it: arm_all_kprobes()
+                // arms every probe that is not disabled.
+                if !kprobe_gone(&*p) {
+                    (*p).flags &= !KPROBE_FLAG_DISABLED;
+                }
+            } else if kprobe_disabled(&*p) {
                 (*p).flags &= !KPROBE_FLAG_DISABLED;
                 ret = arm::arm_kprobe(p);
                 if ret != 0 {

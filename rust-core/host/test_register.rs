@@ -770,6 +770,20 @@ fn kprobes_enabled_disarms_all_and_keeps_disabled_probes_disabled() {
     ev.sort();
     assert_eq!(ev, ["arm f0+0x14", "arm f0+0x4", "ftrace-filter ftrace +f1+0x0", "ftrace-register ftrace"]);
     assert_eq!(p3.flags & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED, "stays disabled");
+    // Enabling a probe while all are disarmed: it is armed when kprobes/
+    // enabled goes back to 1 (intended divergence: upstream keeps it
+    // disabled for good).
+    assert_eq!(write_enabled("0"), 1);
+    events();
+    // SAFETY: registered probe.
+    assert_eq!(unsafe { enable_kprobe(&mut *p3) }, 0);
+    assert!(events().is_empty(), "nothing armed while disarmed");
+    assert_eq!(p3.flags & KPROBE_FLAG_DISABLED, 0);
+    assert_eq!(write_enabled("1"), 1);
+    assert!(events().contains(&"arm f0+0xc".to_string()));
+    calls();
+    hit(F0 + 12);
+    assert_eq!(calls(), ["pre3"]);
     unreg(&mut p1);
     unreg(&mut p2);
     unreg(&mut p3);

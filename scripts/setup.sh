@@ -18,7 +18,7 @@ fi
 
 DEBS="clang lld llvm libclang-dev flex bison bc libelf-dev libssl-dev cpio
       qemu-system-x86 busybox-static kmod rsync python3 git make gcc xz-utils
-      file diffutils"
+      file diffutils linux-perf bpftrace"
 
 need_root() {
 	[ "$(id -u)" = 0 ] || die "setup needs root to install Debian packages" \

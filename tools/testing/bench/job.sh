@@ -12,6 +12,7 @@ KPB_RUN=hits,reg,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=1000 KPB_EVN="10 100
 
 section bench
 echo "KPB-META kernel $(uname -r)"
+echo "KPB-META build $(uname -v)"
 echo "KPB-META variant $(sed -n 's/.*kpt.variant=\([a-z]*\).*/\1/p' /proc/cmdline)"
 echo "KPB-META cpus $(cat /sys/devices/system/cpu/online)"
 echo "KPB-META params run=$KPB_RUN iters=$KPB_ITERS maxn=$KPB_MAXN memn=$KPB_MEMN evn=$KPB_EVN"

@@ -29,7 +29,11 @@ missing=
 for p in $DEBS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 done
-have_src=$(dpkg-query -W -f='${Status} ${Version}' "$KSRC_PKG" 2>/dev/null | sed -n 's/^install ok installed //p')
+# dpkg-query fails for a package it has never seen (a new machine): that is
+# "not installed", not an error (set -e and pipefail would end the script
+# silently here).
+have_src=$( (dpkg-query -W -f='${Status} ${Version}' "$KSRC_PKG" 2>/dev/null || true) |
+	sed -n 's/^install ok installed //p')
 
 if [ -n "$missing" ] || [ "$have_src" != "$KSRC_PIN" ]; then
 	need_root

@@ -16,7 +16,9 @@
 # (console.log, results.log) and $RESULTS/c/bench-repeat/.
 # Env: KPB_NO_REPEAT=1 skips the second c run; KPB_SMP=N vCPUs (default 1); KPB_QUICK=1 uses small sizes
 # for a smoke test (then the results go to $WORK/bench/out, not bench/);
-# KPB_OUT=dir overrides where the results are written.
+# KPB_OUT=dir overrides where the results are written; KPB_PROFILE=1 also
+# runs tools/testing/bench/prof-job.sh on both kernels (registration
+# profile: calls and instructions of the kernel services the core uses).
 . "$(dirname "$0")/lib.sh"
 
 cd "$ROOT"
@@ -83,6 +85,15 @@ if [ "${KPB_NO_REPEAT:-0}" != 1 ]; then
 	repeat=(--repeat "$RESULTS/c/bench-repeat/results.log")
 fi
 
+if [ "${KPB_PROFILE:-0}" = 1 ]; then
+	for v in $VARIANTS; do
+		step "bench: registration profile on $v"
+		KP_SMP=1 KP_ICOUNT=1 KP_EXTRA_DIR="$B/extra" scripts/vm.sh "$v" "$SRC/prof-job.sh" bench-profile ||
+			die "bench: profile run failed; logs: $RESULTS/$v/bench-profile/"
+		sed -n 's/^KPP /    /p' "$RESULTS/$v/bench-profile/results.log"
+	done
+fi
+
 # --- the report -------------------------------------------------------------
 step "bench: writing $OUT/results.json, results.md, ratios.svg"
 commit=$(git rev-parse HEAD)
@@ -90,6 +101,7 @@ dirty=false
 [ -z "$(git status --porcelain --untracked-files=no)" ] || dirty=true
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" --out "$OUT" \
+	--notes "$SRC/analysis.md" \
 	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}" \
 	--meta "vcpus=${KPB_SMP:-1}" \
 	--meta "commit=$commit" --meta "dirty=$dirty" \

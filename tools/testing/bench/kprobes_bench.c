@@ -44,7 +44,7 @@ MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
 static int maxn = 5000;
 module_param(maxn, int, 0444);
 MODULE_PARM_DESC(maxn, "largest N of the registration rows");
-static int memn = 1000;
+static int memn = 2000;
 module_param(memn, int, 0444);
 MODULE_PARM_DESC(memn, "probes registered per memory row");
 

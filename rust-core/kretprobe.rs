@@ -200,7 +200,12 @@ pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
     }
     state::unlock();
 
-    sys::synchronize_rcu();
+    // Upstream waits with synchronize_rcu().  An expedited grace period is
+    // the same guarantee (no handler still runs on these probes once it
+    // returns) at a fraction of the cost: ~6.4 k guest instructions instead
+    // of ~12 ms of guest time per call (bench row gp_*), which is most of
+    // the cost of unregistering kretprobes one by one.
+    sys::synchronize_rcu_expedited();
     for i in 0..n {
         // SAFETY: caller's contract; a grace period has passed, so no
         // pre-handler still reads `rh`.

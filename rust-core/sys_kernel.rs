@@ -634,6 +634,17 @@ pub fn rcu_read_unlock() {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
+/// `synchronize_rcu_expedited()`: the same guarantee as `synchronize_rcu()`
+/// (every RCU read-side section, preempt- and irq-disabled region that was
+/// running when it was called has ended), reached by IPIs instead of
+/// waiting for the CPUs' next quiescent states; sleeps.  With
+/// `rcupdate.rcu_normal=1` (real-time systems) it is a normal grace period.
+#[inline]
+pub fn synchronize_rcu_expedited() {
+    // SAFETY: called from process context by the callers.
+    unsafe { b::synchronize_rcu_expedited() }
+}
+
 /// `synchronize_rcu()`; sleeps.
 #[inline]
 pub fn synchronize_rcu() {

@@ -128,6 +128,12 @@ pub fn rcu_read_unlock() {
     RCU_READERS.fetch_sub(1, Ordering::SeqCst);
 }
 
+/// `synchronize_rcu_expedited()`: a grace period, like [`synchronize_rcu`]
+/// (the simulation has no notion of how long one takes).
+pub fn synchronize_rcu_expedited() {
+    synchronize_rcu();
+}
+
 /// `synchronize_rcu()`: must not be called inside a read-side section.
 pub fn synchronize_rcu() {
     record(|r| {

@@ -11,7 +11,7 @@
  * those rows are "guest ns", still deterministic.
  *
  * Everything runs at insmod time (module parameter `run`, a comma list of
- * hits,reg,regentry,mem) and the results are lines
+ * hits,gp,reg,regentry,mem) and the results are lines
  *	KPB <name> <unit> <value>
  * in /sys/kernel/debug/kprobes_bench/results (also printed with pr_info).
  * /sys/kernel/debug/kprobes_bench/now returns ktime_get_ns(), the time
@@ -37,7 +37,7 @@
 
 static char *run = "hits,reg,mem";
 module_param(run, charp, 0444);
-MODULE_PARM_DESC(run, "comma list of: hits, reg, regentry, mem");
+MODULE_PARM_DESC(run, "comma list of: hits, gp, reg, regentry, mem");
 static int iters = 20000;
 module_param(iters, int, 0444);
 MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
@@ -501,6 +501,32 @@ static void kpb_reg_rows(const char *tag, unsigned int off)
 	}
 }
 
+/* ---- RCU grace periods -------------------------------------------------- */
+/*
+ * The floor of unregistering one by one: each unregister_kprobe() waits for
+ * a grace period.  Guest ns of one synchronize_rcu() and of one
+ * synchronize_rcu_expedited(), averaged over KPB_GP_N calls (informational
+ * rows, the same kernel code on both variants).
+ */
+#define KPB_GP_N 50
+
+static void kpb_gp_rows(void)
+{
+	u64 t0, t1;
+	int i;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < KPB_GP_N; i++)
+		synchronize_rcu();
+	t1 = ktime_get_ns();
+	kpb_result("gp_synchronize_rcu", "ns", div_u64((t1 - t0) * 100, KPB_GP_N));
+	t0 = ktime_get_ns();
+	for (i = 0; i < KPB_GP_N; i++)
+		synchronize_rcu_expedited();
+	t1 = ktime_get_ns();
+	kpb_result("gp_synchronize_rcu_expedited", "ns", div_u64((t1 - t0) * 100, KPB_GP_N));
+}
+
 /* ---- memory ------------------------------------------------------------ */
 struct kpb_mem {
 	long slab, free;
@@ -712,6 +738,8 @@ static int __init kpb_init(void)
 		 run, iters, maxn, memn, KPB_NFUNCS);
 	if (kpb_want("hits"))
 		kpb_hit_all();
+	if (kpb_want("gp"))
+		kpb_gp_rows();
 	if (kpb_want("reg")) {
 		kpb_set_optimization(0);
 		kpb_reg_rows("int3", KPB_MID_OFF);

@@ -652,8 +652,17 @@ static void kpb_mem(void)
 		else
 			kpb_mem_report("kprobe_optimized", &a, &b, n);
 		unregister_kprobes(kpb_kpp, n);
-		msleep(200);
 	}
+	/*
+	 * The unregistered optimized probes are unoptimized and freed later by
+	 * the optimizer (with a grace period per ~26 freed optinsn slots).  A
+	 * fixed sleep let that overlap the next row's window on the slower
+	 * kernel, which then counted the frees against the kretprobes.
+	 * Writing debug.kprobes-optimization=0 waits for the optimizer
+	 * (unoptimize_all_kprobes() -> wait_for_kprobe_optimizer()), and the
+	 * next snapshot's rcu_barrier() for the RCU frees.
+	 */
+	kpb_set_optimization(0);
 
 	/* kretprobes, maxactive 16, at function entry */
 	krps = vzalloc(array_size(n, sizeof(*krps)));

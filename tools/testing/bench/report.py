@@ -273,7 +273,7 @@ def main():
                       "with where waits fall relative to the jiffy; the per-row differences are in "
                       "results.json (metadata.repeatability)")
     md.append(f"- **targets**: {len(met)} rows meet, {len(missed)} miss "
-              f"(of {len(met) + len(missed)} with a target; the Rust core is mid-port)")
+              f"(of {len(met) + len(missed)} with a target; see the notes below for each miss)")
     if problems:
         md.append("- **problems**: " + "; ".join(problems))
     md += ["", "![Rust/C ratios](ratios.svg)", "",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Source rules of the project, one `PASS|FAIL name` line each:
-  - every `unsafe` block and `unsafe impl` in rust-core/ has a `// SAFETY:`
+  - every `unsafe` block and `unsafe impl` in rust-core/ (and the host
+    differential's Rust driver) has a `// SAFETY:`
     comment right before it (at most 4 lines up), as rust/kernel/ does;
   - the in-kernel Rust (rust-core/*.rs, not host/) has no unwrap(),
     expect(), panic!(), todo!(), unimplemented!() or unreachable!();
@@ -20,7 +21,8 @@ def check(name, bad):
     print("%s %s%s" % ("FAIL" if bad else "PASS", name, (" (" + "; ".join(bad[:5]) + ")") if bad else ""))
 
 bad = []
-for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("rust-core/host/*.rs")):
+for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("rust-core/host/*.rs") +
+                glob.glob("tools/testing/hostdiff/rust/*.rs")):
     lines = open(f).read().split("\n")
     for i, l in enumerate(lines):
         code = l.split("//")[0]

@@ -275,6 +275,19 @@ static bool rereg_undefined(struct kprobe *p, const char *name)
 }
 
 bool hd_kprobe_reachable(struct kprobe *p);
+bool hd_kprobe_stays_disabled(struct kprobe *p);
+
+/*
+ * enable_kprobe() returned 0 for a registered probe that is still disabled
+ * (itself, or its aggregate): upstream clears the flag only together with
+ * arming, which it skips while kprobes/enabled is 0, so the probe never
+ * fires again (MODEL.md section 5, finding 5).
+ */
+static void enable_check(struct kprobe *p, bool live, int r)
+{
+	if (!r && live && hd_kprobe_stays_disabled(p))
+		hd_trace("!enable %s returned 0 but the probe stays disabled", hd_probe_name(p));
+}
 
 /*
  * Registered = reachable from the core's hash table (MODEL.md).  An object
@@ -460,7 +473,10 @@ static void run(void)
 			KUPDATE(v[i], was[i]);
 	} else if (!strcmp(op, "enable") || !strcmp(op, "disable")) {
 		i = index_of(tok[1], 'K', NK);
-		ret(op[0] == 'e' ? enable_kprobe(&kps[i].kp) : disable_kprobe(&kps[i].kp));
+		r = op[0] == 'e' ? enable_kprobe(&kps[i].kp) : disable_kprobe(&kps[i].kp);
+		ret(r);
+		if (op[0] == 'e')
+			enable_check(&kps[i].kp, kps[i].live, r);
 	} else if (!strcmp(op, "kret-set")) {
 		rp_set(index_of(tok[1], 'R', NR), 2);
 	} else if (!strcmp(op, "kret-reg")) {
@@ -526,7 +542,10 @@ static void run(void)
 			RUPDATE(v[i], true);
 	} else if (!strcmp(op, "kret-enable") || !strcmp(op, "kret-disable")) {
 		i = index_of(tok[1], 'R', NR);
-		ret(op[5] == 'e' ? enable_kretprobe(&rps[i].rp) : disable_kretprobe(&rps[i].rp));
+		r = op[5] == 'e' ? enable_kretprobe(&rps[i].rp) : disable_kretprobe(&rps[i].rp);
+		ret(r);
+		if (op[5] == 'e')
+			enable_check(&rps[i].rp.kp, rps[i].live, r);
 	} else if (!strcmp(op, "hit")) {
 		if (ntok != 2)
 			usage("hit takes one location");

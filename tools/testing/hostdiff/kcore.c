@@ -34,3 +34,24 @@ bool hd_kprobe_reachable(struct kprobe *p)
 		}
 	return false;
 }
+
+/*
+ * Is registered probe @p still disabled: itself, or the hashed aggregate it
+ * is on?  After an enable_kprobe() that returned 0 (the driver's
+ * `!enable ... stays disabled` note, MODEL.md section 5).
+ */
+bool hd_kprobe_stays_disabled(struct kprobe *p)
+{
+	struct kprobe *q, *kp;
+
+	for (int i = 0; i < KPROBE_TABLE_SIZE; i++)
+		hlist_for_each_entry(q, &kprobe_table[i], hlist) {
+			if (q == p)
+				return kprobe_disabled(p);
+			if (kprobe_aggrprobe(q))
+				list_for_each_entry(kp, &q->list, list)
+					if (kp == p)
+						return kprobe_disabled(p) || kprobe_disabled(q);
+		}
+	return false;
+}

@@ -250,18 +250,11 @@ size_t kprobes_rust_max_optinsn_size(void)
 	return MAX_OPTINSN_SIZE;
 }
 
-/* This protects 'kprobe_table' and 'optimizing_list' */
-static DEFINE_MUTEX(kprobe_mutex);
-
-void kprobes_rust_kprobe_mutex_lock(void)
-{
-	mutex_lock(&kprobe_mutex);
-}
-
-void kprobes_rust_kprobe_mutex_unlock(void)
-{
-	mutex_unlock(&kprobe_mutex);
-}
+/*
+ * This protects 'kprobe_table' and 'optimizing_list'.  Not static (it is
+ * in kprobes.c): the Rust core locks it directly (rust-core/sys_kernel.rs).
+ */
+DEFINE_MUTEX(kprobe_mutex);
 
 static DEFINE_MUTEX(kprobe_sysctl_mutex);
 
@@ -275,25 +268,6 @@ void kprobes_rust_sysctl_mutex_unlock(void)
 	mutex_unlock(&kprobe_sysctl_mutex);
 }
 
-void kprobes_rust_text_mutex_lock(void)
-{
-	mutex_lock(&text_mutex);
-}
-
-void kprobes_rust_text_mutex_unlock(void)
-{
-	mutex_unlock(&text_mutex);
-}
-
-void kprobes_rust_cpus_read_lock(void)
-{
-	cpus_read_lock();
-}
-
-void kprobes_rust_cpus_read_unlock(void)
-{
-	cpus_read_unlock();
-}
 
 void kprobes_rust_synchronize_rcu_tasks(void)
 {

@@ -321,18 +321,19 @@ unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
 }
 
 /// `__disable_kprobe()`: disables `p` (and disarms the probe at its address
-/// when nothing there is enabled any more); returns the hashed probe or an
-/// error.
+/// when nothing there is enabled any more); returns the hashed probe or,
+/// as upstream, an `ERR_PTR()` (a pointer comes back in one register; a
+/// `Result` would be returned through memory on every enable/disable).
 ///
 /// # Safety
 /// `p` is readable; `kprobe_mutex` held.
-unsafe fn disable_locked(p: *mut Kprobe) -> Result<*mut Kprobe, c_int> {
+unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
     // SAFETY: caller's contract.
     unsafe {
         // Get an original kprobe for return.
         let orig_p = get_valid_kprobe(p);
         if orig_p.is_null() {
-            return Err(-sys::EINVAL);
+            return addr::err_ptr(-sys::EINVAL).cast();
         }
 
         if !kprobe_disabled(&*p) {
@@ -350,13 +351,13 @@ unsafe fn disable_locked(p: *mut Kprobe) -> Result<*mut Kprobe, c_int> {
                     let ret = arm::disarm_kprobe(orig_p, true);
                     if ret != 0 {
                         (*p).flags &= !KPROBE_FLAG_DISABLED;
-                        return Err(ret);
+                        return addr::err_ptr(ret).cast();
                     }
                 }
                 (*orig_p).flags |= KPROBE_FLAG_DISABLED;
             }
         }
-        Ok(orig_p)
+        orig_p
     }
 }
 
@@ -369,10 +370,10 @@ pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
     // SAFETY: caller's contract.
     unsafe {
         // Disable kprobe. This will disarm it if needed.
-        let ap = match disable_locked(p) {
-            Ok(ap) => ap,
-            Err(e) => return e,
-        };
+        let ap = disable_locked(p);
+        if addr::is_err(ap.cast()) {
+            return addr::ptr_err(ap.cast());
+        }
 
         if ap != p {
             // Following process expects this probe is an aggrprobe.
@@ -499,13 +500,12 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
 ///
 /// # Safety
 /// `kp` is readable.
+#[inline] // into its C ABI body (exports.rs): one jump less per call
 pub unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
     state::lock();
     // SAFETY: caller's contract; `kprobe_mutex` held.
-    let ret = match unsafe { disable_locked(kp) } {
-        Ok(_) => 0,
-        Err(e) => e,
-    };
+    let ap = unsafe { disable_locked(kp) };
+    let ret = if addr::is_err(ap.cast()) { addr::ptr_err(ap.cast()) } else { 0 };
     state::unlock();
     ret
 }
@@ -514,6 +514,7 @@ pub unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
 ///
 /// # Safety
 /// `kp` is readable.
+#[inline] // into its C ABI body (exports.rs): one jump less per call
 pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
     let mut ret = 0;
     state::lock();

@@ -40,7 +40,9 @@ extern "C" {
     fn kprobes_rust_preempt_disable();
     #[cfg_attr(not(CONFIG_PREEMPT_COUNT), allow(dead_code))]
     fn kprobes_rust_preempt_enable();
+    #[cfg_attr(not(CONFIG_JUMP_LABEL), allow(dead_code))]
     fn kprobes_rust_jump_label_lock();
+    #[cfg_attr(not(CONFIG_JUMP_LABEL), allow(dead_code))]
     fn kprobes_rust_jump_label_unlock();
     fn kprobes_rust_jump_label_text_reserved(start: *mut c_void, end: *mut c_void) -> c_int;
     fn kprobes_rust_within_module_init(addr: c_ulong, module: *mut Module) -> bool;
@@ -51,14 +53,8 @@ extern "C" {
     #[cfg_attr(not(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC)), allow(dead_code))]
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
-    fn kprobes_rust_kprobe_mutex_lock();
-    fn kprobes_rust_kprobe_mutex_unlock();
     fn kprobes_rust_sysctl_mutex_lock();
     fn kprobes_rust_sysctl_mutex_unlock();
-    fn kprobes_rust_text_mutex_lock();
-    fn kprobes_rust_text_mutex_unlock();
-    fn kprobes_rust_cpus_read_lock();
-    fn kprobes_rust_cpus_read_unlock();
     fn kprobes_rust_synchronize_rcu_tasks();
     fn kprobes_rust_kick_optimizer();
     fn kprobes_rust_flush_optimizer();
@@ -75,21 +71,28 @@ extern "C" {
     fn kprobes_rust_max_optinsn_size() -> usize;
     static __init_begin: [u8; 0];
     static __init_end: [u8; 0];
+    // `kprobe_mutex` is C data (c-shim/kprobes_shim.c: its initializer
+    // depends on the lock debugging options); `text_mutex` is the kernel's
+    // (include/linux/memory.h).  Locked directly, as kprobes.c does, not
+    // through shim wrappers (an extra call on every (un)registration,
+    // enable and disable).
+    static mut kprobe_mutex: b::mutex;
+    static mut text_mutex: b::mutex;
 }
 
 /// `mutex_lock(&kprobe_mutex)` (the mutex is C data: its initializer
 /// depends on the lock debugging options).
 #[inline]
 pub fn kprobe_mutex_lock() {
-    // SAFETY: process context, as every caller.
-    unsafe { kprobes_rust_kprobe_mutex_lock() }
+    // SAFETY: a static, initialized mutex; process context, as every caller.
+    unsafe { mutex_lock(core::ptr::addr_of_mut!(kprobe_mutex)) }
 }
 
 /// `mutex_unlock(&kprobe_mutex)`.
 #[inline]
 pub fn kprobe_mutex_unlock() {
     // SAFETY: paired with `kprobe_mutex_lock()`.
-    unsafe { kprobes_rust_kprobe_mutex_unlock() }
+    unsafe { mutex_unlock(core::ptr::addr_of_mut!(kprobe_mutex)) }
 }
 
 /// `mutex_lock(&kprobe_sysctl_mutex)`.
@@ -109,29 +112,36 @@ pub fn sysctl_mutex_unlock() {
 /// `mutex_lock(&text_mutex)`.
 #[inline]
 pub fn text_mutex_lock() {
-    // SAFETY: process context.
-    unsafe { kprobes_rust_text_mutex_lock() }
+    // SAFETY: a static, initialized mutex; process context.
+    unsafe { mutex_lock(core::ptr::addr_of_mut!(text_mutex)) }
 }
 
 /// `mutex_unlock(&text_mutex)`.
 #[inline]
 pub fn text_mutex_unlock() {
     // SAFETY: paired with `text_mutex_lock()`.
-    unsafe { kprobes_rust_text_mutex_unlock() }
+    unsafe { mutex_unlock(core::ptr::addr_of_mut!(text_mutex)) }
 }
 
 /// `cpus_read_lock()`.
 #[inline]
 pub fn cpus_read_lock() {
-    // SAFETY: process context.
-    unsafe { kprobes_rust_cpus_read_lock() }
+    // SAFETY: process context.  Without CONFIG_HOTPLUG_CPU it is an empty
+    // static inline in C.
+    #[cfg(CONFIG_HOTPLUG_CPU)]
+    unsafe {
+        b::cpus_read_lock()
+    }
 }
 
 /// `cpus_read_unlock()`.
 #[inline]
 pub fn cpus_read_unlock() {
     // SAFETY: paired with `cpus_read_lock()`.
-    unsafe { kprobes_rust_cpus_read_unlock() }
+    #[cfg(CONFIG_HOTPLUG_CPU)]
+    unsafe {
+        b::cpus_read_unlock()
+    }
 }
 
 /// `synchronize_rcu_tasks()`.
@@ -1036,15 +1046,22 @@ pub fn find_bug(addr: usize) -> bool {
 /// `jump_label_lock()`.
 #[inline]
 pub fn jump_label_lock() {
-    // SAFETY: process context.
-    unsafe { kprobes_rust_jump_label_lock() }
+    // SAFETY: process context.  Without CONFIG_JUMP_LABEL it is an empty
+    // static inline in C.
+    #[cfg(CONFIG_JUMP_LABEL)]
+    unsafe {
+        kprobes_rust_jump_label_lock()
+    }
 }
 
 /// `jump_label_unlock()`.
 #[inline]
 pub fn jump_label_unlock() {
     // SAFETY: paired with jump_label_lock().
-    unsafe { kprobes_rust_jump_label_unlock() }
+    #[cfg(CONFIG_JUMP_LABEL)]
+    unsafe {
+        kprobes_rust_jump_label_unlock()
+    }
 }
 
 /// `try_module_get()`.

@@ -42,21 +42,9 @@ extern void kprobes_rust_rcu_read_unlock(void);
 
 extern void kprobes_rust_warn(const char *file, int len, int line);
 
-extern void kprobes_rust_kprobe_mutex_lock(void);
-
-extern void kprobes_rust_kprobe_mutex_unlock(void);
-
 extern void kprobes_rust_sysctl_mutex_lock(void);
 
 extern void kprobes_rust_sysctl_mutex_unlock(void);
-
-extern void kprobes_rust_text_mutex_lock(void);
-
-extern void kprobes_rust_text_mutex_unlock(void);
-
-extern void kprobes_rust_cpus_read_lock(void);
-
-extern void kprobes_rust_cpus_read_unlock(void);
 
 extern void kprobes_rust_synchronize_rcu_tasks(void);
 

@@ -11,7 +11,7 @@
  * those rows are "guest ns", still deterministic.
  *
  * Everything runs at insmod time (module parameter `run`, a comma list of
- * hits,gp,reg,regentry,mem) and the results are lines
+ * hits,gp,endis,reg,regentry,mem) and the results are lines
  *	KPB <name> <unit> <value>
  * in /sys/kernel/debug/kprobes_bench/results (also printed with pr_info).
  * /sys/kernel/debug/kprobes_bench/now returns ktime_get_ns(), the time
@@ -37,7 +37,7 @@
 
 static char *run = "hits,reg,mem";
 module_param(run, charp, 0444);
-MODULE_PARM_DESC(run, "comma list of: hits, gp, reg, regentry, mem");
+MODULE_PARM_DESC(run, "comma list of: hits, gp, endis, reg, regentry, mem");
 static int iters = 20000;
 module_param(iters, int, 0444);
 MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
@@ -527,6 +527,67 @@ static void kpb_gp_rows(void)
 	kpb_result("gp_synchronize_rcu_expedited", "ns", div_u64((t1 - t0) * 100, KPB_GP_N));
 }
 
+/* ---- enable/disable ------------------------------------------------------ */
+/*
+ * disable_kprobe() and enable_kprobe() of one registered probe at +9 of a
+ * target function (an int3 probe, optimizer off, as kprobe_events' enable
+ * and disable write do per probe): guest instructions per call, averaged
+ * over KPB_ENDIS_N pairs.  Also with a second probe at the same address
+ * (the aggregate path).
+ */
+#define KPB_ENDIS_N 2000
+
+static void kpb_endis_rows(void)
+{
+	struct kprobe kp1, kp2;
+	u64 t0, t1, dis = 0, en = 0;
+	const char *tag;
+	int i, r, round;
+
+	kpb_set_optimization(0);
+	for (round = 0; round < 2; round++) {
+		tag = round ? "aggr2" : "int3";
+		kpb_kp_init(&kp1, (void *)kpb_func(0) + KPB_MID_OFF, false);
+		kpb_kp_init(&kp2, (void *)kpb_func(0) + KPB_MID_OFF, false);
+		r = register_kprobe(&kp1);
+		if (!r && round)
+			r = register_kprobe(&kp2);
+		if (r) {
+			kpb_err("endis %s: register_kprobe: %d", tag, r);
+			break;
+		}
+		dis = en = 0;
+		for (i = 0; i < KPB_ENDIS_N && !r; i++) {
+			t0 = ktime_get_ns();
+			r = disable_kprobe(&kp1);
+			t1 = ktime_get_ns();
+			dis += t1 - t0;
+			if (r)
+				break;
+			t0 = ktime_get_ns();
+			r = enable_kprobe(&kp1);
+			t1 = ktime_get_ns();
+			en += t1 - t0;
+		}
+		if (r)
+			kpb_err("endis %s: %d", tag, r);
+		if (round)
+			unregister_kprobe(&kp2);
+		unregister_kprobe(&kp1);
+		if (r)
+			break;
+		{
+			char name[48];
+
+			snprintf(name, sizeof(name), "disable_kprobe_%s", tag);
+			kpb_result(name, "ins/call", div_u64(dis * 100, KPB_ENDIS_N));
+			snprintf(name, sizeof(name), "enable_kprobe_%s", tag);
+			kpb_result(name, "ins/call", div_u64(en * 100, KPB_ENDIS_N));
+		}
+	}
+	kpb_set_optimization(1);
+}
+
 /* ---- memory ------------------------------------------------------------ */
 struct kpb_mem {
 	long slab, free;
@@ -749,6 +810,8 @@ static int __init kpb_init(void)
 		kpb_hit_all();
 	if (kpb_want("gp"))
 		kpb_gp_rows();
+	if (kpb_want("endis"))
+		kpb_endis_rows();
 	if (kpb_want("reg")) {
 		kpb_set_optimization(0);
 		kpb_reg_rows("int3", KPB_MID_OFF);

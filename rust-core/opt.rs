@@ -600,6 +600,7 @@ pub unsafe fn sysctl_handler(
 ///
 /// # Safety
 /// `p` is hashed; `kprobe_mutex` and `text_mutex` held.
+#[inline] // one caller (arm.rs), as kprobes.c inlines it there
 pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
     // SAFETY: caller's contract.
     unsafe {
@@ -631,6 +632,7 @@ pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
 ///
 /// # Safety
 /// `p` is hashed; `kprobe_mutex` and `text_mutex` held.
+#[inline] // one caller (arm.rs), as kprobes.c inlines it there
 pub unsafe fn disarm_kprobe_locked(p: *mut Kprobe, reopt: bool) {
     // SAFETY: caller's contract.
     unsafe {

@@ -16,7 +16,10 @@ ls "$out" | sed 's/^/    /'
 
 step "patches: checking that the series applies with 'git am' to pristine $(cat "$WORK/kernel-source-version")"
 chk=$WORK/am-check
-git -C "$KSRC" worktree remove --force "$chk" 2>/dev/null || rm -rf "$chk"
+# A run interrupted inside `git worktree add` leaves the worktree locked
+# ("initializing"), which prune keeps: unlock it first.
+git -C "$KSRC" worktree unlock "$chk" 2>/dev/null || true
+git -C "$KSRC" worktree remove --force --force "$chk" 2>/dev/null || rm -rf "$chk"
 git -C "$KSRC" worktree prune
 git -C "$KSRC" worktree add -q --detach "$chk" pristine
 git -C "$chk" -c user.name=check -c user.email=check@localhost am -q "$out"/*.patch ||

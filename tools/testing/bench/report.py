@@ -166,7 +166,9 @@ NOTES = """\
   1 then 0, and the file truncated (remove); each phase between two reads of
   the module's debugfs `now` (ktime_get_ns), minus the cost of a bare pair of
   reads (and, for define, of the same echo to /dev/null).
-- **Memory rows** (`B/probe`): register 2000 probes; the difference of the
+- **Memory rows** (`B/probe`): run first, in a module load of their own (so
+  both kernels start them from the same slab state); register 2000 probes;
+  the difference of the
   global slab page counters divided by 2000, after `rcu_barrier()` and
   `vm.stat_refresh`.  Page-granular: rows of a few pages in total move
   between runs of the same kernel (the "C, 2nd run" column); a memory row

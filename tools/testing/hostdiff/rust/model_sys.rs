@@ -725,18 +725,24 @@ pub fn jump_label_lock() {
 pub fn jump_label_unlock() {
     unlock_flag("jump_label_mutex", |m| &mut m.jump_label_mutex);
 }
+/// Leaves a nesting counter (the CPU hotplug lock, preemption, RCU):
+/// decrements it; below zero is an unbalanced unlock, fatal as in model.c.
+fn leave(what: &str, counter: impl FnOnce(&mut Model) -> &mut i32) {
+    if with(|m| {
+        let c = counter(m);
+        *c -= 1;
+        *c < 0
+    }) {
+        fatal(&format!("{what} underflow"));
+    }
+}
 /// `cpus_read_lock()`.
 pub fn cpus_read_lock() {
     with(|m| m.cpus_locked += 1);
 }
 /// `cpus_read_unlock()`.
 pub fn cpus_read_unlock() {
-    with(|m| {
-        m.cpus_locked -= 1;
-        if m.cpus_locked < 0 {
-            fatal("cpus_read_unlock underflow");
-        }
-    });
+    leave("cpus_read_unlock", |m| &mut m.cpus_locked);
 }
 
 /// `preempt_disable()`.
@@ -745,12 +751,7 @@ pub fn preempt_disable() {
 }
 /// `preempt_enable()`.
 pub fn preempt_enable() {
-    with(|m| {
-        m.preempt -= 1;
-        if m.preempt < 0 {
-            fatal("preempt_enable underflow");
-        }
-    });
+    leave("preempt_enable", |m| &mut m.preempt);
 }
 /// `rcu_read_lock()`.
 pub fn rcu_read_lock() {
@@ -758,12 +759,7 @@ pub fn rcu_read_lock() {
 }
 /// `rcu_read_unlock()`.
 pub fn rcu_read_unlock() {
-    with(|m| {
-        m.rcu_nesting -= 1;
-        if m.rcu_nesting < 0 {
-            fatal("rcu_read_unlock underflow");
-        }
-    });
+    leave("rcu_read_unlock", |m| &mut m.rcu_nesting);
 }
 /// `synchronize_rcu()`.
 pub fn synchronize_rcu() {

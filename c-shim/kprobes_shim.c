@@ -268,7 +268,6 @@ void kprobes_rust_sysctl_mutex_unlock(void)
 	mutex_unlock(&kprobe_sysctl_mutex);
 }
 
-
 void kprobes_rust_synchronize_rcu_tasks(void)
 {
 	synchronize_rcu_tasks();

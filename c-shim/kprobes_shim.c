@@ -115,6 +115,7 @@ bool kprobes_rust_seq_show_value(struct seq_file *m)
 	return kallsyms_show_value(m->file->f_cred);
 }
 
+#ifdef CONFIG_JUMP_LABEL
 void kprobes_rust_jump_label_lock(void)
 {
 	jump_label_lock();
@@ -124,12 +125,14 @@ void kprobes_rust_jump_label_unlock(void)
 {
 	jump_label_unlock();
 }
+#endif
 
 int kprobes_rust_jump_label_text_reserved(void *start, void *end)
 {
 	return jump_label_text_reserved(start, end);
 }
 
+#ifdef CONFIG_MODULES
 bool kprobes_rust_within_module_init(unsigned long addr, struct module *mod)
 {
 	return within_module_init(addr, mod);
@@ -139,6 +142,12 @@ bool kprobes_rust_module_is_coming(struct module *mod)
 {
 	return module_is_coming(mod);
 }
+
+bool kprobes_rust_within_module_core(unsigned long addr, struct module *mod)
+{
+	return within_module_core(addr, mod);
+}
+#endif /* CONFIG_MODULES */
 
 void *kprobes_rust_dereference_symbol_descriptor(void *ptr)
 {
@@ -159,6 +168,14 @@ void kprobes_rust_rcu_read_unlock(void)
 	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(kprobes_rust_rcu_read_unlock);
+#endif
+
+/* kvfree_call_rcu() is a static inline with tiny RCU (and no KASAN). */
+#if defined(CONFIG_TINY_RCU) && !defined(CONFIG_KASAN_GENERIC)
+void kprobes_rust_kvfree_call_rcu(struct rcu_head *head, void *ptr)
+{
+	kvfree_call_rcu(head, ptr);
+}
 #endif
 
 /* WARN_ON() for Rust: reports the Rust caller's file and line. */
@@ -256,6 +273,7 @@ size_t kprobes_rust_max_optinsn_size(void)
  */
 DEFINE_MUTEX(kprobe_mutex);
 
+#ifdef CONFIG_SYSCTL
 static DEFINE_MUTEX(kprobe_sysctl_mutex);
 
 void kprobes_rust_sysctl_mutex_lock(void)
@@ -267,6 +285,7 @@ void kprobes_rust_sysctl_mutex_unlock(void)
 {
 	mutex_unlock(&kprobe_sysctl_mutex);
 }
+#endif /* CONFIG_SYSCTL */
 
 void kprobes_rust_synchronize_rcu_tasks(void)
 {
@@ -281,11 +300,6 @@ void kprobes_rust_cpu_relax(void)
 unsigned int kprobes_rust_num_possible_cpus(void)
 {
 	return num_possible_cpus();
-}
-
-bool kprobes_rust_within_module_core(unsigned long addr, struct module *mod)
-{
-	return within_module_core(addr, mod);
 }
 
 bool kprobes_rust_prepared_optinsn(struct optimized_kprobe *op)
@@ -311,6 +325,7 @@ void kprobes_rust_flush_optimizer(void)
 	flush_delayed_work(&optimizing_work);
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
 /* Kprobes on ftrace (rust-core/ftrace.rs). */
 static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
 	.func = kprobe_ftrace_handler,
@@ -337,6 +352,7 @@ void kprobes_rust_warn_ftrace_disarm(void *addr, int ret)
 	WARN_ONCE(1, "Failed to disarm kprobe-ftrace at %pS (error %d)\n",
 		  addr, ret);
 }
+#endif /* CONFIG_KPROBES_ON_FTRACE */
 
 /* --- Notifiers, sysctl, initcalls ----------------------------------------- */
 
@@ -350,6 +366,7 @@ int kprobes_rust_register_die_notifier(void)
 	return register_die_notifier(&kprobe_exceptions_nb);
 }
 
+#ifdef CONFIG_MODULES
 static int kprobes_module_callback(struct notifier_block *nb,
 				   unsigned long val, void *data)
 {
@@ -365,7 +382,9 @@ int kprobes_rust_register_module_notifier(void)
 {
 	return register_module_notifier(&kprobe_module_nb);
 }
+#endif /* CONFIG_MODULES */
 
+#ifdef CONFIG_SYSCTL
 static struct ctl_table kprobe_sysctls[] = {
 	{
 		.procname	= "kprobes-optimization",
@@ -382,6 +401,7 @@ void __init kprobes_rust_sysctls_init(void)
 {
 	register_sysctl_init("debug", kprobe_sysctls);
 }
+#endif /* CONFIG_SYSCTL */
 
 static int __init init_kprobes(void)
 {
@@ -396,6 +416,8 @@ static int __init init_optprobes(void)
 subsys_initcall(init_optprobes);
 
 /* --- debugfs: kprobes/list, kprobes/enabled, kprobes/blacklist ------------ */
+
+#ifdef CONFIG_DEBUG_FS
 
 static const struct seq_operations kprobes_sops = {
 	.start = kprobe_seq_start,
@@ -437,3 +459,4 @@ static int __init debugfs_kprobe_init(void)
 }
 
 late_initcall(debugfs_kprobe_init);
+#endif /* CONFIG_DEBUG_FS */

@@ -111,7 +111,12 @@ pub unsafe fn check_ftrace_location(p: *mut Kprobe) -> c_int {
     unsafe {
         let addr = (*p).addr as usize;
         if sys::ftrace_location(addr) == addr {
-            (*p).flags |= KPROBE_FLAG_FTRACE;
+            #[cfg(CONFIG_KPROBES_ON_FTRACE)]
+            {
+                (*p).flags |= KPROBE_FLAG_FTRACE;
+            }
+            #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
+            return -sys::EINVAL;
         }
     }
     0

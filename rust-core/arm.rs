@@ -67,6 +67,7 @@ pub unsafe fn disarm_kprobe(kp: *mut Kprobe, reopt: bool) -> c_int {
     0
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `arm_all_kprobes()`: `kprobes/enabled` = 1.
 pub fn arm_all_kprobes() -> c_int {
     let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, 0);
@@ -106,6 +107,7 @@ pub fn arm_all_kprobes() -> c_int {
     ret
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `disarm_all_kprobes()`: `kprobes/enabled` = 0.
 pub fn disarm_all_kprobes() -> c_int {
     let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, 0);
@@ -146,16 +148,18 @@ pub fn disarm_all_kprobes() -> c_int {
     ret
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `read_enabled_file_bool()`: "1\n" or "0\n".
 ///
 /// # Safety
 /// The arguments of a debugfs `read`.
-pub unsafe fn read_enabled_file_bool(user_buf: *mut c_char, count: usize, ppos: *mut crate::debugfs::Loff) -> isize {
+pub unsafe fn read_enabled_file_bool(user_buf: *mut c_char, count: usize, ppos: *mut crate::types::Loff) -> isize {
     let buf: [u8; 3] = [if state::all_disarmed() { b'0' } else { b'1' }, b'\n', 0];
     // SAFETY: forwarded caller contract; `buf` holds the 2 bytes.
     unsafe { sys::simple_read_from_buffer(user_buf.cast(), count, ppos, buf.as_ptr().cast::<c_void>(), 2) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `write_enabled_file_bool()`.
 ///
 /// # Safety

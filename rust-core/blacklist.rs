@@ -193,11 +193,13 @@ pub fn remove_area_blacklist(start: usize, end: usize) {
     }
 }
 
+#[cfg(CONFIG_MODULES)]
 /// `kprobe_remove_ksym_blacklist()`.
 fn remove_ksym_blacklist(entry: usize) {
     remove_area_blacklist(entry, entry.wrapping_add(1));
 }
 
+#[cfg(CONFIG_MODULES)]
 /// `add_module_kprobe_blacklist()`: a coming module's blacklist.
 ///
 /// # Safety
@@ -215,6 +217,7 @@ pub unsafe fn add_module(m: *mut sys::Module) {
     }
 }
 
+#[cfg(CONFIG_MODULES)]
 /// `remove_module_kprobe_blacklist()`: a going module's blacklist.
 ///
 /// # Safety

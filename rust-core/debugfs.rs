@@ -14,8 +14,7 @@ use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
 use crate::types::{KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED};
 use core::ptr;
 
-/// `loff_t`.
-pub type Loff = i64;
+pub use crate::types::Loff;
 
 /// `report_probe()`: one line of `kprobes/list` for probe `p`, whose
 /// (aggregate) hash entry is `pp` (null: `p` itself).

@@ -14,14 +14,46 @@
 //! path functions (`get_kprobe`, written in assembly below with its ftrace
 //! site inline, and the handlers) keep their plain entry.
 
-use crate::{addr, aggr, arm, blacklist, debugfs, ftrace, init, kretprobe, module, opt, register, registry, slots, state, sys};
+use crate::{addr, aggr, arm, blacklist, init, kretprobe, module, opt, register, registry, slots, state, sys};
+#[cfg(CONFIG_DEBUG_FS)]
+use crate::debugfs;
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
+use crate::ftrace;
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe, PtRegs, RethookNode};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// `ftrace_entry!(name, body, fn(args) -> ret)`: the exported symbol `name`
-/// is an entry stub `endbr64; call __fentry__; jmp body` (see the module
+/// is an entry stub `[endbr64;] [call __fentry__;] jmp body` (see the module
 /// documentation), and `body` must have exactly the signature of the
 /// extern declaration of `name` (checked at compile time).
+// The first instructions of a C function of this kernel: `endbr64` with
+// IBT (`-fcf-protection=branch`), and the ftrace site (`-mfentry`) with the
+// function tracer.
+#[cfg(all(CONFIG_RUST, CONFIG_X86_KERNEL_IBT))]
+macro_rules! entry_endbr {
+    () => {
+        "endbr64"
+    };
+}
+#[cfg(all(CONFIG_RUST, not(CONFIG_X86_KERNEL_IBT)))]
+macro_rules! entry_endbr {
+    () => {
+        ""
+    };
+}
+#[cfg(all(CONFIG_RUST, CONFIG_FUNCTION_TRACER))]
+macro_rules! entry_fentry {
+    () => {
+        "call __fentry__"
+    };
+}
+#[cfg(all(CONFIG_RUST, not(CONFIG_FUNCTION_TRACER)))]
+macro_rules! entry_fentry {
+    () => {
+        ""
+    };
+}
+
 #[cfg(CONFIG_RUST)]
 macro_rules! ftrace_entry {
     ($name:ident, $body:ident, fn($($t:ty),*) $(-> $r:ty)?) => {
@@ -34,8 +66,8 @@ macro_rules! ftrace_entry {
             concat!(".type ", stringify!($name), ", @function"),
             ".p2align 4",
             concat!(stringify!($name), ":"),
-            "endbr64",
-            "call __fentry__",
+            entry_endbr!(),
+            entry_fentry!(),
             "jmp {f}",
             concat!(".size ", stringify!($name), ", .-", stringify!($name)),
             ".popsection",
@@ -234,8 +266,8 @@ core::arch::global_asm!(
     ".type get_kprobe, @function",
     ".p2align 4",
     "get_kprobe:",
-    "endbr64",
-    "call __fentry__",
+    entry_endbr!(),
+    entry_fentry!(),
     "movabsq ${golden}, %rax",
     "imulq %rdi, %rax",
     "shrq ${shift}, %rax",
@@ -374,30 +406,34 @@ pub unsafe extern "C" fn kprobe_on_func_entry_impl(addr: *mut KprobeOpcode, sym:
 }
 
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `kprobe_seq_start()` of `kprobes/list`.
 ///
 /// # Safety
 /// seq_file callback contract.
 #[no_mangle]
-pub unsafe extern "C" fn kprobe_seq_start(_f: *mut sys::SeqFile, pos: *mut debugfs::Loff) -> *mut c_void {
+pub unsafe extern "C" fn kprobe_seq_start(_f: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
     // SAFETY: forwarded caller contract.
     unsafe { debugfs::seq_start(pos) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `kprobe_seq_next()` of `kprobes/list`.
 ///
 /// # Safety
 /// seq_file callback contract.
 #[no_mangle]
-pub unsafe extern "C" fn kprobe_seq_next(_f: *mut sys::SeqFile, _v: *mut c_void, pos: *mut debugfs::Loff) -> *mut c_void {
+pub unsafe extern "C" fn kprobe_seq_next(_f: *mut sys::SeqFile, _v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
     // SAFETY: forwarded caller contract.
     unsafe { debugfs::seq_next(pos) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `kprobe_seq_stop()` of `kprobes/list`: nothing to do.
 #[no_mangle]
 pub extern "C" fn kprobe_seq_stop(_f: *mut sys::SeqFile, _v: *mut c_void) {}
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `show_kprobe_addr()`: the lines of one hash bucket in `kprobes/list`.
 ///
 /// # Safety
@@ -408,6 +444,7 @@ pub unsafe extern "C" fn show_kprobe_addr(pi: *mut sys::SeqFile, v: *mut c_void)
     unsafe { debugfs::show_kprobe_addr(pi, v) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `kprobe_blacklist_seq_show()`: one line of `kprobes/blacklist`.
 ///
 /// # Safety
@@ -418,28 +455,31 @@ pub unsafe extern "C" fn kprobe_blacklist_seq_show(m: *mut sys::SeqFile, v: *mut
     unsafe { debugfs::blacklist_seq_show(m, v) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `kprobe_blacklist_seq_start()` of `kprobes/blacklist`: takes
 /// `kprobe_mutex` until the seq stop.
 ///
 /// # Safety
 /// seq_file callback contract.
 #[no_mangle]
-pub unsafe extern "C" fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: *mut debugfs::Loff) -> *mut c_void {
+pub unsafe extern "C" fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
     state::lock();
     // SAFETY: forwarded caller contract; the list is stable under the mutex.
     unsafe { sys::seq_list_start(&raw mut blacklist::kprobe_blacklist, *pos) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `kprobe_blacklist_seq_next()` of `kprobes/blacklist`.
 ///
 /// # Safety
 /// seq_file callback contract.
 #[no_mangle]
-pub unsafe extern "C" fn kprobe_blacklist_seq_next(_m: *mut sys::SeqFile, v: *mut c_void, pos: *mut debugfs::Loff) -> *mut c_void {
+pub unsafe extern "C" fn kprobe_blacklist_seq_next(_m: *mut sys::SeqFile, v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
     // SAFETY: forwarded caller contract.
     unsafe { sys::seq_list_next(v, &raw mut blacklist::kprobe_blacklist, pos) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `kprobe_blacklist_seq_stop()` of `kprobes/blacklist`.
 #[no_mangle]
 pub extern "C" fn kprobe_blacklist_seq_stop(_m: *mut sys::SeqFile, _v: *mut c_void) {
@@ -743,17 +783,18 @@ pub extern "C" fn wait_for_kprobe_optimizer_impl() {
 }
 
 // `kprobe_ftrace_kill()`: ftrace is dead (called by ftrace_kill()).
-#[cfg(CONFIG_RUST)]
+#[cfg(all(CONFIG_RUST, CONFIG_KPROBES_ON_FTRACE))]
 extern "C" {
     /// The entry stub (assembly below): an ftrace site, then [`kprobe_ftrace_kill_impl`].
     pub fn kprobe_ftrace_kill();
 }
-#[cfg(CONFIG_RUST)]
+#[cfg(all(CONFIG_RUST, CONFIG_KPROBES_ON_FTRACE))]
 ftrace_entry!(kprobe_ftrace_kill, kprobe_ftrace_kill_impl, fn());
 #[cfg(not(CONFIG_RUST))]
 pub use kprobe_ftrace_kill_impl as kprobe_ftrace_kill;
 
 /// The body of [kprobe_ftrace_kill].
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
 #[doc(hidden)]
 pub extern "C" fn kprobe_ftrace_kill_impl() {
     ftrace::kprobe_ftrace_kill()
@@ -784,6 +825,7 @@ pub extern "C" fn kprobes_rust_optimizer_work() {
     opt::kprobe_optimizer()
 }
 
+#[cfg(CONFIG_MODULES)]
 /// `kprobes_module_callback()`, called by the C shim's module notifier.
 ///
 /// # Safety
@@ -811,6 +853,7 @@ pub extern "C" fn kprobes_rust_init_optprobes() -> c_int {
     init::init_optprobes()
 }
 
+#[cfg(CONFIG_SYSCTL)]
 /// `proc_kprobes_optimization_handler()`: the `proc_handler` of
 /// `debug.kprobes-optimization` (the C shim's sysctl table).
 ///
@@ -822,28 +865,30 @@ pub unsafe extern "C" fn proc_kprobes_optimization_handler(
     write: c_int,
     buffer: *mut c_void,
     length: *mut usize,
-    ppos: *mut debugfs::Loff,
+    ppos: *mut crate::types::Loff,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { opt::sysctl_handler(table, write, buffer, length, ppos) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `read_enabled_file_bool()`: `read` of `kprobes/enabled`.
 ///
 /// # Safety
 /// debugfs `read` contract.
 #[no_mangle]
-pub unsafe extern "C" fn read_enabled_file_bool(_file: *mut sys::File, user_buf: *mut c_char, count: usize, ppos: *mut debugfs::Loff) -> isize {
+pub unsafe extern "C" fn read_enabled_file_bool(_file: *mut sys::File, user_buf: *mut c_char, count: usize, ppos: *mut crate::types::Loff) -> isize {
     // SAFETY: forwarded caller contract.
     unsafe { arm::read_enabled_file_bool(user_buf, count, ppos) }
 }
 
+#[cfg(CONFIG_DEBUG_FS)]
 /// `write_enabled_file_bool()`: `write` of `kprobes/enabled`.
 ///
 /// # Safety
 /// debugfs `write` contract.
 #[no_mangle]
-pub unsafe extern "C" fn write_enabled_file_bool(_file: *mut sys::File, user_buf: *const c_char, count: usize, _ppos: *mut debugfs::Loff) -> isize {
+pub unsafe extern "C" fn write_enabled_file_bool(_file: *mut sys::File, user_buf: *const c_char, count: usize, _ppos: *mut crate::types::Loff) -> isize {
     // SAFETY: forwarded caller contract.
     unsafe { arm::write_enabled_file_bool(user_buf, count) }
 }

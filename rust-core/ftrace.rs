@@ -54,6 +54,7 @@ fn counter(ipmodify: bool) -> &'static AtomicI32 {
 /// # Safety
 /// `p` is hashed; `kprobe_mutex` held.
 unsafe fn arm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
+    sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
     // SAFETY: caller's contract.
     let addr = unsafe { (*p).addr } as usize;
@@ -126,6 +127,7 @@ unsafe fn armed_ipmodify(p: *mut Kprobe) -> bool {
 /// # Safety
 /// `p` is hashed and armed; `kprobe_mutex` held.
 unsafe fn disarm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
+    sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
     if ftrace_disabled() {
         // Now ftrace is disabled forever, disarm is already done.

@@ -58,11 +58,13 @@ pub unsafe fn init_kprobes() -> c_int {
     if err == 0 {
         err = sys::register_die_notifier();
     }
+    #[cfg(CONFIG_MODULES)]
     if err == 0 {
         err = sys::register_module_notifier();
     }
 
     state::set_initialized(err == 0);
+    #[cfg(CONFIG_SYSCTL)]
     sys::kprobe_sysctls_init();
     err
 }

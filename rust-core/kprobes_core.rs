@@ -43,8 +43,33 @@ pub mod addr;
 pub mod aggr;
 pub mod arm;
 pub mod blacklist;
+#[cfg(CONFIG_DEBUG_FS)]
 pub mod debugfs;
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
 pub mod ftrace;
+/// Without `CONFIG_KPROBES_ON_FTRACE`: upstream's stubs (no probe is ever
+/// an ftrace probe then; `check_ftrace_location()` refuses ftrace sites).
+#[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
+pub mod ftrace {
+    use crate::ffi::c_int;
+    use crate::types::Kprobe;
+
+    /// `arm_kprobe_ftrace()`: `-ENODEV`.
+    ///
+    /// # Safety
+    /// None needed; unsafe only to match the real one.
+    pub unsafe fn arm_kprobe_ftrace(_p: *mut Kprobe) -> c_int {
+        -crate::sys::ENODEV
+    }
+
+    /// `disarm_kprobe_ftrace()`: `-ENODEV`.
+    ///
+    /// # Safety
+    /// None needed; unsafe only to match the real one.
+    pub unsafe fn disarm_kprobe_ftrace(_p: *mut Kprobe) -> c_int {
+        -crate::sys::ENODEV
+    }
+}
 pub mod init;
 pub mod kretprobe;
 pub mod list;

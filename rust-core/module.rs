@@ -6,13 +6,16 @@
 //! per-module blacklist updates.  Port of that part of `kernel/kprobes.c`.
 
 use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
+#[cfg(CONFIG_MODULES)]
 use crate::ffi::{c_int, c_ulong};
 use crate::ftrace;
 use crate::list;
 use crate::opt::{self, kprobe_ftrace};
 use crate::registry;
 use crate::state;
-use crate::sys::{self, Module};
+use crate::sys;
+#[cfg(CONFIG_MODULES)]
+use crate::sys::Module;
 use crate::types::{Kprobe, KPROBE_FLAG_GONE};
 use core::ptr::addr_of_mut;
 
@@ -22,6 +25,7 @@ use core::ptr::addr_of_mut;
 /// # Safety
 /// `p` is hashed; `kprobe_mutex` held.
 pub unsafe fn kill_kprobe(p: *mut Kprobe) {
+    sys::lockdep_assert_held_kprobe_mutex();
     // SAFETY: caller's contract.
     unsafe {
         // The module is going away. We should disarm the kprobe which is
@@ -48,9 +52,11 @@ pub unsafe fn kill_kprobe(p: *mut Kprobe) {
 }
 
 /// `MODULE_STATE_LIVE`, `MODULE_STATE_COMING`, `MODULE_STATE_GOING`.
+#[cfg(CONFIG_MODULES)]
 pub use sys::{MODULE_STATE_COMING, MODULE_STATE_GOING, MODULE_STATE_LIVE};
 
 /// `kprobes_module_callback()`: the module notifier.
+#[cfg(CONFIG_MODULES)]
 ///
 /// # Safety
 /// Called by the module notifier chain with a live module.

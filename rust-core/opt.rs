@@ -162,6 +162,8 @@ unsafe fn get_optimized_kprobe(addr: *mut KprobeOpcode) -> *mut Kprobe {
 /// (`text_mutex` and the CPU hotplug lock held: the arch code uses
 /// stop_machine-like text patching, see upstream's comment).
 fn do_optimize_kprobes() {
+    sys::lockdep_assert_held_text_mutex();
+    sys::lockdep_assert_cpus_held();
     // Optimization never be done when disarmed.
     // SAFETY: `kprobe_mutex` held by the optimizer.
     if state::all_disarmed() || !state::allow_optimization() || unsafe { list::list_empty(optimizing_list()) } {
@@ -174,6 +176,8 @@ fn do_optimize_kprobes() {
 /// `do_unoptimize_kprobes()`: unoptimizes the probes on
 /// `unoptimizing_list`, then disarms and unhashes the unused ones.
 fn do_unoptimize_kprobes() {
+    sys::lockdep_assert_held_text_mutex();
+    sys::lockdep_assert_cpus_held();
     // SAFETY: `kprobe_mutex`, the CPU hotplug lock and `text_mutex` are
     // held by the optimizer.
     unsafe {
@@ -333,6 +337,7 @@ pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
 /// # Safety
 /// `op` is live; `kprobe_mutex`, `text_mutex` held.
 unsafe fn force_unoptimize_kprobe(op: *mut OptimizedKprobe) {
+    sys::lockdep_assert_cpus_held();
     // SAFETY: caller's contract.
     unsafe {
         sys::arch_unoptimize_kprobe(op);
@@ -537,6 +542,7 @@ pub fn optimize_all_kprobes() {
     state::unlock();
 }
 
+#[cfg(CONFIG_SYSCTL)]
 /// `unoptimize_all_kprobes()`.
 pub fn unoptimize_all_kprobes() {
     state::lock();
@@ -563,12 +569,14 @@ pub fn unoptimize_all_kprobes() {
     sys::printk(c"\x016kprobes: kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n");
 }
 
+#[cfg(CONFIG_SYSCTL)]
 /// `sysctl_kprobes_optimization`, the value behind
 /// `/proc/sys/debug/kprobes-optimization` (the C shim's `ctl_table`
 /// points at it).
 #[no_mangle]
 pub static mut sysctl_kprobes_optimization: c_int = 0;
 
+#[cfg(CONFIG_SYSCTL)]
 /// `proc_kprobes_optimization_handler()`.
 ///
 /// # Safety
@@ -578,7 +586,7 @@ pub unsafe fn sysctl_handler(
     write: c_int,
     buffer: *mut c_void,
     length: *mut usize,
-    ppos: *mut crate::debugfs::Loff,
+    ppos: *mut crate::types::Loff,
 ) -> c_int {
     sys::sysctl_mutex_lock();
     // SAFETY: serialized by `kprobe_sysctl_mutex`, as upstream.
@@ -602,6 +610,7 @@ pub unsafe fn sysctl_handler(
 /// `p` is hashed; `kprobe_mutex` and `text_mutex` held.
 #[inline] // one caller (arm.rs), as kprobes.c inlines it there
 pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
+    sys::lockdep_assert_held_text_mutex();
     // SAFETY: caller's contract.
     unsafe {
         // Find the overlapping optimized kprobes.
@@ -634,6 +643,7 @@ pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
 /// `p` is hashed; `kprobe_mutex` and `text_mutex` held.
 #[inline] // one caller (arm.rs), as kprobes.c inlines it there
 pub unsafe fn disarm_kprobe_locked(p: *mut Kprobe, reopt: bool) {
+    sys::lockdep_assert_held_text_mutex();
     // SAFETY: caller's contract.
     unsafe {
         // Try to unoptimize.

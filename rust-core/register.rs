@@ -81,6 +81,7 @@ pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
         // The aggregate takes over `p`'s arming: remember its ftrace ops
         // (intended divergence, see ftrace.rs).
         if kprobe_ftrace(&*p) {
+            #[cfg(CONFIG_KPROBES_ON_FTRACE)]
             crate::ftrace::note_armed_ops(ap, (*p).post_handler.is_some());
         }
 
@@ -175,6 +176,7 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
 /// # Safety
 /// `p` is readable; `kprobe_mutex` held.
 unsafe fn get_valid_kprobe(p: *mut Kprobe) -> *mut Kprobe {
+    sys::lockdep_assert_held_kprobe_mutex();
     // SAFETY: caller's contract.
     unsafe {
         let ap = get_kprobe((*p).addr);
@@ -312,6 +314,7 @@ unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
 /// # Safety
 /// `ap` is a live aggregate; `kprobe_mutex` held.
 unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
+    sys::lockdep_assert_held_kprobe_mutex();
     // SAFETY: caller's contract.
     unsafe {
         // Since there is an active probe on the list, we can't disable
@@ -328,6 +331,7 @@ unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
 /// # Safety
 /// `p` is readable; `kprobe_mutex` held.
 unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
+    sys::lockdep_assert_held_kprobe_mutex();
     // SAFETY: caller's contract.
     unsafe {
         // Get an original kprobe for return.
@@ -560,4 +564,3 @@ pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
     state::unlock();
     ret
 }
-

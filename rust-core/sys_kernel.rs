@@ -36,38 +36,50 @@ extern "C" {
     static __noinstr_text_start: [u8; 0];
     static __noinstr_text_end: [u8; 0];
     fn kprobes_rust_dereference_symbol_descriptor(p: *mut c_void) -> *mut c_void;
-    #[cfg_attr(not(CONFIG_PREEMPT_COUNT), allow(dead_code))]
+    #[cfg(CONFIG_PREEMPT_COUNT)]
     fn kprobes_rust_preempt_disable();
-    #[cfg_attr(not(CONFIG_PREEMPT_COUNT), allow(dead_code))]
+    #[cfg(CONFIG_PREEMPT_COUNT)]
     fn kprobes_rust_preempt_enable();
-    #[cfg_attr(not(CONFIG_JUMP_LABEL), allow(dead_code))]
+    #[cfg(CONFIG_JUMP_LABEL)]
     fn kprobes_rust_jump_label_lock();
-    #[cfg_attr(not(CONFIG_JUMP_LABEL), allow(dead_code))]
+    #[cfg(CONFIG_JUMP_LABEL)]
     fn kprobes_rust_jump_label_unlock();
     fn kprobes_rust_jump_label_text_reserved(start: *mut c_void, end: *mut c_void) -> c_int;
+    #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_within_module_init(addr: c_ulong, module: *mut Module) -> bool;
+    #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_module_is_coming(module: *mut Module) -> bool;
     fn kprobes_rust_seq_show_value(m: *mut SeqFile) -> bool;
-    #[cfg_attr(not(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC)), allow(dead_code))]
+    #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
     fn kprobes_rust_rcu_read_lock();
-    #[cfg_attr(not(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC)), allow(dead_code))]
+    #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
+    #[cfg(CONFIG_SYSCTL)]
     fn kprobes_rust_sysctl_mutex_lock();
+    #[cfg(CONFIG_SYSCTL)]
     fn kprobes_rust_sysctl_mutex_unlock();
     fn kprobes_rust_synchronize_rcu_tasks();
     fn kprobes_rust_kick_optimizer();
     fn kprobes_rust_flush_optimizer();
     fn kprobes_rust_cpu_relax();
     fn kprobes_rust_num_possible_cpus() -> c_uint;
+    #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_within_module_core(addr: c_ulong, module: *mut Module) -> bool;
     fn kprobes_rust_prepared_optinsn(op: *mut crate::types::OptimizedKprobe) -> bool;
+    #[cfg(CONFIG_KPROBES_ON_FTRACE)]
     fn kprobes_rust_ftrace_ops(ipmodify: bool) -> *mut b::ftrace_ops;
+    #[cfg(CONFIG_KPROBES_ON_FTRACE)]
     fn kprobes_rust_warn_ftrace_unregister(ret: c_int);
+    #[cfg(CONFIG_KPROBES_ON_FTRACE)]
     fn kprobes_rust_warn_ftrace_disarm(addr: *mut c_void, ret: c_int);
     fn kprobes_rust_register_die_notifier() -> c_int;
+    #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_register_module_notifier() -> c_int;
+    #[cfg(CONFIG_SYSCTL)]
     fn kprobes_rust_sysctls_init();
+    #[cfg(all(CONFIG_TINY_RCU, not(CONFIG_KASAN_GENERIC)))]
+    fn kprobes_rust_kvfree_call_rcu(head: *mut RcuHead, p: *mut c_void);
     fn kprobes_rust_max_optinsn_size() -> usize;
     static __init_begin: [u8; 0];
     static __init_end: [u8; 0];
@@ -96,6 +108,7 @@ pub fn kprobe_mutex_unlock() {
 }
 
 /// `mutex_lock(&kprobe_sysctl_mutex)`.
+#[cfg(CONFIG_SYSCTL)]
 #[inline]
 pub fn sysctl_mutex_lock() {
     // SAFETY: process context.
@@ -103,6 +116,7 @@ pub fn sysctl_mutex_lock() {
 }
 
 /// `mutex_unlock(&kprobe_sysctl_mutex)`.
+#[cfg(CONFIG_SYSCTL)]
 #[inline]
 pub fn sysctl_mutex_unlock() {
     // SAFETY: paired with `sysctl_mutex_lock()`.
@@ -121,6 +135,49 @@ pub fn text_mutex_lock() {
 pub fn text_mutex_unlock() {
     // SAFETY: paired with `text_mutex_lock()`.
     unsafe { mutex_unlock(core::ptr::addr_of_mut!(text_mutex)) }
+}
+
+/// `lockdep_assert_held(m)`: with lockdep, `WARN_ON(debug_locks &&
+/// !lockdep_is_held(m))`.
+#[cfg(CONFIG_LOCKDEP)]
+#[track_caller]
+#[inline]
+fn lockdep_assert_held(m: *mut Mutex) {
+    // SAFETY: `m` is a static, initialized mutex (its `dep_map` exists with
+    // lockdep); lock_is_held_type() only reads the current task's held locks.
+    let held = unsafe { b::lock_is_held_type(core::ptr::addr_of!((*m).dep_map), -1) };
+    // SAFETY: `debug_locks` is an int that lockdep clears once; a racy read
+    // sees either value, as in C.
+    if held == 0 && unsafe { core::ptr::read_volatile(&raw const b::debug_locks) } != 0 {
+        warn();
+    }
+}
+
+/// `lockdep_assert_held(&kprobe_mutex)` (nothing without lockdep).
+#[track_caller]
+#[inline(always)]
+pub fn lockdep_assert_held_kprobe_mutex() {
+    #[cfg(CONFIG_LOCKDEP)]
+    lockdep_assert_held(core::ptr::addr_of_mut!(kprobe_mutex));
+}
+
+/// `lockdep_assert_held(&text_mutex)` (nothing without lockdep).
+#[track_caller]
+#[inline(always)]
+pub fn lockdep_assert_held_text_mutex() {
+    #[cfg(CONFIG_LOCKDEP)]
+    lockdep_assert_held(core::ptr::addr_of_mut!(text_mutex));
+}
+
+/// `lockdep_assert_cpus_held()`: a function of kernel/cpu.c with CPU
+/// hotplug (it checks only with lockdep), an empty inline without.
+#[inline(always)]
+pub fn lockdep_assert_cpus_held() {
+    // SAFETY: no preconditions.
+    #[cfg(CONFIG_HOTPLUG_CPU)]
+    unsafe {
+        b::lockdep_assert_cpus_held()
+    }
 }
 
 /// `cpus_read_lock()`.
@@ -180,6 +237,7 @@ pub fn num_possible_cpus() -> c_uint {
 }
 
 /// `within_module_core()`.
+#[cfg(CONFIG_MODULES)]
 #[inline]
 pub fn within_module_core(addr: usize, m: *mut Module) -> bool {
     // SAFETY: callers pass a live module.
@@ -238,14 +296,23 @@ pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
     unsafe { b::arch_prepare_kprobe(p.cast()) }
 }
 
-/// `arch_prepare_kprobe_ftrace()`.
+/// `arch_prepare_kprobe_ftrace()` (without `CONFIG_KPROBES_ON_FTRACE` a
+/// static inline returning `-EINVAL`).
 ///
 /// # Safety
 /// `p` is live.
 #[inline]
 pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
     // SAFETY: forwarded caller contract.
-    unsafe { b::arch_prepare_kprobe_ftrace(p.cast()) }
+    #[cfg(CONFIG_KPROBES_ON_FTRACE)]
+    unsafe {
+        b::arch_prepare_kprobe_ftrace(p.cast())
+    }
+    #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
+    {
+        let _ = p;
+        -EINVAL
+    }
 }
 
 /// `arch_arm_kprobe()`.
@@ -382,6 +449,7 @@ pub fn kzalloc(size: usize) -> *mut c_void {
     unsafe { b::krealloc(core::ptr::null(), size, b::GFP_KERNEL | b::__GFP_ZERO) }
 }
 
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
 /// `ftrace_set_filter_ip(ops, ip, remove, 0)` on `kprobe_ipmodify_ops`
 /// (`ipmodify`) or `kprobe_ftrace_ops`.
 #[inline]
@@ -390,6 +458,7 @@ pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
     unsafe { b::ftrace_set_filter_ip(kprobes_rust_ftrace_ops(ipmodify), ip as c_ulong, remove as c_int, 0) }
 }
 
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
 /// `register_ftrace_function()` of one of the two ops.
 #[inline]
 pub fn register_ftrace_function(ipmodify: bool) -> c_int {
@@ -397,6 +466,7 @@ pub fn register_ftrace_function(ipmodify: bool) -> c_int {
     unsafe { b::register_ftrace_function(kprobes_rust_ftrace_ops(ipmodify)) }
 }
 
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
 /// `unregister_ftrace_function()` of one of the two ops.
 #[inline]
 pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
@@ -404,6 +474,7 @@ pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
     unsafe { b::unregister_ftrace_function(kprobes_rust_ftrace_ops(ipmodify)) }
 }
 
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
 /// `WARN(1, "Failed to unregister kprobe-ftrace (error %d)\n", ret)`.
 #[inline]
 pub fn warn_ftrace_unregister(ret: c_int) {
@@ -411,6 +482,7 @@ pub fn warn_ftrace_unregister(ret: c_int) {
     unsafe { kprobes_rust_warn_ftrace_unregister(ret) }
 }
 
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
 /// `WARN_ONCE(1, "Failed to disarm kprobe-ftrace at %pS (error %d)\n", ...)`.
 #[inline]
 pub fn warn_once_ftrace_disarm(addr: *mut KprobeOpcode, ret: c_int) {
@@ -489,10 +561,13 @@ pub const E2BIG: c_int = b::E2BIG as c_int;
 /// `NOTIFY_DONE`.
 pub const NOTIFY_DONE: c_int = b::NOTIFY_DONE as c_int;
 /// `MODULE_STATE_LIVE`.
+#[cfg(CONFIG_MODULES)]
 pub const MODULE_STATE_LIVE: c_ulong = b::module_state_MODULE_STATE_LIVE as c_ulong;
 /// `MODULE_STATE_COMING`.
+#[cfg(CONFIG_MODULES)]
 pub const MODULE_STATE_COMING: c_ulong = b::module_state_MODULE_STATE_COMING as c_ulong;
 /// `MODULE_STATE_GOING`.
+#[cfg(CONFIG_MODULES)]
 pub const MODULE_STATE_GOING: c_ulong = b::module_state_MODULE_STATE_GOING as c_ulong;
 
 /// `printk(fmt)`; `fmt` starts with a `KERN_*` level and "kprobes: ".
@@ -547,6 +622,7 @@ pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut boo
 }
 
 /// `proc_dointvec_minmax()`.
+#[cfg(CONFIG_SYSCTL)]
 ///
 /// # Safety
 /// sysctl handler arguments.
@@ -584,6 +660,7 @@ pub fn register_die_notifier() -> c_int {
 }
 
 /// `register_module_notifier(&kprobe_module_nb)` (the shim's block).
+#[cfg(CONFIG_MODULES)]
 #[inline]
 pub fn register_module_notifier() -> c_int {
     // SAFETY: called once at init.
@@ -592,6 +669,7 @@ pub fn register_module_notifier() -> c_int {
 
 /// `kprobe_sysctls_init()`: registers `debug.kprobes-optimization` (the
 /// shim's table).  `__init`.
+#[cfg(CONFIG_SYSCTL)]
 #[inline(always)]
 pub fn kprobe_sysctls_init() {
     // SAFETY: called once at init.
@@ -651,8 +729,14 @@ pub fn rcu_read_unlock() {
 /// `rcupdate.rcu_normal=1` (real-time systems) it is a normal grace period.
 #[inline]
 pub fn synchronize_rcu_expedited() {
-    // SAFETY: called from process context by the callers.
-    unsafe { b::synchronize_rcu_expedited() }
+    // SAFETY: called from process context by the callers.  With tiny RCU
+    // (!SMP) it is a static inline calling synchronize_rcu().
+    #[cfg(not(CONFIG_TINY_RCU))]
+    unsafe {
+        b::synchronize_rcu_expedited()
+    }
+    #[cfg(CONFIG_TINY_RCU)]
+    synchronize_rcu();
 }
 
 /// `synchronize_rcu()`; sleeps.
@@ -719,6 +803,9 @@ pub const ERANGE: c_int = b::ERANGE as c_int;
 pub const EINVAL: c_int = b::EINVAL as c_int;
 /// `ENOMEM`.
 pub const ENOMEM: c_int = b::ENOMEM as c_int;
+/// `ENODEV`.
+#[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
+pub const ENODEV: c_int = b::ENODEV as c_int;
 
 /// `kernel_text_address()`.
 #[inline]
@@ -802,7 +889,16 @@ pub fn noinstr_text_area() -> (usize, usize) {
 #[inline]
 pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
     // SAFETY: forwarded caller contract; `RcuHead` is `struct rcu_head`.
-    unsafe { b::kvfree_call_rcu(rcu.cast(), p) }
+    #[cfg(any(not(CONFIG_TINY_RCU), CONFIG_KASAN_GENERIC))]
+    unsafe {
+        b::kvfree_call_rcu(rcu.cast(), p)
+    }
+    // With tiny RCU (and no KASAN) kvfree_call_rcu() is a static inline.
+    // SAFETY: as above.
+    #[cfg(all(CONFIG_TINY_RCU, not(CONFIG_KASAN_GENERIC)))]
+    unsafe {
+        kprobes_rust_kvfree_call_rcu(rcu, p)
+    }
 }
 
 /// `struct module`.
@@ -811,6 +907,7 @@ pub type Module = b::module;
 pub use crate::types::ModuleAreas;
 
 /// Reads a module's blacklist areas.
+#[cfg(CONFIG_MODULES)]
 ///
 /// # Safety
 /// `m` is a live module.
@@ -843,15 +940,31 @@ extern "C" {
     static mut kprobe_instance: *mut Kprobe;
 }
 
+// The per-CPU operand: `%gs:sym` with SMP (zero-based per-CPU symbols);
+// without SMP a per-CPU variable is an ordinary one (`__percpu_prefix` is
+// empty in C), addressed RIP-relative.
+#[cfg(CONFIG_SMP)]
+macro_rules! percpu_operand {
+    () => {
+        "%gs:{s}"
+    };
+}
+#[cfg(not(CONFIG_SMP))]
+macro_rules! percpu_operand {
+    () => {
+        "{s}(%rip)"
+    };
+}
+
 macro_rules! this_cpu_write_ulong {
     ($var:path, $val:expr) => {
         // SAFETY: `$var` is a per-CPU variable of 8 bytes (asserted below for
-        // the struct member); %gs points at this CPU's per-CPU area and the
-        // callers run with preemption disabled, as `__this_cpu_write()`
+        // the struct member); with SMP %gs points at this CPU's per-CPU area;
+        // the callers run with preemption disabled, as `__this_cpu_write()`
         // requires.
         unsafe {
             core::arch::asm!(
-                "movq {v}, %gs:{s}",
+                concat!("movq {v}, ", percpu_operand!()),
                 s = sym $var,
                 v = in(reg) $val,
                 options(att_syntax, nostack, preserves_flags)
@@ -866,7 +979,7 @@ macro_rules! this_cpu_write_ulong_const {
         // the C compiler emits for constants.
         unsafe {
             core::arch::asm!(
-                "movq ${v}, %gs:{s}",
+                concat!("movq ${v}, ", percpu_operand!()),
                 s = sym $var,
                 v = const $val,
                 options(att_syntax, nostack, preserves_flags)
@@ -998,7 +1111,16 @@ pub fn arch_adjust_kprobe_addr(addr: usize, offset: usize, on_func_entry: &mut b
 #[inline]
 pub fn ftrace_location(addr: usize) -> usize {
     // SAFETY: no preconditions.
-    unsafe { b::ftrace_location(addr as _) as usize }
+    #[cfg(CONFIG_DYNAMIC_FTRACE)]
+    unsafe {
+        b::ftrace_location(addr as _) as usize
+    }
+    // Without dynamic ftrace, a static inline returning 0.
+    #[cfg(not(CONFIG_DYNAMIC_FTRACE))]
+    {
+        let _ = addr;
+        0
+    }
 }
 
 /// `core_kernel_text()`.
@@ -1012,7 +1134,16 @@ pub fn core_kernel_text(addr: usize) -> bool {
 #[inline]
 pub fn module_text_address(addr: usize) -> *mut Module {
     // SAFETY: callers disable preemption, as required.
-    unsafe { b::__module_text_address(addr as _) }
+    #[cfg(CONFIG_MODULES)]
+    unsafe {
+        b::__module_text_address(addr as _)
+    }
+    // Without modules, a static inline returning NULL.
+    #[cfg(not(CONFIG_MODULES))]
+    {
+        let _ = addr;
+        core::ptr::null_mut()
+    }
 }
 
 /// `in_gate_area_no_mm()`.
@@ -1068,28 +1199,67 @@ pub fn jump_label_unlock() {
 #[inline]
 pub fn try_module_get(m: *mut Module) -> bool {
     // SAFETY: `m` is a live module (found with preemption disabled).
-    unsafe { b::try_module_get(m) }
+    #[cfg(all(CONFIG_MODULES, CONFIG_MODULE_UNLOAD))]
+    unsafe {
+        b::try_module_get(m)
+    }
+    // Without module unloading, a static inline: `!m || module_is_live(m)`.
+    // SAFETY: `m` is null or a live module.
+    #[cfg(all(CONFIG_MODULES, not(CONFIG_MODULE_UNLOAD)))]
+    unsafe {
+        m.is_null() || (*m).state != b::module_state_MODULE_STATE_GOING
+    }
+    // Without modules, a static inline returning true.
+    #[cfg(not(CONFIG_MODULES))]
+    {
+        let _ = m;
+        true
+    }
 }
 
 /// `module_put()`.
 #[inline]
 pub fn module_put(m: *mut Module) {
     // SAFETY: a reference taken with try_module_get().
-    unsafe { b::module_put(m) }
+    #[cfg(all(CONFIG_MODULES, CONFIG_MODULE_UNLOAD))]
+    unsafe {
+        b::module_put(m)
+    }
+    // Otherwise an empty static inline.
+    #[cfg(not(all(CONFIG_MODULES, CONFIG_MODULE_UNLOAD)))]
+    let _ = m;
 }
 
 /// `within_module_init()`.
 #[inline]
 pub fn within_module_init(addr: usize, m: *mut Module) -> bool {
     // SAFETY: `m` is a live module.
-    unsafe { kprobes_rust_within_module_init(addr as _, m) }
+    #[cfg(CONFIG_MODULES)]
+    unsafe {
+        kprobes_rust_within_module_init(addr as _, m)
+    }
+    // Without modules, a static inline returning false.
+    #[cfg(not(CONFIG_MODULES))]
+    {
+        let _ = (addr, m);
+        false
+    }
 }
 
 /// `module_is_coming()`.
 #[inline]
 pub fn module_is_coming(m: *mut Module) -> bool {
     // SAFETY: `m` is a live module.
-    unsafe { kprobes_rust_module_is_coming(m) }
+    #[cfg(CONFIG_MODULES)]
+    unsafe {
+        kprobes_rust_module_is_coming(m)
+    }
+    // Without modules, a static inline returning false.
+    #[cfg(not(CONFIG_MODULES))]
+    {
+        let _ = m;
+        false
+    }
 }
 
 /// `struct seq_file`.

@@ -248,3 +248,6 @@ mod layout {
     same_layout!(KretprobeInstance, b::kretprobe_instance, [node, data]);
     same_layout!(KretprobeBlackpoint, b::kretprobe_blackpoint, [name, addr]);
 }
+
+/// `loff_t`.
+pub type Loff = i64;

@@ -12,39 +12,63 @@
 
 extern struct list_head kprobe_blacklist;
 
+#if defined(CONFIG_KPROBES_ON_FTRACE)
 extern bool kprobe_ftrace_disabled;
+#endif
 
+#if defined(CONFIG_SYSCTL)
 extern int sysctl_kprobes_optimization;
+#endif
 
 extern struct hlist_head kprobe_table[(1 << 6)];
 
 extern void *kprobes_rust_dereference_symbol_descriptor(void *p);
 
+#if defined(CONFIG_PREEMPT_COUNT)
 extern void kprobes_rust_preempt_disable(void);
+#endif
 
+#if defined(CONFIG_PREEMPT_COUNT)
 extern void kprobes_rust_preempt_enable(void);
+#endif
 
+#if defined(CONFIG_JUMP_LABEL)
 extern void kprobes_rust_jump_label_lock(void);
+#endif
 
+#if defined(CONFIG_JUMP_LABEL)
 extern void kprobes_rust_jump_label_unlock(void);
+#endif
 
 extern int kprobes_rust_jump_label_text_reserved(void *start, void *end);
 
+#if defined(CONFIG_MODULES)
 extern bool kprobes_rust_within_module_init(unsigned long addr, struct module *module);
+#endif
 
+#if defined(CONFIG_MODULES)
 extern bool kprobes_rust_module_is_coming(struct module *module);
+#endif
 
 extern bool kprobes_rust_seq_show_value(struct seq_file *m);
 
+#if (defined(CONFIG_PREEMPT_RCU) || defined(CONFIG_PREEMPT_COUNT) || defined(CONFIG_DEBUG_LOCK_ALLOC))
 extern void kprobes_rust_rcu_read_lock(void);
+#endif
 
+#if (defined(CONFIG_PREEMPT_RCU) || defined(CONFIG_PREEMPT_COUNT) || defined(CONFIG_DEBUG_LOCK_ALLOC))
 extern void kprobes_rust_rcu_read_unlock(void);
+#endif
 
 extern void kprobes_rust_warn(const char *file, int len, int line);
 
+#if defined(CONFIG_SYSCTL)
 extern void kprobes_rust_sysctl_mutex_lock(void);
+#endif
 
+#if defined(CONFIG_SYSCTL)
 extern void kprobes_rust_sysctl_mutex_unlock(void);
+#endif
 
 extern void kprobes_rust_synchronize_rcu_tasks(void);
 
@@ -56,21 +80,37 @@ extern void kprobes_rust_cpu_relax(void);
 
 extern unsigned int kprobes_rust_num_possible_cpus(void);
 
+#if defined(CONFIG_MODULES)
 extern bool kprobes_rust_within_module_core(unsigned long addr, struct module *module);
+#endif
 
 extern bool kprobes_rust_prepared_optinsn(struct optimized_kprobe *op);
 
+#if defined(CONFIG_KPROBES_ON_FTRACE)
 extern struct ftrace_ops *kprobes_rust_ftrace_ops(bool ipmodify);
+#endif
 
+#if defined(CONFIG_KPROBES_ON_FTRACE)
 extern void kprobes_rust_warn_ftrace_unregister(int ret);
+#endif
 
+#if defined(CONFIG_KPROBES_ON_FTRACE)
 extern void kprobes_rust_warn_ftrace_disarm(void *addr, int ret);
+#endif
 
 extern int kprobes_rust_register_die_notifier(void);
 
+#if defined(CONFIG_MODULES)
 extern int kprobes_rust_register_module_notifier(void);
+#endif
 
+#if defined(CONFIG_SYSCTL)
 extern void kprobes_rust_sysctls_init(void);
+#endif
+
+#if (defined(CONFIG_TINY_RCU) && !defined(CONFIG_KASAN_GENERIC))
+extern void kprobes_rust_kvfree_call_rcu(struct rcu_head *head, void *p);
+#endif
 
 extern size_t kprobes_rust_max_optinsn_size(void);
 
@@ -92,9 +132,13 @@ extern int kprobe_add_ksym_blacklist(unsigned long entry);
 
 extern int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 
+#if !!(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
 struct kprobe *get_kprobe(void *addr);
+#endif
 
+#if !(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
 extern struct kprobe *get_kprobe(void *addr);
+#endif
 
 int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
@@ -114,21 +158,37 @@ extern int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *t
 
 extern int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset);
 
+#if defined(CONFIG_DEBUG_FS)
 void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 void *kprobe_seq_next(struct seq_file *_f, void *_v, loff_t *pos);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 void kprobe_seq_stop(struct seq_file *_f, void *_v);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 int show_kprobe_addr(struct seq_file *pi, void *v);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 int kprobe_blacklist_seq_show(struct seq_file *m, void *v);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 void *kprobe_blacklist_seq_start(struct seq_file *_m, loff_t *pos);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 void *kprobe_blacklist_seq_next(struct seq_file *_m, void *v, loff_t *pos);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 void kprobe_blacklist_seq_stop(struct seq_file *_m, void *_v);
+#endif
 
 extern int register_kprobe(struct kprobe *p);
 
@@ -163,29 +223,39 @@ extern bool optprobe_queued_unopt(struct optimized_kprobe *op);
 
 extern void wait_for_kprobe_optimizer(void);
 
+#if defined(CONFIG_KPROBES_ON_FTRACE)
 extern void kprobe_ftrace_kill(void);
+#endif
 
 extern void kprobe_free_init_mem(void);
 
 void kprobes_rust_optimizer_work(void);
 
+#if defined(CONFIG_MODULES)
 int kprobes_rust_module_callback(unsigned long val, struct module *module);
+#endif
 
 int kprobes_rust_init(void);
 
 int kprobes_rust_init_optprobes(void);
 
+#if defined(CONFIG_SYSCTL)
 int proc_kprobes_optimization_handler(const struct ctl_table *table,
                                       int write,
                                       void *buffer,
                                       size_t *length,
                                       loff_t *ppos);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 ptrdiff_t read_enabled_file_bool(struct file *_file, char *user_buf, size_t count, loff_t *ppos);
+#endif
 
+#if defined(CONFIG_DEBUG_FS)
 ptrdiff_t write_enabled_file_bool(struct file *_file,
                                   const char *user_buf,
                                   size_t count,
                                   loff_t *_ppos);
+#endif
 
 #endif  /* _LINUX_KPROBES_RUST_H */

@@ -38,6 +38,11 @@ struct kprobes_rust_view_optimized_kprobe {
   struct arch_optimized_insn optinsn;
 };
 
+struct kprobes_rust_view_rcu_head {
+  struct kprobes_rust_view_rcu_head *next;
+  void (*func)(struct kprobes_rust_view_rcu_head*);
+};
+
 struct kprobes_rust_view_kprobe_insn_cache {
   struct mutex mutex;
   void *(*alloc)(void);
@@ -60,11 +65,6 @@ struct kprobes_rust_view_kretprobe {
 
 struct kprobes_rust_view_hlist_head {
   struct kprobes_rust_view_hlist_node *first;
-};
-
-struct kprobes_rust_view_rcu_head {
-  struct kprobes_rust_view_rcu_head *next;
-  void (*func)(struct kprobes_rust_view_rcu_head*);
 };
 
 struct kprobes_rust_view_kprobe_blacklist_entry {

@@ -975,6 +975,18 @@ pub fn text_mutex_unlock() {
         a.text_mutex = false;
     });
 }
+/// `lockdep_assert_held(&kprobe_mutex)`: the simulated kernel checks it.
+pub fn lockdep_assert_held_kprobe_mutex() {
+    arch(|a| assert!(a.kprobe_mutex, "lockdep: kprobe_mutex not held"));
+}
+/// `lockdep_assert_held(&text_mutex)`.
+pub fn lockdep_assert_held_text_mutex() {
+    arch(|a| assert!(a.text_mutex, "lockdep: text_mutex not held"));
+}
+/// `lockdep_assert_cpus_held()`.
+pub fn lockdep_assert_cpus_held() {
+    arch(|a| assert!(a.cpus_read > 0, "lockdep: cpus_read_lock not held"));
+}
 /// `cpus_read_lock()`.
 pub fn cpus_read_lock() {
     arch(|a| {

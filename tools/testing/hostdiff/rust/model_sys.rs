@@ -736,6 +736,24 @@ fn leave(what: &str, counter: impl FnOnce(&mut Model) -> &mut i32) {
         fatal(&format!("{what} underflow"));
     }
 }
+/// `lockdep_assert_held(&kprobe_mutex)` (model.c: a fatal check).
+pub fn lockdep_assert_held_kprobe_mutex() {
+    if !with(|m| m.kprobe_mutex) {
+        fatal("lockdep: kprobe_mutex not held");
+    }
+}
+/// `lockdep_assert_held(&text_mutex)` (model.c: the same fatal check).
+pub fn lockdep_assert_held_text_mutex() {
+    if !with(|m| m.text_mutex) {
+        fatal("lockdep: text_mutex not held");
+    }
+}
+/// `lockdep_assert_cpus_held()` (model.c).
+pub fn lockdep_assert_cpus_held() {
+    if with(|m| m.cpus_locked) == 0 {
+        fatal("lockdep: cpus_read_lock not held");
+    }
+}
 /// `cpus_read_lock()`.
 pub fn cpus_read_lock() {
     with(|m| m.cpus_locked += 1);

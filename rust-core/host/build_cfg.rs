@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Build script of the host builds (`cargo test` of the core and the host
+//! differential): the simulated kernel is configured like the `pipeline`
+//! kernel (scripts/kconfig/pipeline.config), so the host builds compile
+//! the same `#[cfg(CONFIG_...)]` code as that kernel.  Kbuild passes the
+//! real configuration's cfgs to the kernel build (`include/generated/
+//! rustc_cfg`); `CONFIG_RUST` is never set here, which selects the host
+//! `sys`.
+
+/// Options of the simulated kernel that the core's cfgs test.
+const ENABLED: &[&str] = &[
+    "CONFIG_DEBUG_FS",
+    "CONFIG_DYNAMIC_FTRACE",
+    "CONFIG_FUNCTION_TRACER",
+    "CONFIG_HOTPLUG_CPU",
+    "CONFIG_KPROBES_ON_FTRACE",
+    "CONFIG_KRETPROBE_ON_RETHOOK",
+    "CONFIG_MODULES",
+    "CONFIG_MODULE_UNLOAD",
+    "CONFIG_OPTPROBES",
+    "CONFIG_SMP",
+    "CONFIG_SYSCTL",
+];
+
+/// Options the core tests that the simulated kernel does not have.
+const DISABLED: &[&str] = &[
+    "CONFIG_RUST",
+    "MODULE",
+    "CONFIG_DEBUG_LOCK_ALLOC",
+    "CONFIG_JUMP_LABEL",
+    "CONFIG_KASAN_GENERIC",
+    "CONFIG_LOCKDEP",
+    "CONFIG_MITIGATION_RETHUNK",
+    "CONFIG_MITIGATION_SLS",
+    "CONFIG_PREEMPT_COUNT",
+    "CONFIG_PREEMPT_RCU",
+    "CONFIG_TINY_RCU",
+    "CONFIG_X86_KERNEL_IBT",
+];
+
+fn main() {
+    // This file, relative to the package that builds it.
+    let me = match std::env::var("CARGO_PKG_NAME").as_deref() {
+        Ok("kprobes_core") => "host/build_cfg.rs",
+        _ => "../../../../rust-core/host/build_cfg.rs",
+    };
+    println!("cargo::rerun-if-changed={me}");
+    for name in ENABLED.iter().chain(DISABLED) {
+        println!("cargo::rustc-check-cfg=cfg({name})");
+    }
+    for name in ENABLED {
+        println!("cargo::rustc-cfg={name}");
+    }
+}

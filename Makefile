@@ -2,7 +2,7 @@
 # The Rust kprobes core for Linux 6.12: top-level targets.  See README.md.
 # Everything generated goes to build/ (override with KP_WORK=/path).
 
-.PHONY: all run test bench differential clients hostdiff patches setup tree build \
+.PHONY: all run test bench matrix differential clients hostdiff patches setup tree build \
 	build-c build-rust expectations host-test clean distclean help
 
 all: help
@@ -11,6 +11,8 @@ help:
 	@echo "make run           build the rust variant, boot it, show probes firing"
 	@echo "make test          everything: host tests, series, both variants' suites"
 	@echo "make bench         A/B benchmark of the two variants (bench/results.*)"
+	@echo "make matrix        build, boot and test both variants in every config"
+	@echo "                   (KP_MATRIX=\"debug preempt\" for some rows; tools/testing/matrix/)"
 	@echo "make differential  scenario suite on both variants, diffed (part of test)"
 	@echo "make clients       perf probe, bpftrace, fail_function on both (part of test)"
 	@echo "make hostdiff      upstream kprobes.c on the host, random sequences (part of test)"
@@ -30,6 +32,9 @@ test:
 
 bench:
 	@scripts/bench.sh
+
+matrix:
+	@scripts/matrix.sh
 
 differential:
 	@scripts/differential.sh
@@ -66,7 +71,7 @@ host-test:
 	@cargo test --workspace
 
 clean:
-	rm -rf build/out-c build/out-rust build/results build/patches build/logs target
+	rm -rf build/out-* build/results build/patches build/logs target
 
 distclean:
 	rm -rf build target

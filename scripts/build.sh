@@ -3,14 +3,22 @@
 # Configure and build one or more variants: scripts/build.sh [c] [rust]
 #   c     upstream kernel/kprobes.c       (CONFIG_KPROBES_RUST off)
 #   rust  this project's core            (CONFIG_KPROBES_RUST=y)
-# Same source tree, separate O= directories ($WORK/out-VARIANT), the same
-# config except CONFIG_KPROBES_RUST.  Incremental: the config is regenerated
-# only when the fragment changes, and make does the rest.
+# Same source tree, separate O= directories (scripts/lib.sh: outdir), the
+# same config except CONFIG_KPROBES_RUST.  KP_CONFIG names the config
+# (scripts/kconfig/$KP_CONFIG.config, default pipeline).  Incremental: the
+# config is regenerated only when the fragments change, and make does the
+# rest.  The rust variant's first build starts from a copy of the c
+# variant's built O= directory: Kbuild's fixdep tracks dependencies per
+# config symbol, so only what reads CONFIG_KPROBES_RUST is rebuilt.
 . "$(dirname "$0")/lib.sh"
 
-FRAG=$ROOT/scripts/kconfig/pipeline.config
-LOGS=$WORK/logs
+[ -f "$KCONFIG_FRAG" ] || die "no config '$KP_CONFIG' ($KCONFIG_FRAG)" \
+	"KP_CONFIG names a file of scripts/kconfig/ (without .config)"
+LOGS=$WORK/logs/$KP_CONFIG
 mkdir -p "$LOGS"
+
+BASE=$(frag_directive base)
+BASE=${BASE:-tinyconfig}
 
 # run_logged LOG CMD...: run a long command with its output in LOG, printing
 # a heartbeat every 30 s; on failure show the log's tail and its path.
@@ -38,7 +46,7 @@ configure() { # VARIANT
 	frag_v=$o/kprobes-variant.config
 	mkdir -p "$o"
 	if [ "$v" = rust ]; then want="CONFIG_KPROBES_RUST=y"; else want="# CONFIG_KPROBES_RUST is not set"; fi
-	{ cat "$FRAG"; echo "$want"; } >"$frag_v.new"
+	{ cat $(frag_files "$KCONFIG_FRAG"); echo "$want"; } >"$frag_v.new"
 	local key
 	key=$(cat "$frag_v.new" "$WORK/kernel-source-version" | sha256sum | cut -c1-16)
 	if [ -f "$o/.config" ] && [ "$(cat "$o/.kp-config-key" 2>/dev/null)" = "$key" ]; then
@@ -47,39 +55,85 @@ configure() { # VARIANT
 		return
 	fi
 	mv "$frag_v.new" "$frag_v"
-	step "build[$v]: configuring (tinyconfig + scripts/kconfig/pipeline.config)"
-	run_logged "$LOGS/config-$v.log" kmake "$v" tinyconfig
-	run_logged "$LOGS/merge-$v.log" "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "$frag_v"
+	step "build[$KP_CONFIG/$v]: configuring ($BASE + scripts/kconfig/$KP_CONFIG.config)"
+	base_config "$v"
+	echo "$want" >"$o/kprobes-variant-only.config"
+	# Fragments in order (merge_config.sh lets a later one override).
+	run_logged "$LOGS/merge-$v.log" "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" \
+		$(frag_files "$KCONFIG_FRAG") "$o/kprobes-variant-only.config"
 	run_logged "$LOGS/olddefconfig-$v.log" kmake "$v" olddefconfig
-	# Every requested value must have stuck.
-	local bad=0 line name
+	# Every requested value must have stuck (the last one given for an
+	# option: a fragment may override what it includes).
+	local bad=0 line name seen=" "
 	while IFS= read -r line; do
 		case $line in
 		CONFIG_*=*) name=${line%%=*} ;;
 		"# CONFIG_"*" is not set") name=${line#\# }; name=${name%% *} ;;
 		*) continue ;;
 		esac
+		case $seen in *" $name "*) continue ;; esac
+		seen="$seen$name "
 		if ! grep -qxF "$line" "$o/.config"; then
 			if [ "${line#\#}" != "$line" ] && ! grep -q "^$name=" "$o/.config"; then continue; fi
 			warn "config[$v]: wanted '$line', got '$(grep -E "^(# )?$name[= ]" "$o/.config" || echo "(absent)")'"
 			bad=1
 		fi
-	done <"$frag_v"
-	[ $bad = 0 ] || die "config for variant $v does not have the requested options" \
-		"see the warnings above; fix scripts/kconfig/pipeline.config (dependencies)"
+	done < <(tac "$frag_v")
+	[ $bad = 0 ] || die "config $KP_CONFIG for variant $v does not have the requested options" \
+		"see the warnings above; fix scripts/kconfig/$KP_CONFIG.config (dependencies)"
 	echo "$key" >"$o/.kp-config-key"
+}
+
+# base_config VARIANT: the starting .config.
+base_config() {
+	local v=$1
+	case $BASE in
+	debian)
+		# Debian's own amd64 config (package linux-config-6.12).
+		local deb=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+		[ -f "$deb" ] || die "no $deb" "apt-get install linux-config-6.12 (make setup does)"
+		xz -dc "$deb" >"$(outdir "$v")/.config"
+		run_logged "$LOGS/config-$v.log" kmake "$v" olddefconfig ;;
+	*)	run_logged "$LOGS/config-$v.log" kmake "$v" "$BASE" ;;
+	esac
+}
+
+# seed_from_c: a rust O= directory that was never built starts as a copy of
+# the built c one (see the top of this file).
+seed_from_c() {
+	local oc or
+	oc=$(outdir c) or=$(outdir rust)
+	[ ! -f "$or/.config" ] && [ -f "$oc/vmlinux" ] && [ -f "$oc/.kp-config-key" ] || return 0
+	step "build[$KP_CONFIG/rust]: starting from a copy of $oc"
+	rm -rf "$or.tmp"
+	cp -a "$oc" "$or.tmp"
+	rm -f "$or.tmp/.kp-config-key"
+	mv "$or.tmp" "$or"
 }
 
 build() { # VARIANT
 	local v=$1 o
 	o=$(outdir "$v")
+	[ "$v" != rust ] || seed_from_c
 	configure "$v"
-	step "build[$v]: make bzImage modules (log: $LOGS/build-$v.log)"
-	local t0=$SECONDS
-	run_logged "$LOGS/build-$v.log" kmake "$v" bzImage modules
-	rm -rf "$o/mod-install"
-	run_logged "$LOGS/modinst-$v.log" kmake "$v" INSTALL_MOD_PATH="$o/mod-install" modules_install
-	step "build[$v]: done in $((SECONDS - t0))s: $o/arch/x86/boot/bzImage ($(kmake "$v" -s kernelrelease))"
+	local targets t0=$SECONDS
+	targets=$(frag_directive targets)
+	if [ -n "$targets" ]; then
+		# A build-only row (`# kp-targets:`): just those targets.
+		step "build[$KP_CONFIG/$v]: make $targets (log: $LOGS/build-$v.log)"
+		run_logged "$LOGS/build-$v.log" kmake "$v" $targets
+	elif config_has "$v" CONFIG_MODULES; then
+		step "build[$KP_CONFIG/$v]: make bzImage modules (log: $LOGS/build-$v.log)"
+		run_logged "$LOGS/build-$v.log" kmake "$v" bzImage modules
+		rm -rf "$o/mod-install"
+		run_logged "$LOGS/modinst-$v.log" kmake "$v" INSTALL_MOD_PATH="$o/mod-install" modules_install
+	else
+		step "build[$KP_CONFIG/$v]: make bzImage (log: $LOGS/build-$v.log)"
+		run_logged "$LOGS/build-$v.log" kmake "$v" bzImage
+		rm -rf "$o/mod-install"
+	fi
+	echo $((SECONDS - t0)) >"$o/.kp-build-seconds"
+	step "build[$KP_CONFIG/$v]: done in $((SECONDS - t0))s: $o ($(kmake "$v" -s kernelrelease))"
 }
 
 [ $# -gt 0 ] || set -- $VARIANTS

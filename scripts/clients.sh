@@ -28,6 +28,7 @@ case ${1:-} in
 esac
 OUT=$RESULTS/clients
 STAGE=$WORK/clients/extra
+[ "$KP_CONFIG" = pipeline ] || STAGE=$WORK/clients-$KP_CONFIG/extra
 JOB=$ROOT/tools/testing/clients/job.sh
 DIVJOB=$ROOT/tools/testing/clients/divergence-job.sh
 variants=${KP_CLIENTS_VARIANTS:-$VARIANTS}

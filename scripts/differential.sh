@@ -57,7 +57,8 @@ if [ "$compare_only" = 0 ]; then
 	done
 	rm -rf "$OUT"
 	B=$WORK/differential
-	step "differential: building the scenario modules against build/out-c"
+	[ "$KP_CONFIG" = pipeline ] || B=$WORK/differential-$KP_CONFIG
+	step "differential[$KP_CONFIG]: building the scenario modules against $(outdir c)"
 	rm -rf "$B/mod" "$B/extra"
 	mkdir -p "$B/mod" "$B/extra"
 	cp "$SRC"/mod/* "$B/mod/"

@@ -8,13 +8,48 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # the O= build directories, initramfs images, serial logs and results.
 WORK=${KP_WORK:-$ROOT/build}
 KSRC=$WORK/linux
-RESULTS=$WORK/results
+
+# The kernel configuration: scripts/kconfig/$KP_CONFIG.config (default
+# `pipeline`, the one `make run`, the suites and the bench use).  Each
+# config has its own O= directories and results: the pipeline's are
+# $WORK/out-VARIANT and $WORK/results, any other's
+# $WORK/out-CONFIG-VARIANT and $WORK/results/matrix/CONFIG.
+KP_CONFIG=${KP_CONFIG:-pipeline}
+KCONFIG_FRAG=$ROOT/scripts/kconfig/$KP_CONFIG.config
+if [ "$KP_CONFIG" = pipeline ]; then
+	OUTPFX=$WORK/out-
+	RESULTS=$WORK/results
+else
+	OUTPFX=$WORK/out-$KP_CONFIG-
+	RESULTS=$WORK/results/matrix/$KP_CONFIG
+fi
 
 # The kernel source everything is built from.  Pinned; see scripts/setup.sh
 # for the fallback when the pinned version is no longer in the archive.
 KSRC_PKG=linux-source-6.12
 KSRC_PIN=6.12.117-1~deb12u1
 KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+# A config fragment may include others and carry directives, in comment
+# lines: `# kp-include: NAME` (merged before its own lines, recursively),
+# `# kp-base: TARGET` (the starting config: tinyconfig (default), defconfig,
+# debian), `# kp-mem: MiB`, `# kp-smp: N`, `# kp-cmdline: ARGS`, `# kp-accel: ACCEL`
+# (QEMU, scripts/vm.sh), `# kp-targets: TARGETS` (build only these).
+frag_files() { # [FRAGMENT]: the included fragments, then the fragment
+	local f=${1:-$KCONFIG_FRAG} inc
+	for inc in $(sed -n 's/^# kp-include: *//p' "$f"); do
+		frag_files "$ROOT/scripts/kconfig/$inc.config"
+	done
+	echo "$f"
+}
+frag_directive() { # NAME: its value in the config's fragments (the last one given)
+	local f v last=
+	for f in $(frag_files); do
+		v=$(sed -n "s/^# kp-$1: *//p" "$f" | tail -n 1)
+		[ -z "$v" ] || last=$v
+	done
+	echo "$last"
+}
 
 VARIANTS="c rust"
 JOBS=${KP_JOBS:-$(nproc)}
@@ -37,10 +72,14 @@ die() {
 # kmake VARIANT ARGS...: make in the kernel tree for one variant's O= dir.
 kmake() {
 	local v=$1; shift
-	make -C "$KSRC" O="$WORK/out-$v" LLVM=1 -j"$JOBS" "$@"
+	make -C "$KSRC" O="$(outdir "$v")" LLVM=1 -j"$JOBS" "$@"
 }
 
-outdir() { echo "$WORK/out-$1"; }
+outdir() { echo "$OUTPFX$1"; }
+
+# config_has VARIANT CONFIG_NAME: is the option =y (or =m) in the variant's
+# .config?
+config_has() { grep -qE "^$2=(y|m)$" "$(outdir "$1")/.config"; }
 
 check_variant() {
 	case " $VARIANTS " in *" $1 "*) ;; *) die "unknown variant '$1'" "use one of: $VARIANTS" ;; esac

@@ -10,6 +10,10 @@
 #   4. each variant boots and runs tools/testing/guest/test-job.sh: KUnit
 #      kprobes_test, samples/kprobes, kprobe_events, ftracetest (against
 #      tools/testing/expectations/), a clean kernel log
+#      (scripts/config-suites.sh)
+#   5. the suites of scripts/suites/: differential, clients, hostdiff
+#   6. the `debug` config pair (KP_TEST_CONFIGS): build, guest suites,
+#      differential scenarios, on lockdep/KASAN/UBSAN/kmemleak kernels
 # Per-variant results: build/results/VARIANT/test/{console,results}.log and
 # checks.json; the summary is build/results/summary.txt.
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +21,7 @@
 mkdir -p "$RESULTS"
 SUM=$RESULTS/summary.txt
 : >"$SUM"
-P=0 F=0
+P=0 F=0 S=0
 record() { # ok(0/1) NAME [DETAIL]
 	if [ "$1" = 0 ]; then P=$((P + 1)); echo "PASS $2" >>"$SUM"
 	else F=$((F + 1)); echo "FAIL $2 ${3:-}" >>"$SUM"; echo "FAIL $2 ${3:-}" >&2; fi
@@ -76,26 +80,22 @@ while read -r res name rest; do
 done <"$RESULTS/symbols.txt"
 grep '^progress:' "$RESULTS/symbols.txt" | cut -c1-100 | sed 's/^/    /'
 
-# 4. guest suites -------------------------------------------------------------
-other() { if [ "$1" = c ]; then echo rust; else echo c; fi; }
-for v in $VARIANTS; do
-	# The other variant's sample modules, for the binary drop-in check.
-	xd=$WORK/extra-$v
-	rm -rf "$xd"; mkdir -p "$xd/modules"
-	cp "$(outdir "$(other "$v")")"/samples/kprobes/*.ko "$xd/modules/"
-	if KP_EXTRA_DIR=$xd "$ROOT/scripts/vm.sh" "$v" "$ROOT/tools/testing/guest/test-job.sh" test; then
-		python3 "$ROOT/tools/testing/kpt_results.py" "$v" "$RESULTS/$v/test/results.log" \
-			"$RESULTS/$v/test/console.log" >"$RESULTS/$v/test/checks.txt" || true
-		grep '^FAIL' "$RESULTS/$v/test/checks.txt" >&2 || true
-		tail -n 1 "$RESULTS/$v/test/checks.txt"
-		read -r vp vf < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["passed"], d["failed"])' "$RESULTS/$v/test/checks.json")
-		P=$((P + vp)) F=$((F + vf))
-		sed "s/^/$v: /" "$RESULTS/$v/test/checks.txt" >>"$SUM"
-		[ "$vf" = 0 ] || info "see $RESULTS/$v/test/ (console.log, results.log, checks.txt)"
-	else
-		record 1 "guest/$v" "the guest run failed; see $RESULTS/$v/test/console.log"
-	fi
-done
+# 4. guest suites of the pipeline config (scripts/config-suites.sh) ---------
+# record_lines LOG: count its `PASS|FAIL|SKIP name [detail]` lines.
+record_lines() {
+	local res name rest
+	while read -r res name rest; do
+		case $res in
+		PASS) record 0 "$name" ;;
+		FAIL) record 1 "$name" "$rest" ;;
+		SKIP) S=$((S + 1)); echo "SKIP $name $rest" >>"$SUM" ;;
+		esac
+	done <"$1"
+}
+step "test: guest suites (pipeline config, both variants)"
+"$ROOT/scripts/config-suites.sh" >"$RESULTS/config-suites.log" || true
+record_lines "$RESULTS/config-suites.log"
+grep -E '^FAIL ' "$RESULTS/config-suites.log" >&2 || true
 
 # 5. further suites: each scripts/suites/*.sh runs on the built variants and
 # prints `PASS name` / `FAIL name detail` lines (anything else is progress).
@@ -115,26 +115,23 @@ for s in "$ROOT"/scripts/suites/*.sh; do
 	[ "$np" -gt 0 ] || record 1 "$n/ran" "no results; log: $RESULTS/suite-$n.log"
 done
 
-# Cross-variant: the kprobes/list text of the same probe set.
-listing() { tr -d '\r' <"$RESULTS/$1/test/results.log" | sed -n '/^### listing$/,/^### end$/p'; }
-if [ -s "$RESULTS/c/test/results.log" ] && [ -s "$RESULTS/rust/test/results.log" ]; then
-	if [ "$(listing c | wc -l)" -gt 3 ] && diff <(listing c) <(listing rust) >"$RESULTS/listing.diff"; then
-		record 0 differential/kprobes-list-identical
+# 6. further configs (default: the `debug` pair, lockdep/KASAN/UBSAN/
+# kmemleak): built, booted, the guest suites and the differential scenarios
+# on both variants.  KP_TEST_CONFIGS="" skips them; `make matrix` runs all.
+for cfg in ${KP_TEST_CONFIGS-debug}; do
+	step "test: config $cfg (both variants)"
+	cres=$WORK/results/matrix/$cfg
+	mkdir -p "$cres"
+	if KP_CONFIG=$cfg "$ROOT/scripts/build.sh" $VARIANTS; then
+		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-2400} "$ROOT/scripts/config-suites.sh" --differential \
+			>"$cres/config-suites.log" || true
+		record_lines "$cres/config-suites.log"
+		grep -E '^FAIL ' "$cres/config-suites.log" >&2 || true
 	else
-		cat "$RESULTS/listing.diff" >&2
-		record 1 differential/kprobes-list-identical "see $RESULTS/listing.diff"
+		record 1 "$cfg/build" "scripts/build.sh failed for config $cfg (logs: $WORK/logs/$cfg/)"
 	fi
-	# The symbols kprobes/blacklist names (the set must not differ: the Rust
-	# core blacklists what upstream does, and no glue of its own).
-	blnames() { tr -d '\r' <"$RESULTS/$1/test/results.log" | sed -n '/^### blacklist-names$/,/^### end$/p'; }
-	if [ "$(blnames c | wc -l)" -gt 100 ] && diff <(blnames c) <(blnames rust) >"$RESULTS/blacklist-names.diff"; then
-		record 0 differential/kprobes-blacklist-symbols-identical
-	else
-		head -n 20 "$RESULTS/blacklist-names.diff" >&2
-		record 1 differential/kprobes-blacklist-symbols-identical "see $RESULTS/blacklist-names.diff"
-	fi
-fi
+done
 
 step "test: summary in $SUM"
-echo "$P passed, $F failed" | tee -a "$SUM"
+echo "$P passed, $F failed, $S skipped" | tee -a "$SUM"
 [ "$F" = 0 ]

@@ -10,7 +10,8 @@
 # (KP_VM_TIMEOUT, default 1200 s) kills a hung guest.
 # Env: KP_ACCEL=tcg|kvm (default: probe once, see below), KP_ICOUNT=1 for
 # deterministic instruction-count timing, KP_LIVE=1 to print the job output
-# while it runs, KP_SMP (default 2), KP_MEM (default 1024 MiB).
+# while it runs, KP_SMP (default 2), KP_MEM (default 1024 MiB), KP_CONFIG
+# (scripts/lib.sh).
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 3 ] || die "usage: scripts/vm.sh VARIANT JOB_SCRIPT NAME [CMDLINE...]"
@@ -24,6 +25,11 @@ rel=$(cat "$o/include/config/kernel.release")
 rdir=$RESULTS/$v/$name
 mkdir -p "$rdir"
 timeout_s=${KP_VM_TIMEOUT:-1200}
+# The config's fragments may ask for more memory (KASAN, kmemleak), fewer
+# vCPUs (a !SMP kernel) or kernel parameters (scripts/lib.sh).
+SMP=${KP_SMP:-$(frag_directive smp)}; SMP=${SMP:-2}
+MEM=${KP_MEM:-$(frag_directive mem)}; MEM=${MEM:-1024}
+CMDLINE=$(frag_directive cmdline)
 
 # --- initramfs -------------------------------------------------------------
 make_initramfs() { # OUT JOB
@@ -61,14 +67,17 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 	local accel=$1 initrd=$2 con=$3 res=$4; shift 4
 	QEMU=(qemu-system-x86_64 -machine pc -accel "$accel")
 	[ "${KP_ICOUNT:-0}" = 1 ] && QEMU+=(-icount shift=0,align=off,sleep=off)
-	QEMU+=(-smp "${KP_SMP:-2}" -m "${KP_MEM:-1024}" -kernel "$kimg" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 kpt.variant=$v $*"
+	QEMU+=(-smp "$SMP" -m "$MEM" -kernel "$kimg" -initrd "$initrd"
+		-append "console=ttyS0 panic=-1 kpt.variant=$v kpt.config=$KP_CONFIG $CMDLINE $*"
 		-no-reboot -display none -monitor none -nodefaults
 		-serial "file:$con" -serial "file:$res")
 }
 
 accel() {
 	if [ -n "${KP_ACCEL:-}" ]; then echo "$KP_ACCEL"; return; fi
+	# A config may ask for one (`# kp-accel:`, e.g. single-threaded TCG for
+	# JUMP_LABEL kernels: README, Known issues).
+	if [ -n "$(frag_directive accel)" ]; then frag_directive accel; return; fi
 	if [ -f "$WORK/.accel" ]; then cat "$WORK/.accel"; return; fi
 	local a=tcg
 	if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
@@ -93,7 +102,7 @@ acc=$(accel)
 make_initramfs "$rdir/initramfs.cpio" "$job"
 con=$rdir/console.log res=$rdir/results.log
 : >"$con"; : >"$res"
-step "vm[$v]: $name ($acc, ${KP_SMP:-2} vCPUs${KP_ICOUNT:+, icount}); logs in $rdir"
+step "vm[$KP_CONFIG/$v]: $name ($acc, $SMP vCPUs${KP_ICOUNT:+, icount}); logs in $rdir"
 rc=0
 qemu_cmd "$acc" "$rdir/initramfs.cpio" "$con" "$res" "$@"
 echo "${QEMU[*]}" >"$rdir/qemu.cmd"
@@ -120,4 +129,4 @@ if ! grep -q '^KPT-JOB-EXIT ' "$res"; then
 	die "vm[$v]: $name: the job did not complete (kernel panic or init died?); console log: $con" \
 	    "look at the end of $con for the panic / oops"
 fi
-step "vm[$v]: $name finished ($(grep '^KPT-JOB-EXIT ' "$res"))"
+step "vm[$KP_CONFIG/$v]: $name finished ($(grep '^KPT-JOB-EXIT ' "$res"))"

@@ -3,18 +3,25 @@
 """Turn one guest run's logs into checks.
 
     kpt_results.py VARIANT RESULTS_LOG CONSOLE_LOG [--update-expectations]
+                   [--ftrace-like C_RESULTS_LOG | --reference]
 
 The job output (results.log, the guest's ttyS1) holds sections:
   ### kunit        KTAP from /sys/kernel/debug/kunit/kprobes_test/results
   ### ftracetest   KTAP from `ftracetest -K`
-  KPT <suite> <test> PASS|FAIL [detail]   lines from the shell suites
-Every check is printed as `PASS|FAIL <name> [detail]`; the last line is
-`<variant>: N passed, N failed`.  A JSON copy goes next to the log.
+  ### kmemleak     a kmemleak scan (debug kernels)
+  KPT <suite> <test> PASS|FAIL|SKIP [detail]   lines from the shell suites
+Every check is printed as `PASS|FAIL|SKIP <name> [detail]`; the last line
+is `<variant>: N passed, N failed, N skipped`.  A JSON copy goes next to
+the log.
 
 ftracetest results are compared with tools/testing/expectations/ftracetest.txt
-(recorded from the C variant): a test whose result differs, or that is
-missing or new, fails.  --update-expectations rewrites that file from this
-run instead (use it only on the `c` variant).
+(recorded from the C variant of the pipeline config): a test whose result
+differs, or that is missing or new, fails.  --update-expectations rewrites
+that file from this run instead (use it only on the `c` variant).  For the
+other configs of the matrix, --ftrace-like takes the expectations from the
+C variant's run of the same config instead (a run made beside this one);
+that C run itself is given --reference: its ftracetest results are only
+counted (ftracetest/ran), not compared with anything.
 """
 import json
 import os
@@ -29,7 +36,12 @@ BAD_CONSOLE = re.compile(
     r"(BUG:|WARNING:|Oops|Kernel panic|general protection fault|UBSAN:|KASAN:|"
     r"possible circular locking|possible recursive locking|INFO: task .* blocked|"
     r"RCU detected stall|rcu_sched self-detected stall|watchdog: BUG: soft lockup|"
-    r"Call Trace:)")
+    r"ODEBUG:|kmemleak: .* new suspected memory leaks|Call Trace:)")
+
+# A leaked object whose allocation backtrace goes through the kprobes core
+# (upstream's or this project's) or its direct users.
+KPROBES_FRAME = re.compile(r"\b(kprobe|kretprobe|rethook|insn_slot|optimized_kprobe|kprobes_rust|"
+                           r"aggr_|arm_kprobe|__get_insn_slot|alloc_aggr|register_jprobe)")
 
 KTAP_LINE = re.compile(r"^(\s*)(not ok|ok) (\d+) ?(.*?)(?: # (.*))?$")
 
@@ -81,16 +93,35 @@ def read_expect(path):
     return exp
 
 
+def kmemleak_objects(lines):
+    """The objects of a kmemleak report: (header, [lines])."""
+    objs, cur = [], None
+    for line in lines:
+        if line.startswith("unreferenced object"):
+            cur = (line, [])
+            objs.append(cur)
+        elif cur is not None:
+            cur[1].append(line)
+    return objs
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    update = "--update-expectations" in sys.argv
+    argv = sys.argv[1:]
+    like = None
+    if "--ftrace-like" in argv:
+        i = argv.index("--ftrace-like")
+        like = argv[i + 1]
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
+    update = "--update-expectations" in argv
+    reference = "--reference" in argv
     variant, results_log, console_log = args
     text = open(results_log, errors="replace").read()
     console = open(console_log, errors="replace").read()
     checks = []
 
-    def check(name, ok, detail=""):
-        checks.append({"name": name, "ok": bool(ok), "detail": detail})
+    def check(name, ok, detail="", skip=False):
+        checks.append({"name": name, "ok": bool(ok), "skip": skip, "detail": detail})
 
     # The job ran to the end.
     m = re.search(r"^KPT-JOB-EXIT (\d+)", text, re.M)
@@ -98,9 +129,10 @@ def main():
 
     # Shell suites.
     for line in text.splitlines():
-        m = re.match(r"^KPT (\S+) (\S+) (PASS|FAIL) ?(.*)$", line)
+        m = re.match(r"^KPT (\S+) (\S+) (PASS|FAIL|SKIP) ?(.*)$", line)
         if m:
-            check("%s/%s" % (m.group(1), m.group(2)), m.group(3) == "PASS", m.group(4))
+            check("%s/%s" % (m.group(1), m.group(2)), m.group(3) != "FAIL", m.group(4),
+                  skip=m.group(3) == "SKIP")
 
     sec = sections(text)
 
@@ -137,9 +169,22 @@ def main():
             for name, r in ft:
                 f.write("%s\t%s\n" % (r, name))
         print("wrote %s (%d tests)" % (FTRACE_EXPECT, len(ft)))
-    exp = read_expect(FTRACE_EXPECT)
-    if exp is None:
-        check("ftracetest/expectations", False, "missing %s: run `make expectations`" % FTRACE_EXPECT)
+    if reference:
+        # The C run of a matrix config: its ftracetest results are the
+        # expectations of the Rust run, not checks of their own.
+        exp = None
+    elif like is not None:
+        ctext = open(like, errors="replace").read() if os.path.exists(like) else ""
+        cft = parse_ftracetest(sections(ctext).get("ftracetest", []))
+        exp = dict(cft) if cft else None
+        where = "the C variant's run %s" % like
+    else:
+        exp = read_expect(FTRACE_EXPECT)
+        where = FTRACE_EXPECT
+    if reference:
+        pass
+    elif exp is None:
+        check("ftracetest/expectations", False, "no expectations: %s (`make expectations`)" % where)
     else:
         got = dict(ft)
         for name, r in ft:
@@ -152,18 +197,31 @@ def main():
             if name not in got:
                 check("ftracetest/" + name, False, "missing (expected %s)" % exp[name])
 
+    # kmemleak (debug kernels): no leaked object allocated by the kprobes
+    # core or its users; the total is reported (leaks elsewhere in the
+    # kernel are not this project's, and are the same on both variants).
+    if "kmemleak" in sec:
+        objs = kmemleak_objects(sec["kmemleak"])
+        ours = [h for h, body in objs if any(KPROBES_FRAME.search(l) for l in body)]
+        check("kmemleak/scan-ran", any(l.startswith("kmemleak-objects:") for l in sec["kmemleak"]))
+        check("kmemleak/no-kprobes-leak", not ours,
+              "%d of %d leaked objects from kprobes code: %s" % (len(ours), len(objs), "; ".join(ours[:3])))
+        print("kmemleak: %d unreferenced objects in all" % len(objs))
+
     # The kernel log stays clean.
     bad = [l.strip() for l in console.splitlines() if BAD_CONSOLE.search(l)]
     check("console/no-oops-warn-lockdep", not bad, "; ".join(bad[:3]))
 
-    npass = sum(c["ok"] for c in checks)
-    nfail = len(checks) - npass
+    nskip = sum(c["skip"] for c in checks)
+    npass = sum(c["ok"] and not c["skip"] for c in checks)
+    nfail = len(checks) - npass - nskip
     for c in checks:
-        print("%s %s%s" % ("PASS" if c["ok"] else "FAIL", c["name"],
-                           (" (" + c["detail"] + ")") if c["detail"] and not c["ok"] else ""))
+        res = "SKIP" if c["skip"] else "PASS" if c["ok"] else "FAIL"
+        print("%s %s%s" % (res, c["name"], (" (" + c["detail"] + ")") if c["detail"] and res != "PASS" else ""))
     with open(os.path.join(os.path.dirname(results_log), "checks.json"), "w") as f:
-        json.dump({"variant": variant, "passed": npass, "failed": nfail, "checks": checks}, f, indent=1)
-    print("%s: %d passed, %d failed" % (variant, npass, nfail))
+        json.dump({"variant": variant, "passed": npass, "failed": nfail, "skipped": nskip, "checks": checks},
+                  f, indent=1)
+    print("%s: %d passed, %d failed, %d skipped" % (variant, npass, nfail, nskip))
     return 0 if nfail == 0 else 1
 
 

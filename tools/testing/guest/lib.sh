@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for guest jobs (busybox sh).  Result lines have the form
-#   KPT <suite> <test> PASS|FAIL [detail]
+#   KPT <suite> <test> PASS|FAIL|SKIP [detail]
 # and are parsed on the host by tools/testing/kpt_results.py.
 
 T=/sys/kernel/tracing
@@ -10,6 +10,9 @@ result() { # suite test ok(0/1) [detail...]
 	s=$1 t=$2 r=$3; shift 3
 	if [ "$r" = 0 ]; then echo "KPT $s $t PASS $*"; else echo "KPT $s $t FAIL $*"; fi
 }
+
+# skip SUITE TEST REASON: the check does not apply to this kernel.
+skip() { echo "KPT $1 $2 SKIP $3"; }
 
 # check SUITE TEST CMD...: run CMD; PASS if it exits 0.
 check() {

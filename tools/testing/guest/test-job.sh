@@ -1,18 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
-# The test job run in the guest by `make test` on each variant.
+# The test job run in the guest by `make test` (and `make matrix`) on each
+# variant.  A suite that needs what the kernel's config left out (loadable
+# modules, debugfs, a second CPU) reports its checks as SKIP with the reason.
 . /kpt/lib.sh
 
 section system
 echo "uname: $(uname -a)"
 echo "cpus-online: $(cat /sys/devices/system/cpu/online)"
+echo "config: $(sed -n 's/.*kpt.config=\([^ ]*\).*/\1/p' /proc/cmdline)"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
-[ "$ncpu" -ge 2 ]; result system smp-2-cpus-online $? "online=$(cat /sys/devices/system/cpu/online)"
+if [ "$(cat /sys/devices/system/cpu/kernel_max)" = 0 ]; then
+	skip system smp-2-cpus-online "a uniprocessor kernel (!CONFIG_SMP)"
+else
+	[ "$ncpu" -ge 2 ]; result system smp-2-cpus-online $? "online=$(cat /sys/devices/system/cpu/online)"
+fi
+HAVE_MODULES=0; [ -e /proc/modules ] && HAVE_MODULES=1
+HAVE_KPDEBUGFS=0; [ -d $D/kprobes ] && HAVE_KPDEBUGFS=1
+NO_MODULES="no loadable modules (!CONFIG_MODULES)"
+NO_KPDEBUGFS="no debugfs (!CONFIG_DEBUG_FS)"
 
 # --- KUnit: kprobes_test ran at boot (CONFIG_KPROBES_SANITY_TEST=y); its KTAP
-# log is in debugfs.
+# log is in debugfs, or only in the kernel log without debugfs.
 section kunit
 if [ -r $D/kunit/kprobes_test/results ]; then
 	cat $D/kunit/kprobes_test/results
+elif [ $HAVE_KPDEBUGFS = 0 ]; then
+	dmesg | sed 's/^\[[ 0-9.]*\] //' | sed -n '/^    # Subtest: kprobes_test$/,/^ok [0-9]* kprobes_test/p'
 else
 	echo "KPT kunit kprobes_test FAIL no $D/kunit/kprobes_test/results"
 fi
@@ -20,7 +33,7 @@ section end
 
 # --- samples/kprobes: insmod, trigger the probed function, look for the
 # handlers' output, rmmod.
-section samples
+suite_samples() {
 dmesg_mark
 check samples kprobe_example.insmod modprobe kprobe_example
 /bin/true; /bin/true                              # fork -> kernel_clone
@@ -42,11 +55,18 @@ result samples kretprobe_example.handler $?
 check samples kretprobe_example.rmmod rmmod kretprobe_example
 dmesg | grep -q 'kretprobe at .* unregistered'; result samples kretprobe_example.unregistered $?
 cat /tmp/kp.log /tmp/krp.log | head -n 8
+}
+section samples
+if [ $HAVE_MODULES = 1 ]; then suite_samples; else
+	for t in kprobe_example.insmod kprobe_example.pre_handler kprobe_example.post_handler kprobe_example.rmmod \
+		kprobe_example.unregistered kretprobe_example.insmod kretprobe_example.planted kretprobe_example.handler \
+		kretprobe_example.rmmod kretprobe_example.unregistered; do skip samples $t "$NO_MODULES"; done
+fi
 
 # --- an aggregate: three probes at kernel_clone's entry (kprobe module,
 # kretprobe module, kprobe_events), all firing; disabling one leaves the
 # others firing.
-section aggregate
+suite_aggregate() {
 dmesg_mark
 modprobe kprobe_example && modprobe kretprobe_example
 kwrite $T/kprobe_events 'p:kpt/clone kernel_clone'
@@ -69,10 +89,18 @@ dmesg | grep -q 'handler_pre: <kernel_clone>'; result aggregate others-still-fir
 kwrite $T/kprobe_events ''
 rmmod kretprobe_example kprobe_example
 ! grep -q kernel_clone $D/kprobes/list; result aggregate all-gone $?
+}
+section aggregate
+if [ $HAVE_MODULES = 1 ] && [ $HAVE_KPDEBUGFS = 1 ]; then suite_aggregate; else
+	why=$NO_MODULES; [ $HAVE_MODULES = 1 ] && why=$NO_KPDEBUGFS
+	for t in listed-3 kprobe-fired kretprobe-fired event-fired child-disabled-listed others-still-fire \
+		disabled-child-silent all-gone; do skip aggregate $t "$why"; done
+fi
 
 # --- kprobes/list text: a fixed probe set (ftrace entry kprobe, kretprobe,
 # disabled probe, optimized mid-function probe); scripts/test.sh compares
 # the listing between the variants with the addresses masked.
+if [ $HAVE_KPDEBUGFS = 1 ]; then
 kwrite $T/kprobe_events 'p:kpt/l1 do_sys_openat2
 r:kpt/l2 do_sys_openat2
 p:kpt/l3 vfs_write'
@@ -84,11 +112,19 @@ sed 's/^[0-9a-f]\{16\}  /ADDR  /' $D/kprobes/list | sort
 section end
 echo 0 > $T/events/kpt/enable
 kwrite $T/kprobe_events ''
+else
+	skip listing optimized-probe-found "$NO_KPDEBUGFS"
+fi
 
 # --- binary drop-in: the other variant's sample modules, built against the
 # other kprobes core, load unchanged and fire (scripts/test.sh puts them in
 # /extra/modules).
-if [ -d /extra/modules ]; then
+if [ $HAVE_MODULES = 0 ]; then
+	section dropin
+	for m in kprobe_example kretprobe_example; do
+		for t in insmod fires rmmod; do skip dropin "$m.$t" "$NO_MODULES"; done
+	done
+elif [ -d /extra/modules ]; then
 	section dropin
 	for m in kprobe_example kretprobe_example; do
 		dmesg_mark
@@ -110,7 +146,11 @@ echo 0 > $T/tracing_on; echo > $T/trace
 check kprobe_events define kwrite $T/kprobe_events 'p:kpt/open do_sys_openat2 dfd=%di flags=+0(%dx):x64
 r:kpt/open_ret do_sys_openat2 ret=$retval'
 check kprobe_events enable kwrite $T/events/kpt/enable 1
-grep do_sys_openat2 $D/kprobes/list >/tmp/list; result kprobe_events listed $? "$(cat /tmp/list | tr '\n' ' ')"
+if [ $HAVE_KPDEBUGFS = 1 ]; then
+	grep do_sys_openat2 $D/kprobes/list >/tmp/list; result kprobe_events listed $? "$(cat /tmp/list | tr '\n' ' ')"
+else
+	skip kprobe_events listed "$NO_KPDEBUGFS"
+fi
 echo 1 > $T/tracing_on
 cat /proc/version >/dev/null
 echo 0 > $T/tracing_on
@@ -119,10 +159,15 @@ grep -q ' open_ret: (.*<- do_sys_openat2) ret=' $T/trace; result kprobe_events k
 grep ' open' $T/trace | head -n 4
 echo 0 > $T/events/kpt/enable
 check kprobe_events remove kwrite $T/kprobe_events ''
-! grep -q do_sys_openat2 $D/kprobes/list; result kprobe_events unlisted $?
+if [ $HAVE_KPDEBUGFS = 1 ]; then
+	! grep -q do_sys_openat2 $D/kprobes/list; result kprobe_events unlisted $?
+else
+	skip kprobe_events unlisted "$NO_KPDEBUGFS"
+fi
 
 # --- the blacklist: populated from every source, and enforced.
 section blacklist
+if [ $HAVE_KPDEBUGFS = 1 ]; then
 BL=$D/kprobes/blacklist
 n=$(wc -l < $BL)
 [ "$n" -gt 100 ]; result blacklist populated $? "$n entries"
@@ -138,6 +183,11 @@ section blacklist
 # the format: 0xSTART-0xEND<TAB>symbol, START <= END (aliases are empty)
 awk -F'[-\t]' '{ if (length($1) != 18 || length($2) != 18 || $1 > $2) bad++ } END { exit bad > 0 }' $BL
 result blacklist format $?
+else
+	for t in populated listed-do_int3 listed-sync_regs listed-entry_SYSCALL_64 listed-get_kprobe format; do
+		skip blacklist $t "$NO_KPDEBUGFS"
+	done
+fi
 for f in do_int3 sync_regs entry_SYSCALL_64 get_kprobe; do
 	if kwrite $T/kprobe_events "p:kpt/bl $f" 2>/dev/null; then r=1; else r=0; fi
 	result blacklist "refused-$f" $r
@@ -152,3 +202,13 @@ FTRACETEST_CASES=${FTRACETEST_CASES:-test.d/kprobe test.d/dynevent}
 cd /kselftest/ftrace && ./ftracetest -K -l /tmp/ftracetest-logs $FTRACETEST_CASES 2>&1
 cd /
 section end
+
+# --- kmemleak (debug kernels): a scan after everything above; the objects
+# it reports, with their backtraces, for the host to check.
+if [ -e $D/kmemleak ]; then
+	section kmemleak
+	echo scan > $D/kmemleak; sleep 1; echo scan > $D/kmemleak
+	cat $D/kmemleak
+	echo "kmemleak-objects: $(grep -c '^unreferenced object' $D/kmemleak)"
+	section end
+fi

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The guest suites of one config (KP_CONFIG, default pipeline) on both
+# variants, already built:
+#   scripts/config-suites.sh [--differential]
+# 1. each variant boots and runs tools/testing/guest/test-job.sh (KUnit
+#    kprobes_test, samples, binary drop-in with the other variant's sample
+#    modules, kprobe_events, the blacklist, ftracetest, kmemleak on debug
+#    kernels, a clean kernel log); tools/testing/kpt_results.py turns each
+#    run into checks.  ftracetest is compared with the committed C
+#    expectations for the pipeline config, and with the C variant's run of
+#    the same config (made just before) for the others;
+# 2. cross-variant: the kprobes/list text of the same probe set and the
+#    symbols kprobes/blacklist names are identical;
+# 3. with --differential, the differential scenario suite
+#    (scripts/suites/differential.sh) where the config has modules.
+# Output: `PASS|FAIL|SKIP name [detail]` lines (anything else is progress),
+# and $RESULTS/config-summary.json (per variant: passed/failed/skipped, the
+# checks whose result differs between c and rust, guest seconds).
+. "$(dirname "$0")/lib.sh"
+
+differential=0
+[ "${1:-}" = --differential ] && differential=1
+pfx=
+[ "$KP_CONFIG" = pipeline ] || pfx="$KP_CONFIG/"
+mkdir -p "$RESULTS"
+other() { if [ "$1" = c ]; then echo rust; else echo c; fi; }
+declare -A guest_s
+
+for v in $VARIANTS; do
+	o=$(outdir "$v")
+	xd=$WORK/extra-$KP_CONFIG-$v
+	rm -rf "$xd"; mkdir -p "$xd/modules"
+	# The other variant's sample modules, for the binary drop-in check.
+	cp "$(outdir "$(other "$v")")"/samples/kprobes/*.ko "$xd/modules/" 2>/dev/null || :
+	t0=$SECONDS
+	if KP_EXTRA_DIR=$xd "$ROOT/scripts/vm.sh" "$v" "$ROOT/tools/testing/guest/test-job.sh" test >&2; then
+		guest_s[$v]=$((SECONDS - t0))
+		like=()
+		if [ "$KP_CONFIG" != pipeline ]; then
+			if [ "$v" = c ]; then like=(--reference); else like=(--ftrace-like "$RESULTS/c/test/results.log"); fi
+		fi
+		python3 "$ROOT/tools/testing/kpt_results.py" "$v" "$RESULTS/$v/test/results.log" \
+			"$RESULTS/$v/test/console.log" "${like[@]}" >"$RESULTS/$v/test/checks.txt" || true
+		grep -E '^(PASS|FAIL|SKIP) ' "$RESULTS/$v/test/checks.txt" | sed "s|^\([A-Z]*\) |\1 $pfx$v/|"
+		tail -n 1 "$RESULTS/$v/test/checks.txt" >&2
+	else
+		guest_s[$v]=$((SECONDS - t0))
+		echo "FAIL ${pfx}guest/$v the guest run failed; see $RESULTS/$v/test/console.log"
+	fi
+done
+
+# Cross-variant: the kprobes/list text of the same probe set, the symbols
+# kprobes/blacklist names (the Rust core blacklists what upstream does).
+section_of() { tr -d '\r' <"$RESULTS/$1/test/results.log" | sed -n "/^### $2\$/,/^### end\$/p"; }
+if [ -s "$RESULTS/c/test/results.log" ] && [ -s "$RESULTS/rust/test/results.log" ]; then
+	if [ -z "$(section_of c listing)" ] && [ -z "$(section_of rust listing)" ] &&
+		grep -q '^KPT listing optimized-probe-found SKIP' "$RESULTS/c/test/results.log"; then
+		echo "SKIP ${pfx}differential/kprobes-list-identical no debugfs (!CONFIG_DEBUG_FS)"
+		echo "SKIP ${pfx}differential/kprobes-blacklist-symbols-identical no debugfs (!CONFIG_DEBUG_FS)"
+	else
+		if [ "$(section_of c listing | wc -l)" -gt 3 ] &&
+			diff <(section_of c listing) <(section_of rust listing) >"$RESULTS/listing.diff"; then
+			echo "PASS ${pfx}differential/kprobes-list-identical"
+		else
+			cat "$RESULTS/listing.diff" >&2
+			echo "FAIL ${pfx}differential/kprobes-list-identical see $RESULTS/listing.diff"
+		fi
+		# The same symbols, but for the shim's trap-path wrappers of
+		# preempt_disable()/enable() and rcu_read_lock()/unlock(): they
+		# exist only where those are out-of-line calls for Rust
+		# (PREEMPT_COUNT, PREEMPT_RCU, DEBUG_LOCK_ALLOC), and must be
+		# blacklisted; upstream inlines them.
+		diff <(section_of c blacklist-names) <(section_of rust blacklist-names) >"$RESULTS/blacklist-names.diff" || :
+		extra=$(sed -n 's/^> //p' "$RESULTS/blacklist-names.diff" |
+			grep -vxE 'kprobes_rust_(preempt_disable|preempt_enable|rcu_read_lock|rcu_read_unlock)' || :)
+		if [ "$(section_of c blacklist-names | wc -l)" -gt 100 ] && ! grep -q '^< ' "$RESULTS/blacklist-names.diff" &&
+			[ -z "$extra" ]; then
+			echo "PASS ${pfx}differential/kprobes-blacklist-symbols-identical"
+		else
+			head -n 20 "$RESULTS/blacklist-names.diff" >&2
+			echo "FAIL ${pfx}differential/kprobes-blacklist-symbols-identical see $RESULTS/blacklist-names.diff"
+		fi
+	fi
+fi
+
+# The differential scenarios (kernel modules: only where the config has them).
+if [ "$differential" = 1 ]; then
+	if config_has c CONFIG_MODULES; then
+		t0=$SECONDS
+		"$ROOT/scripts/suites/differential.sh" >"$RESULTS/suite-differential.log" 2>&1 || true
+		guest_s[differential]=$((SECONDS - t0))
+		grep -v -E '^(PASS|FAIL) ' "$RESULTS/suite-differential.log" | tail -n 3 >&2
+		n=$(grep -cE '^(PASS|FAIL) ' "$RESULTS/suite-differential.log" || true)
+		[ "$n" -gt 0 ] || echo "FAIL ${pfx}differential/ran no results; log: $RESULTS/suite-differential.log"
+		grep -E '^(PASS|FAIL) ' "$RESULTS/suite-differential.log" | sed "s|^\([A-Z]*\) |\1 ${pfx}differential/|"
+	else
+		echo "SKIP ${pfx}differential/scenarios the scenarios are kernel modules (!CONFIG_MODULES)"
+	fi
+fi
+
+python3 - "$RESULTS" "${guest_s[c]:-0}" "${guest_s[rust]:-0}" "${guest_s[differential]:-0}" <<'EOF'
+import json, os, sys
+res, gc, gr, gd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+out = {"guest_seconds": {"c": gc, "rust": gr, "differential": gd}}
+checks = {}
+for v in ("c", "rust"):
+    p = os.path.join(res, v, "test", "checks.json")
+    d = json.load(open(p)) if os.path.exists(p) else {"passed": 0, "failed": 0, "skipped": 0, "checks": []}
+    out[v] = {k: d.get(k, 0) for k in ("passed", "failed", "skipped")}
+    checks[v] = {c["name"]: ("SKIP" if c.get("skip") else "PASS" if c["ok"] else "FAIL") for c in d["checks"]}
+# ftracetest per-test results of the reference (c) run are not checks of
+# their own (they are rust's expectations): compare the rest.
+names = sorted(set(checks["c"]) | set(checks["rust"]))
+out["differ"] = [n for n in names if not n.startswith("ftracetest/") and checks["c"].get(n) != checks["rust"].get(n)]
+json.dump(out, open(os.path.join(res, "config-summary.json"), "w"), indent=1)
+EOF

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The `randconfig` row of `make matrix`: random x86_64 configs with
+# kprobes and Rust forced on (scripts/kconfig/randconfig-forced.config),
+# build only (vmlinux).
+#   scripts/randconfig.sh [SEED...]    (default: $KP_RANDCONFIG_SEEDS, else 1..20)
+# For each seed the c variant is `make randconfig` with that KCONFIG_SEED
+# (KCONFIG_PROBABILITY=${KP_RANDCONFIG_PROBABILITY:-10}, which keeps the
+# configs near the size of a small distribution kernel) and
+# CONFIG_KPROBES_RUST off; the rust variant is the same .config with
+# CONFIG_KPROBES_RUST=y (olddefconfig; Kconfig may refuse it, which is
+# recorded), built from a copy of the c O= directory.  A seed counts when
+# the c variant builds; then the rust variant must build too.  Results:
+# build/results/matrix/randconfig/seeds.jsonl and row.json; the O=
+# directories are removed after each seed (disk).
+. "$(dirname "$0")/lib.sh"
+
+[ $# -gt 0 ] || set -- ${KP_RANDCONFIG_SEEDS:-$(seq 1 20)}
+RDIR=$WORK/results/matrix/randconfig
+mkdir -p "$RDIR"
+FORCED=$ROOT/scripts/kconfig/randconfig-forced.config
+commit=$(git -C "$ROOT" rev-parse --short=12 HEAD)
+[ -z "$(git -C "$ROOT" status --porcelain --untracked-files=no -- . | head -n 1)" ] || commit="$commit+local-changes"
+"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/kernel-tree.sh"
+
+rmake() { # O= ARGS...
+	local o=$1; shift
+	make -C "$KSRC" O="$o" LLVM=1 -j"$JOBS" "$@"
+}
+val() { grep -E "^(# )?$2[= ]" "$1/.config" | head -n 1; }
+
+for seed in "$@"; do
+	oc=$WORK/out-rand-$seed-c or=$WORK/out-rand-$seed-rust log=$RDIR/seed-$seed
+	rm -rf "$oc" "$or"; mkdir -p "$oc" "$log"
+	{ cat "$FORCED"; echo "# CONFIG_KPROBES_RUST is not set"; } >"$oc/allconfig"
+	c=fail r=not-built cs=0 rs=0 note=
+	if ! rmake "$oc" KCONFIG_SEED="$seed" KCONFIG_ALLCONFIG="$oc/allconfig" \
+		KCONFIG_PROBABILITY="${KP_RANDCONFIG_PROBABILITY:-10}" randconfig >"$log/config.log" 2>&1; then
+		note="randconfig failed"
+	elif [ "$(val "$oc" CONFIG_RUST)" != CONFIG_RUST=y ] || [ "$(val "$oc" CONFIG_KPROBES)" != CONFIG_KPROBES=y ]; then
+		c=not-applicable note="Kconfig did not keep RUST and KPROBES: $(val "$oc" CONFIG_RUST), $(val "$oc" CONFIG_KPROBES)"
+	else
+		cp "$oc/.config" "$log/config-c"
+		t0=$SECONDS
+		if rmake "$oc" vmlinux >"$log/build-c.log" 2>&1; then c=ok; fi
+		cs=$((SECONDS - t0))
+		if [ $c = ok ]; then
+			rm -rf "$or"; cp -a "$oc" "$or"
+			sed -i 's/^# CONFIG_KPROBES_RUST is not set$/CONFIG_KPROBES_RUST=y/' "$or/.config"
+			rmake "$or" olddefconfig >"$log/config-rust.log" 2>&1 || true
+			cp "$or/.config" "$log/config-rust"
+			if [ "$(val "$or" CONFIG_KPROBES_RUST)" != CONFIG_KPROBES_RUST=y ]; then
+				r=refused-by-kconfig note="$(val "$or" CONFIG_KPROBES_RUST)"
+			elif ! diff <(grep -v KPROBES_RUST "$log/config-c") <(grep -v KPROBES_RUST "$log/config-rust") >/dev/null; then
+				r=fail note="the configs differ in more than CONFIG_KPROBES_RUST"
+			else
+				t0=$SECONDS
+				if rmake "$or" vmlinux >"$log/build-rust.log" 2>&1; then r=ok; else r=fail; fi
+				rs=$((SECONDS - t0))
+			fi
+		fi
+	fi
+	ny=$(grep -c '=y$' "$oc/.config" 2>/dev/null || echo 0)
+	step "randconfig seed $seed: c $c (${cs}s), rust $r (${rs}s), $ny options =y${note:+; $note}"
+	[ $r != fail ] || grep -E 'error' "$log/build-rust.log" 2>/dev/null | head -n 5 | sed 's/^/    /'
+	python3 -c 'import json,sys; print(json.dumps(dict(seed=int(sys.argv[1]), c=sys.argv[2], rust=sys.argv[3],
+		c_seconds=int(sys.argv[4]), rust_seconds=int(sys.argv[5]), options_y=int(sys.argv[6]), note=sys.argv[7],
+		commit=sys.argv[8])))' "$seed" "$c" "$r" "$cs" "$rs" "$ny" "$note" "$commit" >"$log/seed.json"
+	rm -rf "$oc" "$or"
+done
+python3 "$ROOT/tools/testing/matrix/report.py" randconfig "$RDIR" --commit "$commit" \
+	--command "make matrix KP_MATRIX=randconfig${KP_RANDCONFIG_SEEDS:+ KP_RANDCONFIG_SEEDS=\"$KP_RANDCONFIG_SEEDS\"}"

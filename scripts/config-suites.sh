@@ -13,7 +13,8 @@
 # 2. cross-variant: the kprobes/list text of the same probe set and the
 #    symbols kprobes/blacklist names are identical;
 # 3. with --differential, the differential scenario suite
-#    (scripts/suites/differential.sh) where the config has modules.
+#    (scripts/suites/differential.sh) where the config has modules and
+#    debugfs (the scenario driver is a module controlled through debugfs).
 # Output: `PASS|FAIL|SKIP name [detail]` lines (anything else is progress),
 # and $RESULTS/config-summary.json (per variant: passed/failed/skipped, the
 # checks whose result differs between c and rust, guest seconds).
@@ -86,7 +87,7 @@ fi
 
 # The differential scenarios (kernel modules: only where the config has them).
 if [ "$differential" = 1 ]; then
-	if config_has c CONFIG_MODULES; then
+	if config_has c CONFIG_MODULES && config_has c CONFIG_DEBUG_FS; then
 		t0=$SECONDS
 		"$ROOT/scripts/suites/differential.sh" >"$RESULTS/suite-differential.log" 2>&1 || true
 		guest_s[differential]=$((SECONDS - t0))
@@ -94,8 +95,10 @@ if [ "$differential" = 1 ]; then
 		n=$(grep -cE '^(PASS|FAIL) ' "$RESULTS/suite-differential.log" || true)
 		[ "$n" -gt 0 ] || echo "FAIL ${pfx}differential/ran no results; log: $RESULTS/suite-differential.log"
 		grep -E '^(PASS|FAIL) ' "$RESULTS/suite-differential.log" | sed "s|^\([A-Z]*\) |\1 ${pfx}differential/|"
-	else
+	elif ! config_has c CONFIG_MODULES; then
 		echo "SKIP ${pfx}differential/scenarios the scenarios are kernel modules (!CONFIG_MODULES)"
+	else
+		echo "SKIP ${pfx}differential/scenarios the scenario driver is driven through debugfs (!CONFIG_DEBUG_FS)"
 	fi
 fi
 

@@ -56,10 +56,10 @@ pub unsafe fn kill_kprobe(p: *mut Kprobe) {
 pub use sys::{MODULE_STATE_COMING, MODULE_STATE_GOING, MODULE_STATE_LIVE};
 
 /// `kprobes_module_callback()`: the module notifier.
-#[cfg(CONFIG_MODULES)]
 ///
 /// # Safety
 /// Called by the module notifier chain with a live module.
+#[cfg(CONFIG_MODULES)]
 pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
     let checkcore = val == MODULE_STATE_GOING;
 

@@ -622,10 +622,10 @@ pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut boo
 }
 
 /// `proc_dointvec_minmax()`.
-#[cfg(CONFIG_SYSCTL)]
 ///
 /// # Safety
 /// sysctl handler arguments.
+#[cfg(CONFIG_SYSCTL)]
 #[inline]
 pub unsafe fn proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer: *mut c_void, length: *mut usize, ppos: *mut i64) -> c_int {
     // SAFETY: forwarded caller contract.
@@ -907,10 +907,10 @@ pub type Module = b::module;
 pub use crate::types::ModuleAreas;
 
 /// Reads a module's blacklist areas.
-#[cfg(CONFIG_MODULES)]
 ///
 /// # Safety
 /// `m` is a live module.
+#[cfg(CONFIG_MODULES)]
 #[inline]
 pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
     // SAFETY: `m` is live (caller); `kprobe_blacklist` has

@@ -1409,8 +1409,13 @@ static int conc_worker(void *arg)
 		else
 			CALL(kpd_fhot, 1);
 		n++;
+		/*
+		 * A voluntary RCU Tasks quiescent state: with preempt=full
+		 * cond_resched() is a no-op, and unregistering an optimized
+		 * probe waits in synchronize_rcu_tasks() for this loop.
+		 */
 		if (!(n & 63))
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 	}
 	conc_calls[cpu] = n;
 	conc_ran[cpu] = true;

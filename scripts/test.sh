@@ -123,7 +123,7 @@ for cfg in ${KP_TEST_CONFIGS-debug}; do
 	cres=$WORK/results/matrix/$cfg
 	mkdir -p "$cres"
 	if KP_CONFIG=$cfg "$ROOT/scripts/build.sh" $VARIANTS; then
-		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-2400} "$ROOT/scripts/config-suites.sh" --differential \
+		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} "$ROOT/scripts/config-suites.sh" --differential \
 			>"$cres/config-suites.log" || true
 		record_lines "$cres/config-suites.log"
 		grep -E '^FAIL ' "$cres/config-suites.log" >&2 || true

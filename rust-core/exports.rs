@@ -81,6 +81,9 @@ macro_rules! ftrace_entry {
 //
 // # Safety
 // `c` is a live `struct kprobe_insn_cache`; process context.
+// Only a pointer crosses: without SMP the kernel's `arch_spinlock_t` (in
+// the cache's mutex) is an empty struct, which the lint flags.
+#[allow(improper_ctypes)]
 #[cfg(CONFIG_RUST)]
 extern "C" {
     /// The entry stub (assembly below): an ftrace site, then [`__get_insn_slot_impl`].
@@ -103,6 +106,9 @@ pub unsafe extern "C" fn __get_insn_slot_impl(c: *mut KprobeInsnCache) -> *mut K
 //
 // # Safety
 // `c` is a live cache; process context.
+// Only a pointer crosses: without SMP the kernel's `arch_spinlock_t` (in
+// the cache's mutex) is an empty struct, which the lint flags.
+#[allow(improper_ctypes)]
 #[cfg(CONFIG_RUST)]
 extern "C" {
     /// The entry stub (assembly below): an ftrace site, then [`__free_insn_slot_impl`].
@@ -124,6 +130,9 @@ pub unsafe extern "C" fn __free_insn_slot_impl(c: *mut KprobeInsnCache, slot: *m
 //
 // # Safety
 // `c` is a live cache.
+// Only a pointer crosses: without SMP the kernel's `arch_spinlock_t` (in
+// the cache's mutex) is an empty struct, which the lint flags.
+#[allow(improper_ctypes)]
 #[cfg(CONFIG_RUST)]
 extern "C" {
     /// The entry stub (assembly below): an ftrace site, then [`__is_insn_slot_addr_impl`].
@@ -147,6 +156,9 @@ pub unsafe extern "C" fn __is_insn_slot_addr_impl(c: *mut KprobeInsnCache, addr:
 // # Safety
 // `c` is a live cache, the out pointers are valid (`sym` for
 // `KSYM_NAME_LEN` bytes).
+// Only a pointer crosses: without SMP the kernel's `arch_spinlock_t` (in
+// the cache's mutex) is an empty struct, which the lint flags.
+#[allow(improper_ctypes)]
 #[cfg(CONFIG_RUST)]
 extern "C" {
     /// The entry stub (assembly below): an ftrace site, then [`kprobe_cache_get_kallsym_impl`].

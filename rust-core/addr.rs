@@ -6,7 +6,7 @@
 
 use crate::ffi::{c_char, c_int, c_ulong};
 use crate::sys::{self, Module};
-use crate::types::{Kprobe, KprobeOpcode, KPROBE_FLAG_FTRACE};
+use crate::types::{Kprobe, KprobeOpcode};
 use core::ptr;
 
 /// `ERR_PTR(err)`.
@@ -113,7 +113,7 @@ pub unsafe fn check_ftrace_location(p: *mut Kprobe) -> c_int {
         if sys::ftrace_location(addr) == addr {
             #[cfg(CONFIG_KPROBES_ON_FTRACE)]
             {
-                (*p).flags |= KPROBE_FLAG_FTRACE;
+                (*p).flags |= crate::types::KPROBE_FLAG_FTRACE;
             }
             #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
             return -sys::EINVAL;

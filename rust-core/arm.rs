@@ -5,14 +5,18 @@
 //! `/sys/kernel/debug/kprobes/enabled`.  Port of that part of
 //! `kernel/kprobes.c`.
 
-use crate::aggr::kprobe_disabled;
-use crate::ffi::{c_char, c_int, c_void};
+use crate::ffi::c_int;
 use crate::ftrace;
 use crate::opt::{self, kprobe_ftrace};
-use crate::registry;
-use crate::state;
 use crate::sys;
 use crate::types::Kprobe;
+// `kprobes/enabled` (debugfs) only.
+#[cfg(CONFIG_DEBUG_FS)]
+use crate::{
+    aggr::kprobe_disabled,
+    ffi::{c_char, c_void},
+    registry, state,
+};
 
 /// `prepare_kprobe()`.
 ///

@@ -14,9 +14,10 @@
 //! path functions (`get_kprobe`, written in assembly below with its ftrace
 //! site inline, and the handlers) keep their plain entry.
 
-use crate::{addr, aggr, arm, blacklist, init, kretprobe, module, opt, register, registry, slots, state, sys};
+use crate::{addr, aggr, blacklist, init, kretprobe, module, opt, register, registry, slots, sys};
+// The debugfs files' callbacks only.
 #[cfg(CONFIG_DEBUG_FS)]
-use crate::debugfs;
+use crate::{arm, debugfs, state};
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
 use crate::ftrace;
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe, PtRegs, RethookNode};

@@ -46,7 +46,7 @@ row_config() { # CONFIG: build both variants, run the suites; writes row.json
 		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-2400} "$ROOT/scripts/config-suites.sh" --differential \
 			>"$rdir/config-suites.log" 2>"$rdir/config-suites.err" || true
 		step "matrix[$cfg]: $(grep -c '^PASS ' "$rdir/config-suites.log") passed, $(grep -c '^FAIL ' "$rdir/config-suites.log") failed, $(grep -c '^SKIP ' "$rdir/config-suites.log") skipped"
-		grep '^FAIL ' "$rdir/config-suites.log" | head -n 10 | sed 's/^/    /'
+		grep '^FAIL ' "$rdir/config-suites.log" | head -n 10 | sed 's/^/    /' || :
 	fi
 	python3 "$ROOT/tools/testing/matrix/report.py" row "$rdir" --config "$cfg" --commit "$commit" \
 		--command "make matrix KP_MATRIX=$cfg" --build "c=$bc:$sc" --build "rust=$br:$sr" \

@@ -4,7 +4,7 @@
 #   1. host: cargo test of rust-core against the simulated kernel
 #   2. include/linux/kprobes_rust.h is what cbindgen generates from
 #      rust-core; the patch series applies to pristine 6.12 with git am
-#   3. both variants build; the Kconfig switch selects the right objects;
+#   3. both variants build; the Kconfig switch links the right objects;
 #      every global symbol of upstream kprobes.o is defined once by
 #      kernel/kprobes_rust/, the moved groups by Rust (nm)
 #   4. each variant boots and runs tools/testing/guest/test-job.sh: KUnit
@@ -61,9 +61,19 @@ else tail -n 5 "$RESULTS/patches.log" >&2; record 1 patches/git-am-on-pristine "
 o_c=$(outdir c) o_r=$(outdir rust)
 grep -qx '# CONFIG_KPROBES_RUST is not set' "$o_c/.config"; record $? build/c-config-kprobes-rust-off
 grep -qx 'CONFIG_KPROBES_RUST=y' "$o_r/.config"; record $? build/rust-config-kprobes-rust-on
-[ -f "$o_c/kernel/kprobes.o" ] && [ ! -e "$o_c/kernel/kprobes_rust" ]; record $? build/c-builds-kernel-kprobes.o
-[ ! -e "$o_r/kernel/kprobes.o" ] && [ -f "$o_r/kernel/kprobes_rust/rust-core/kprobes_core.o" ]
-record $? build/rust-builds-kprobes_rust-not-kprobes.o
+# What kernel/built-in.a links (the rust O= directory starts as a copy of
+# the c one, so a stale kernel/kprobes.o may lie there unused).
+linked() { (cd "$1" && llvm-ar t kernel/built-in.a); }
+if linked "$o_c" | grep -qx kernel/kprobes.o && ! linked "$o_c" | grep -q '^kernel/kprobes_rust/'; then
+	record 0 build/c-links-kernel-kprobes.o
+else
+	record 1 build/c-links-kernel-kprobes.o "$(linked "$o_c" | grep kprobes | tr '\n' ' ')"
+fi
+if ! linked "$o_r" | grep -qx kernel/kprobes.o && linked "$o_r" | grep -qx kernel/kprobes_rust/rust-core/kprobes_core.o; then
+	record 0 build/rust-links-kprobes_rust-not-kprobes.o
+else
+	record 1 build/rust-links-kprobes_rust-not-kprobes.o "$(linked "$o_r" | grep kprobes | tr '\n' ' ')"
+fi
 diff <(grep -v KPROBES_RUST "$o_c/.config") <(grep -v KPROBES_RUST "$o_r/.config") >/dev/null
 record $? build/configs-differ-only-in-KPROBES_RUST
 

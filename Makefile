@@ -2,7 +2,7 @@
 # The Rust kprobes core for Linux 6.12: top-level targets.  See README.md.
 # Everything generated goes to build/ (override with KP_WORK=/path).
 
-.PHONY: all run test bench matrix differential clients hostdiff patches setup tree build \
+.PHONY: all run test bench matrix jumplabel-tcg differential clients hostdiff patches setup tree build \
 	build-c build-rust expectations host-test clean distclean help
 
 all: help
@@ -13,6 +13,8 @@ help:
 	@echo "make bench         A/B benchmark of the two variants (bench/results.*)"
 	@echo "make matrix        build, boot and test both variants in every config"
 	@echo "                   (KP_MATRIX=\"debug preempt\" for some rows; tools/testing/matrix/)"
+	@echo "make jumplabel-tcg how often JUMP_LABEL kernels oops per TCG mode"
+	@echo "                   (KP_JL_RUNS=5; tools/testing/matrix/jumplabel.md)"
 	@echo "make differential  scenario suite on both variants, diffed (part of test)"
 	@echo "make clients       perf probe, bpftrace, fail_function on both (part of test)"
 	@echo "make hostdiff      upstream kprobes.c on the host, random sequences (part of test)"
@@ -35,6 +37,9 @@ bench:
 
 matrix:
 	@scripts/matrix.sh
+
+jumplabel-tcg:
+	@scripts/jumplabel-tcg.sh
 
 differential:
 	@scripts/differential.sh

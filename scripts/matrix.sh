@@ -45,6 +45,10 @@ row_config() { # CONFIG: build both variants, run the suites; writes row.json
 	if [ $bc = ok ] && [ $br = ok ] && [ -z "$buildonly" ]; then
 		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-2400} "$ROOT/scripts/config-suites.sh" --differential \
 			>"$rdir/config-suites.log" 2>"$rdir/config-suites.err" || true
+		# The pipeline config keeps its results in build/results (make test's
+		# place); the row's summary is wanted in the row directory.
+		cres=$(KP_CONFIG=$cfg bash -c '. "$0"; echo "$RESULTS"' "$ROOT/scripts/lib.sh")
+		[ "$cres" = "$rdir" ] || cp "$cres/config-summary.json" "$rdir/" 2>/dev/null || :
 		step "matrix[$cfg]: $(grep -c '^PASS ' "$rdir/config-suites.log") passed, $(grep -c '^FAIL ' "$rdir/config-suites.log") failed, $(grep -c '^SKIP ' "$rdir/config-suites.log") skipped"
 		grep '^FAIL ' "$rdir/config-suites.log" | head -n 10 | sed 's/^/    /' || :
 	fi

@@ -144,7 +144,11 @@ def cmd_report(mdir, o):
           "compared with the C run of the same config.  *Differ* lists the checks",
           "whose result is not the same on both variants; *checks* counts every",
           "line of the row (both variants, the cross-variant comparisons and the",
-          "differential scenarios).",
+          "differential scenarios).  Build seconds are those of the run: where the",
+          "row's `build/out-ROW-*` directories already existed it was an incremental",
+          "rebuild (README gives the from-scratch figures); the `rust` variant is",
+          "built from a copy of the `c` one.  The pipeline's C suites are compared",
+          "with the committed C expectations, every other row's with its own C run.",
           "",
           "| config | C build | Rust build | C suites | Rust suites | checks p/f/s | differ | verdict | guest s (c/rust/diff) | commit, date |",
           "|---|---|---|---|---|---|---|---|---|---|"]
@@ -161,12 +165,18 @@ def cmd_report(mdir, o):
             "%s/%s/%s" % (g.get("c", "-"), g.get("rust", "-"), g.get("differential", "-")) if g else "-",
             r["commit"], r["date"]))
     md.append("")
+    missing = [k for k in ORDER if k not in rows]
+    if missing:
+        md.append("Not run yet: %s." % ", ".join("`%s`" % k for k in missing))
+        md.append("")
+    md.append("Commands:")
+    md.append("")
+    md.extend("- `%s`: `%s`" % (r["config"], r["command"]) for r in ordered)
+    md.append("")
     for r in ordered:
         if r["config"] == "randconfig" or not (r.get("fails") or r.get("skipped")):
             continue
         md.append("## `%s`" % r["config"])
-        md.append("")
-        md.append("Command: `%s`." % r["command"])
         if r.get("fails"):
             md.append("")
             md.append("Failed checks:")

@@ -33,8 +33,9 @@ KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 # A config fragment may include others and carry directives, in comment
 # lines: `# kp-include: NAME` (merged before its own lines, recursively),
 # `# kp-base: TARGET` (the starting config: tinyconfig (default), defconfig,
-# debian), `# kp-mem: MiB`, `# kp-smp: N`, `# kp-cmdline: ARGS`, `# kp-accel: ACCEL`
-# (QEMU, scripts/vm.sh), `# kp-targets: TARGETS` (build only these).
+# debian), `# kp-mem: MiB`, `# kp-smp: N`, `# kp-cmdline: ARGS`,
+# `# kp-tcg: OPTS` (QEMU `-accel tcg,OPTS` when TCG is used, scripts/vm.sh),
+# `# kp-targets: TARGETS` (build only these).
 frag_files() { # [FRAGMENT]: the included fragments, then the fragment
 	local f=${1:-$KCONFIG_FRAG} inc
 	for inc in $(sed -n 's/^# kp-include: *//p' "$f"); do

@@ -75,9 +75,15 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 
 accel() {
 	if [ -n "${KP_ACCEL:-}" ]; then echo "$KP_ACCEL"; return; fi
-	# A config may ask for one (`# kp-accel:`, e.g. single-threaded TCG for
-	# JUMP_LABEL kernels: README, Known issues).
-	if [ -n "$(frag_directive accel)" ]; then frag_directive accel; return; fi
+	local a
+	a=$(probe_accel)
+	# Under TCG a config may ask for a mode (`# kp-tcg: thread=single` for
+	# JUMP_LABEL kernels: README, Known issues); KVM is left alone.
+	if [ "$a" = tcg ] && [ -n "$(frag_directive tcg)" ]; then a="tcg,$(frag_directive tcg)"; fi
+	echo "$a"
+}
+
+probe_accel() {
 	if [ -f "$WORK/.accel" ]; then cat "$WORK/.accel"; return; fi
 	local a=tcg
 	if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
@@ -98,7 +104,7 @@ accel() {
 }
 
 acc=$(accel)
-[ "${KP_ICOUNT:-0}" = 1 ] && acc=tcg   # -icount needs TCG
+[ "${KP_ICOUNT:-0}" = 1 ] && acc=tcg   # -icount needs TCG (and runs one vCPU thread)
 make_initramfs "$rdir/initramfs.cpio" "$job"
 con=$rdir/console.log res=$rdir/results.log
 : >"$con"; : >"$res"

@@ -62,17 +62,19 @@ o_c=$(outdir c) o_r=$(outdir rust)
 grep -qx '# CONFIG_KPROBES_RUST is not set' "$o_c/.config"; record $? build/c-config-kprobes-rust-off
 grep -qx 'CONFIG_KPROBES_RUST=y' "$o_r/.config"; record $? build/rust-config-kprobes-rust-on
 # What kernel/built-in.a links (the rust O= directory starts as a copy of
-# the c one, so a stale kernel/kprobes.o may lie there unused).
-linked() { (cd "$1" && llvm-ar t kernel/built-in.a); }
-if linked "$o_c" | grep -qx kernel/kprobes.o && ! linked "$o_c" | grep -q '^kernel/kprobes_rust/'; then
+# the c one, so a stale kernel/kprobes.o may lie there unused).  The
+# listing is read whole first: `llvm-ar t | grep -q` fails under pipefail
+# when grep exits before llvm-ar has written everything (EPIPE, exit 74).
+linked_c=$(cd "$o_c" && llvm-ar t kernel/built-in.a) linked_r=$(cd "$o_r" && llvm-ar t kernel/built-in.a)
+if grep -qx kernel/kprobes.o <<<"$linked_c" && ! grep -q '^kernel/kprobes_rust/' <<<"$linked_c"; then
 	record 0 build/c-links-kernel-kprobes.o
 else
-	record 1 build/c-links-kernel-kprobes.o "$(linked "$o_c" | grep kprobes | tr '\n' ' ')"
+	record 1 build/c-links-kernel-kprobes.o "$(grep kprobes <<<"$linked_c" | tr '\n' ' ')"
 fi
-if ! linked "$o_r" | grep -qx kernel/kprobes.o && linked "$o_r" | grep -qx kernel/kprobes_rust/rust-core/kprobes_core.o; then
+if ! grep -qx kernel/kprobes.o <<<"$linked_r" && grep -qx kernel/kprobes_rust/rust-core/kprobes_core.o <<<"$linked_r"; then
 	record 0 build/rust-links-kprobes_rust-not-kprobes.o
 else
-	record 1 build/rust-links-kprobes_rust-not-kprobes.o "$(linked "$o_r" | grep kprobes | tr '\n' ' ')"
+	record 1 build/rust-links-kprobes_rust-not-kprobes.o "$(grep kprobes <<<"$linked_r" | tr '\n' ' ')"
 fi
 diff <(grep -v KPROBES_RUST "$o_c/.config") <(grep -v KPROBES_RUST "$o_r/.config") >/dev/null
 record $? build/configs-differ-only-in-KPROBES_RUST

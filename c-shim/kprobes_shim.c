@@ -132,6 +132,14 @@ int kprobes_rust_jump_label_text_reserved(void *start, void *end)
 	return jump_label_text_reserved(start, end);
 }
 
+/* An extern function only where the architecture has a gate area
+ * (__HAVE_ARCH_GATE_AREA: x86_64 with X86_VSYSCALL_EMULATION), otherwise
+ * a static inline returning 0. */
+int kprobes_rust_in_gate_area_no_mm(unsigned long addr)
+{
+	return in_gate_area_no_mm(addr);
+}
+
 #ifdef CONFIG_MODULES
 bool kprobes_rust_within_module_init(unsigned long addr, struct module *mod)
 {

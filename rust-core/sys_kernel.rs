@@ -45,6 +45,7 @@ extern "C" {
     #[cfg(CONFIG_JUMP_LABEL)]
     fn kprobes_rust_jump_label_unlock();
     fn kprobes_rust_jump_label_text_reserved(start: *mut c_void, end: *mut c_void) -> c_int;
+    fn kprobes_rust_in_gate_area_no_mm(addr: c_ulong) -> c_int;
     #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_within_module_init(addr: c_ulong, module: *mut Module) -> bool;
     #[cfg(CONFIG_MODULES)]
@@ -573,22 +574,37 @@ pub const MODULE_STATE_GOING: c_ulong = b::module_state_MODULE_STATE_GOING as c_
 /// `printk(fmt)`; `fmt` starts with a `KERN_*` level and "kprobes: ".
 #[inline]
 pub fn printk(fmt: &core::ffi::CStr) {
+    #[cfg(CONFIG_PRINTK)]
     // SAFETY: a format without conversions.
-    unsafe { b::_printk(fmt.as_ptr().cast()) };
+    unsafe {
+        b::_printk(fmt.as_ptr().cast())
+    };
+    #[cfg(not(CONFIG_PRINTK))]
+    let _ = fmt;
 }
 
 /// `printk(fmt, a)`: `fmt` has one `%d`.
 #[inline]
 pub fn printk_i(fmt: &core::ffi::CStr, a: c_int) {
+    #[cfg(CONFIG_PRINTK)]
     // SAFETY: the argument matches the format.
-    unsafe { b::_printk(fmt.as_ptr().cast(), a) };
+    unsafe {
+        b::_printk(fmt.as_ptr().cast(), a)
+    };
+    #[cfg(not(CONFIG_PRINTK))]
+    let _ = (fmt, a);
 }
 
 /// `printk(fmt, a, b)`: `fmt` has two `%d`.
 #[inline]
 pub fn printk_ii(fmt: &core::ffi::CStr, a: c_int, b2: c_int) {
+    #[cfg(CONFIG_PRINTK)]
     // SAFETY: the arguments match the format.
-    unsafe { b::_printk(fmt.as_ptr().cast(), a, b2) };
+    unsafe {
+        b::_printk(fmt.as_ptr().cast(), a, b2)
+    };
+    #[cfg(not(CONFIG_PRINTK))]
+    let _ = (fmt, a, b2);
 }
 
 /// `printk(fmt, s)`: `fmt` has one `%s`.
@@ -597,8 +613,13 @@ pub fn printk_ii(fmt: &core::ffi::CStr, a: c_int, b2: c_int) {
 /// `s` is a C string.
 #[inline]
 pub unsafe fn printk_s(fmt: &core::ffi::CStr, s: *const c_char) {
+    #[cfg(CONFIG_PRINTK)]
     // SAFETY: the argument matches the format.
-    unsafe { b::_printk(fmt.as_ptr().cast(), s) };
+    unsafe {
+        b::_printk(fmt.as_ptr().cast(), s)
+    };
+    #[cfg(not(CONFIG_PRINTK))]
+    let _ = (fmt, s);
 }
 
 /// `simple_read_from_buffer()`.
@@ -1060,6 +1081,9 @@ pub const KPROBE_HIT_ACTIVE: c_ulong = b::KPROBE_HIT_ACTIVE as c_ulong;
 /// `sym` is null or a C string.
 #[inline(always)]
 pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut KprobeOpcode) {
+    #[cfg(not(CONFIG_PRINTK))]
+    let _ = (sym, offset, addr);
+    #[cfg(CONFIG_PRINTK)]
     // SAFETY: the format matches the arguments; printk copes with a null %s.
     unsafe {
         b::_printk(
@@ -1150,7 +1174,7 @@ pub fn module_text_address(addr: usize) -> *mut Module {
 #[inline]
 pub fn in_gate_area_no_mm(addr: usize) -> bool {
     // SAFETY: no preconditions.
-    unsafe { b::in_gate_area_no_mm(addr as _) != 0 }
+    unsafe { kprobes_rust_in_gate_area_no_mm(addr as c_ulong) != 0 }
 }
 
 /// `jump_label_text_reserved(addr, addr)`.
@@ -1171,7 +1195,15 @@ pub fn static_call_text_reserved(addr: usize) -> bool {
 #[inline]
 pub fn find_bug(addr: usize) -> bool {
     // SAFETY: no preconditions.
-    unsafe { !b::find_bug(addr as _).is_null() }
+    #[cfg(CONFIG_GENERIC_BUG)]
+    return unsafe { !b::find_bug(addr as _).is_null() };
+    // Without GENERIC_BUG (so without BUG) there is no bug table: upstream's
+    // find_bug() is then a static inline returning NULL.
+    #[cfg(not(CONFIG_GENERIC_BUG))]
+    {
+        let _ = addr;
+        false
+    }
 }
 
 /// `jump_label_lock()`.

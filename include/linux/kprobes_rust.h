@@ -42,6 +42,8 @@ extern void kprobes_rust_jump_label_unlock(void);
 
 extern int kprobes_rust_jump_label_text_reserved(void *start, void *end);
 
+extern int kprobes_rust_in_gate_area_no_mm(unsigned long addr);
+
 #if defined(CONFIG_MODULES)
 extern bool kprobes_rust_within_module_init(unsigned long addr, struct module *module);
 #endif

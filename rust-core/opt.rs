@@ -646,11 +646,26 @@ pub unsafe fn disarm_kprobe_locked(p: *mut Kprobe, reopt: bool) {
     sys::lockdep_assert_held_text_mutex();
     // SAFETY: caller's contract.
     unsafe {
-        // Try to unoptimize.
-        unoptimize_kprobe(p, state::all_disarmed());
+        // Try to unoptimize (at once when all probes are being disarmed).
+        let forced = state::all_disarmed();
+        unoptimize_kprobe(p, forced);
 
-        if !kprobe_queued(p) {
+        // Intended divergence: when all probes are being disarmed
+        // (`kprobes/enabled` = 0), an optimized probe whose unoptimization
+        // was queued (by `debug.kprobes-optimization` = 0, just before) is
+        // unoptimized at once and moved to the freeing list: its text is an
+        // int3 again, but upstream leaves it there because the probe is
+        // queued, and the optimizer later disarms only disabled probes.
+        // The probe keeps firing while probing is off, and when it is then
+        // unregistered (no disarming while all are disarmed) it is unhashed
+        // with its int3 still in the text: the next hit oopses ("Oops:
+        // int3"; the stress suite hits it on both kernels).  A forced
+        // unoptimization leaves the int3 form, so disarm it here.
+        let queued = kprobe_queued(p);
+        if !queued || forced {
             sys::arch_disarm_kprobe(p);
+        }
+        if !queued {
             // If another kprobe was blocked, re-optimize it.
             let other = get_optimized_kprobe((*p).addr);
             if !other.is_null() && reopt {

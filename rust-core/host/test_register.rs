@@ -839,3 +839,37 @@ fn a_probe_inside_an_optimized_jump_falls_back_to_int3() {
     unreg(&mut p1);
     wait_for_kprobe_optimizer();
 }
+
+/// `kprobes/enabled` = 0 while an optimized probe's unoptimization is
+/// queued (`debug.kprobes-optimization` = 0 has queued it, the optimizer
+/// has not run yet): the forced unoptimization leaves an int3, which must
+/// be disarmed at once.  Upstream leaves it in the text, the probe fires
+/// while probing is off, and unregistering it then unhashes it with the
+/// int3 still there (the stress suite's "Oops: int3" on both kernels).
+#[test]
+fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
+    let _g = sys::exclusive();
+    kernel();
+    let mut p = kp(1, F0 + 8, false);
+    assert_eq!(reg(&mut p), 0);
+    sys::run_optimizer();
+    let ap = hashed(F0 + 8);
+    events();
+    // The first half of unoptimize_all_kprobes(): queue the unoptimization.
+    crate::state::lock();
+    // SAFETY: live aggregate; kprobe_mutex held.
+    unsafe { crate::opt::unoptimize_kprobe(ap, false) };
+    crate::state::unlock();
+    assert!(events().is_empty(), "queued, not done");
+    // kprobes/enabled = 0 before the optimizer runs.
+    assert_eq!(crate::arm::disarm_all_kprobes(), 0);
+    assert_eq!(events(), ["unoptimize f0+0x8", "disarm f0+0x8"]);
+    sys::run_optimizer();
+    assert!(events().is_empty(), "disarmed once: {:?}", events());
+    // Unregistering while all are disarmed unhashes a disarmed probe.
+    unreg(&mut p);
+    wait_for_kprobe_optimizer();
+    assert!(hashed(F0 + 8).is_null());
+    assert!(!events().iter().any(|e| e.starts_with("arm")));
+    assert_eq!(crate::arm::arm_all_kprobes(), 0);
+}

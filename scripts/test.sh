@@ -13,7 +13,8 @@
 #      (scripts/config-suites.sh)
 #   5. the suites of scripts/suites/: differential, clients, hostdiff
 #   6. the `debug` config pair (KP_TEST_CONFIGS): build, guest suites,
-#      differential scenarios, on lockdep/KASAN/UBSAN/kmemleak kernels
+#      differential scenarios and the stress suite (scripts/stress.sh, 4
+#      vCPUs, KP_STRESS_S=20 seconds), on lockdep/KASAN/UBSAN/kmemleak kernels
 # Per-variant results: build/results/VARIANT/test/{console,results}.log and
 # checks.json; the summary is build/results/summary.txt.
 . "$(dirname "$0")/lib.sh"
@@ -139,6 +140,14 @@ for cfg in ${KP_TEST_CONFIGS-debug}; do
 			>"$cres/config-suites.log" || true
 		record_lines "$cres/config-suites.log"
 		grep -E '^FAIL ' "$cres/config-suites.log" >&2 || true
+		# The stress suite (KP_STRESS_S seconds, 20 by default) on both.
+		KP_CONFIG=$cfg KP_STRESS_S=${KP_STRESS_S:-20} KP_STRESS_PREFIX=$cfg/stress "$ROOT/scripts/stress.sh" \
+			>"$cres/stress.log" 2>"$cres/stress.err" || true
+		grep -E '^(PASS|FAIL|SKIP) ' "$cres/stress.log" >"$cres/stress-checks.log" || true
+		[ -s "$cres/stress-checks.log" ] || echo "FAIL $cfg/stress/ran no results; log: $cres/stress.err" >"$cres/stress-checks.log"
+		record_lines "$cres/stress-checks.log"
+		grep -E '^FAIL ' "$cres/stress-checks.log" >&2 || true
+		grep -E '^(stress:|    c: upstream finding)' "$cres/stress.log" | sed "s|^|$cfg |" | tee -a "$SUM" || true
 	else
 		record 1 "$cfg/build" "scripts/build.sh failed for config $cfg (logs: $WORK/logs/$cfg/)"
 	fi

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make stress`: the stress suite (tools/testing/stress/) on both variants
+# of one config (KP_CONFIG, default pipeline; make test runs it on `debug`).
+#   scripts/stress.sh
+# Builds tools/testing/stress/mod/ (kprobes_stress.ko, the driver, and
+# kprobes_stress_target.ko) out of tree against the config's c O=
+# directory, boots each variant with KP_STRESS_SMP vCPUs (default 4) and
+# tools/testing/stress/job.sh for KP_STRESS_S seconds (default 20), and
+# prints tools/testing/stress/report.py's `PASS|FAIL stress/...` lines and
+# its `stress: VARIANT: S s, N ops, N hits, N reports` figures.  Logs:
+# $RESULTS/VARIANT/stress/.
+. "$(dirname "$0")/lib.sh"
+
+S=${KP_STRESS_S:-20}
+SMP=${KP_STRESS_SMP:-4}
+SRC=$ROOT/tools/testing/stress
+B=$WORK/stress
+[ "$KP_CONFIG" = pipeline ] || B=$WORK/stress-$KP_CONFIG
+for v in $VARIANTS; do
+	[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
+		die "variant $v of config $KP_CONFIG is not built" "run 'KP_CONFIG=$KP_CONFIG scripts/build.sh' first"
+done
+config_has c CONFIG_MODULES && config_has c CONFIG_DEBUG_FS || {
+	echo "SKIP stress/ran the stress driver is a module controlled through debugfs (needs MODULES, DEBUG_FS)"
+	exit 0
+}
+step "stress[$KP_CONFIG]: building the stress modules against $(outdir c)"
+rm -rf "$B"
+mkdir -p "$B/mod" "$B/extra"
+cp "$SRC"/mod/* "$B/mod/"
+kmake c M="$B/mod" modules >"$B/build.log" 2>&1 ||
+	{ tail -n 20 "$B/build.log" >&2; die "module build failed (log: $B/build.log)"; }
+! grep -E 'warning:|error:' "$B/build.log" >&2 || warn "compiler warnings above (log: $B/build.log)"
+cp "$B/mod/kprobes_stress.ko" "$B/mod/kprobes_stress_target.ko" "$B/extra/"
+for v in $VARIANTS; do
+	rm -f "$RESULTS/$v/stress/results.log" "$RESULTS/$v/stress/console.log"
+	# A hung guest must not stall make test: the run takes S seconds plus
+	# boot, the exact-count phase and a kmemleak scan.
+	KP_SMP=$SMP KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-$((S + 600))} KP_EXTRA_DIR=$B/extra \
+		"$ROOT/scripts/vm.sh" "$v" "$SRC/job.sh" stress "kps.seconds=$S" >&2 ||
+		warn "stress: the $v guest run failed (console: $RESULTS/$v/stress/console.log)"
+done
+python3 "$SRC/report.py" "${KP_STRESS_PREFIX:-stress}" "$RESULTS/c/stress" "$RESULTS/rust/stress"

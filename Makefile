@@ -2,7 +2,7 @@
 # The Rust kprobes core for Linux 6.12: top-level targets.  See README.md.
 # Everything generated goes to build/ (override with KP_WORK=/path).
 
-.PHONY: all run test bench matrix jumplabel-tcg differential stress clients hostdiff patches setup tree build \
+.PHONY: all run test bench matrix jumplabel-tcg differential stress faults clients hostdiff patches setup tree build \
 	build-c build-rust expectations host-test clean distclean help
 
 all: help
@@ -18,6 +18,8 @@ help:
 	@echo "make differential  scenario suite on both variants, diffed (part of test)"
 	@echo "make stress        probes of every kind under load, both variants (KP_CONFIG=debug"
 	@echo "                   KP_STRESS_S=600 for ten minutes; part of test on debug, 20 s)"
+	@echo "make faults        allocation failures injected into registrations, both variants"
+	@echo "                   (KP_CONFIG, default debug; not yet part of test)"
 	@echo "make clients       perf probe, bpftrace, fail_function on both (part of test)"
 	@echo "make hostdiff      upstream kprobes.c on the host, random sequences (part of test)"
 	@echo "make patches       write the git format-patch series to build/patches/"
@@ -49,6 +51,10 @@ differential:
 stress:
 	@KP_CONFIG=$${KP_CONFIG:-debug} scripts/build.sh c rust
 	@KP_CONFIG=$${KP_CONFIG:-debug} scripts/stress.sh
+
+faults:
+	@KP_CONFIG=$${KP_CONFIG:-debug} scripts/build.sh c rust
+	@KP_CONFIG=$${KP_CONFIG:-debug} scripts/faults.sh
 
 clients:
 	@scripts/clients.sh

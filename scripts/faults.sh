@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make faults`: the allocation-failure sweep (tools/testing/faults/) on
+# both variants of one config (KP_CONFIG, default debug: it needs FAILSLAB
+# and FAIL_PAGE_ALLOC).  Builds kprobes_faults.ko against the config's c
+# O= directory, boots each variant with tools/testing/faults/job.sh and
+# prints tools/testing/faults/compare.py's `PASS|FAIL faults/...` lines and
+# `faults: N injected, D differ, L leaked`.  Logs: $RESULTS/VARIANT/faults/.
+. "$(dirname "$0")/lib.sh"
+
+SRC=$ROOT/tools/testing/faults
+B=$WORK/faults-$KP_CONFIG
+for v in $VARIANTS; do
+	[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
+		die "variant $v of config $KP_CONFIG is not built" "run 'KP_CONFIG=$KP_CONFIG scripts/build.sh' first"
+done
+if ! config_has c CONFIG_FAILSLAB || ! config_has c CONFIG_FAIL_PAGE_ALLOC || ! config_has c CONFIG_MODULES; then
+	echo "SKIP faults/ran needs FAILSLAB, FAIL_PAGE_ALLOC and MODULES (config $KP_CONFIG)"
+	exit 0
+fi
+step "faults[$KP_CONFIG]: building kprobes_faults.ko against $(outdir c)"
+rm -rf "$B"
+mkdir -p "$B/mod" "$B/extra"
+cp "$SRC"/mod/* "$B/mod/"
+kmake c M="$B/mod" modules >"$B/build.log" 2>&1 ||
+	{ tail -n 20 "$B/build.log" >&2; die "module build failed (log: $B/build.log)"; }
+! grep -E 'warning:|error:' "$B/build.log" >&2 || warn "compiler warnings above (log: $B/build.log)"
+cp "$B/mod/kprobes_faults.ko" "$B/extra/"
+for v in $VARIANTS; do
+	rm -f "$RESULTS/$v/faults/results.log" "$RESULTS/$v/faults/console.log"
+	KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} KP_EXTRA_DIR=$B/extra \
+		"$ROOT/scripts/vm.sh" "$v" "$SRC/job.sh" faults >&2 ||
+		warn "faults: the $v guest run failed (console: $RESULTS/$v/faults/console.log)"
+done
+python3 "$SRC/compare.py" "${KP_FAULTS_PREFIX:-faults}" "$RESULTS/c/faults" "$RESULTS/rust/faults"

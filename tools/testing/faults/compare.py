@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare the allocation-failure sweep of both kernels (scripts/faults.sh).
+
+    compare.py PREFIX C_RUNDIR RUST_RUNDIR
+
+Each run directory holds the guest's results.log (tools/testing/faults/
+job.sh) and console.log.  Prints `PASS|FAIL name [detail]` lines:
+  PREFIX/VARIANT/completed      the sweep ran to its end
+  PREFIX/same-outcome-per-failing-allocation   per case and function
+                                whose allocation failed, the same outcomes
+                                on both kernels (kprobes code must fail on
+                                both; see below)
+  PREFIX/rust/list-empty-after-each-step, PREFIX/rust/succeeded-in-the-end
+  PREFIX/rust/kmemleak-no-kprobes-leak, PREFIX/rust/no-reports
+and `faults: N injected, D differ, L leaked` (D: cases whose sets differ;
+L: kprobes objects in the Rust kernel's kmemleak scan).
+"""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from kpt_results import BAD_CONSOLE, KPROBES_FRAME, kmemleak_objects, sections  # noqa: E402
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().replace("\r", "")
+    except OSError:
+        return ""
+
+
+# Frames of the allocators themselves (and of fault injection and the
+# stack dump): a failure is named by the first frame past them.
+ALLOCATOR = re.compile(
+    r"^(dump_stack|show_stack|fail_dump|should_fail|__should_fail|should_fail_ex|should_failslab|"
+    r"__should_failslab|should_fail_alloc_page|kmem_cache_alloc|__kmem_cache|__kmalloc|kmalloc|krealloc|"
+    r"kzalloc|kvmalloc|__kvmalloc|kvzalloc|kmemdup|kstrdup|kstrndup|kcalloc|slab_|___slab|__slab|"
+    r"alloc_slab|allocate_slab|new_slab|__alloc_pages|alloc_pages|__alloc_frozen|__get_free_pages|"
+    r"get_zeroed_page|prepare_alloc_pages|__folio_alloc|folio_alloc|kasan|__kasan|__vmalloc|vmalloc|"
+    r"vzalloc|__get_vm_area|get_vm_area|alloc_vmap_area|__vmap|vmap|pcpu_|__alloc_percpu|alloc_percpu|"
+    r"execmem|__execmem|module_alloc|vm_area_alloc|__do_kmalloc|alloc_pages_bulk|__alloc_pages_bulk)")
+FRAME = re.compile(r"^KPFT\s+([A-Za-z_][\w.]*)\+0x")
+
+
+def rust_name(name):
+    """The last path component of a Rust v0 symbol (_RNv...3opt17alloc_aggr_kprobe)."""
+    if not name.startswith("_R"):
+        return name
+    for m in re.finditer(r"\d+", name):
+        rest = name[m.end():]
+        if rest and len(rest) == int(m.group()):
+            return rest
+    return name
+
+
+def run(d):
+    res = read(os.path.join(d, "results.log"))
+    sec = sections(res)
+    kpf, steps, cur = [], [], None
+    for line in sec.get("faults", []):
+        if line.startswith("KPF "):
+            kpf.append(line)
+            cur = {"line": line, "sites": []}
+            steps.append(cur)
+        elif line.startswith("KPFT") and cur is not None:
+            if "FAULT_INJECTION: forcing a failure" in line:
+                cur["sites"].append(None)
+                continue
+            m = FRAME.match(line)
+            if m and cur["sites"] and cur["sites"][-1] is None:
+                name = rust_name(m.group(1))
+                if not ALLOCATOR.match(name):
+                    cur["sites"][-1] = name
+    leaks = [h for h, body in kmemleak_objects(sec.get("kmemleak", []))
+             if any(KPROBES_FRAME.search(x) for x in body)]
+    con = read(os.path.join(d, "console.log"))
+    # The fault-injection stack dumps are not reports.
+    reports = [l.strip() for l in con.splitlines()
+               if BAD_CONSOLE.search(l) and "Call Trace:" not in l and "FAULT_INJECTION" not in l]
+    return {"kpf": kpf, "steps": steps, "leaks": leaks, "reports": reports, "done": "KPT-JOB-EXIT" in res,
+            "kmemleak": "kmemleak" in sec}
+
+
+def outcomes(x):
+    """case -> {(failing allocation's caller, outcome)} over the injected steps."""
+    out = {}
+    for st in x["steps"]:
+        f = st["line"].split()
+        if "injected=1" not in f:
+            continue
+        outcome = " ".join(w for w in f[3:] if not w.startswith("injected="))
+        site = st["sites"][0] if st["sites"] else None
+        out.setdefault(f[1], set()).add((site or "?", outcome))
+    return out
+
+
+def main():
+    pfx, cdir, rdir = sys.argv[1:4]
+    c, r = run(cdir), run(rdir)
+    out = []
+
+    def check(name, ok, detail=""):
+        out.append("%s %s%s" % ("PASS" if ok else "FAIL", name, (" " + detail) if detail and not ok else ""))
+
+    for v, x in (("c", c), ("rust", r)):
+        check("%s/%s/completed" % (pfx, v), x["done"] and any("kprobe_events.after" in l for l in x["kpf"]),
+              "the sweep did not finish")
+    # Per case: each allocation site that failed gives the same outcome
+    # (return code, probes fired, kprobes/list) on both kernels.
+    # The kprobes core's own allocation sites (and the arch's and rethook's
+    # it calls) must fail on both kernels; other subsystems' allocations
+    # (ftrace's hash, trace events, vmalloc) are made a varying number of
+    # times from boot to boot, so a site seen on one kernel only is listed,
+    # not failed; where both saw it, the outcomes must agree.
+    co, ro = outcomes(c), outcomes(r)
+    differ, unmatched = [], []
+    for case in sorted(set(co) | set(ro)):
+        a, b = co.get(case, set()), ro.get(case, set())
+        sa, sb = {x[0] for x in a}, {x[0] for x in b}
+        for site in sorted(sa | sb):
+            oa = {x[1] for x in a if x[0] == site}
+            ob = {x[1] for x in b if x[0] == site}
+            if oa == ob:
+                continue
+            if (not oa or not ob) and not KPROBES_FRAME.search(site):
+                unmatched.append("%s: %s on %s only" % (case, site, "c" if oa else "rust"))
+                continue
+            differ.append("%s: %s: c %s, rust %s" % (case, site, sorted(oa), sorted(ob)))
+    nsites = sum(len(v) for v in ro.values())
+    check(pfx + "/same-outcome-per-failing-allocation", not differ and nsites > 0,
+          "; ".join(differ[:2]) if differ else "no injected failure")
+    bad_list = [l for l in r["kpf"] if "list_after=" in l or "never_succeeded" in l or "ctl=failed" in l]
+    check(pfx + "/rust/list-empty-after-each-step", not bad_list, "; ".join(bad_list[:2]))
+    # A step that was past the call's last allocation must have succeeded.
+    final_bad = [l for l in r["kpf"] if "injected=0" in l and not re.search(r"\bret=0\b|\brc=0\b", l)]
+    check(pfx + "/rust/succeeded-in-the-end", not final_bad, "; ".join(final_bad[:2]))
+    if r["kmemleak"]:
+        check(pfx + "/rust/kmemleak-no-kprobes-leak", not r["leaks"], "; ".join(r["leaks"][:2]))
+    check(pfx + "/rust/no-reports", not r["reports"], "; ".join(r["reports"][:3]))
+    for line in out:
+        print(line)
+    injected = sum(1 for l in r["kpf"] if "injected=1" in l)
+    print("faults: %d injected, %d differ, %d leaked (%d failing allocation sites x outcomes compared)"
+          % (injected, len(differ), len(r["leaks"]), nsites))
+    for u in unmatched:
+        print("    not compared (one kernel only, not kprobes code): " + u)
+    if c["reports"]:
+        print("    c: %d reports: %s" % (len(c["reports"]), "; ".join(c["reports"][:3])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

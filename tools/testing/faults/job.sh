@@ -75,10 +75,4 @@ echo "KPF kprobe_events.after list=$(wc -l <$D/kprobes/list) events=$(grep -c . 
 for f in failslab fail_page_alloc; do echo Y >$D/$f/ignore-gfp-wait; done
 section end
 
-if [ -e $D/kmemleak ]; then
-	section kmemleak
-	echo scan > $D/kmemleak; sleep 1; echo scan > $D/kmemleak
-	cat $D/kmemleak
-	echo "kmemleak-objects: $(grep -c '^unreferenced object' $D/kmemleak)"
-	section end
-fi
+kmemleak_scan

@@ -45,3 +45,15 @@ optimized_probe() {
 	done
 	return 1
 }
+
+# kmemleak_scan: on debug kernels, a `### kmemleak` section with a scan's
+# report (the objects and their backtraces, for the host to check) and a
+# `kmemleak-objects: N` line; nothing without kmemleak.
+kmemleak_scan() {
+	[ -e $D/kmemleak ] || return 0
+	section kmemleak
+	echo scan > $D/kmemleak; sleep 1; echo scan > $D/kmemleak
+	cat $D/kmemleak
+	echo "kmemleak-objects: $(grep -c '^unreferenced object' $D/kmemleak)"
+	section end
+}

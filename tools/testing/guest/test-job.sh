@@ -205,10 +205,4 @@ section end
 
 # --- kmemleak (debug kernels): a scan after everything above; the objects
 # it reports, with their backtraces, for the host to check.
-if [ -e $D/kmemleak ]; then
-	section kmemleak
-	echo scan > $D/kmemleak; sleep 1; echo scan > $D/kmemleak
-	cat $D/kmemleak
-	echo "kmemleak-objects: $(grep -c '^unreferenced object' $D/kmemleak)"
-	section end
-fi
+kmemleak_scan

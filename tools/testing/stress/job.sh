@@ -146,10 +146,4 @@ grep -E '^Slab|SUnreclaim' /proc/meminfo | sed 's/^/after: /'
 echo "KPT-STRESS seconds=$S ops=$ops hits=$hits"
 section end
 
-if [ -e $D/kmemleak ]; then
-	section kmemleak
-	echo scan > $D/kmemleak; sleep 1; echo scan > $D/kmemleak
-	cat $D/kmemleak
-	echo "kmemleak-objects: $(grep -c '^unreferenced object' $D/kmemleak)"
-	section end
-fi
+kmemleak_scan

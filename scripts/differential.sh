@@ -59,13 +59,7 @@ if [ "$compare_only" = 0 ]; then
 	B=$WORK/differential
 	[ "$KP_CONFIG" = pipeline ] || B=$WORK/differential-$KP_CONFIG
 	step "differential[$KP_CONFIG]: building the scenario modules against $(outdir c)"
-	rm -rf "$B/mod" "$B/extra"
-	mkdir -p "$B/mod" "$B/extra"
-	cp "$SRC"/mod/* "$B/mod/"
-	kmake c M="$B/mod" modules >"$B/build.log" 2>&1 ||
-		{ tail -n 20 "$B/build.log" >&2; die "module build failed (log: $B/build.log)"; }
-	! grep -E 'warning:|error:' "$B/build.log" >&2 || warn "compiler warnings above (log: $B/build.log)"
-	cp "$B/mod/kprobes_diff.ko" "$B/mod/kprobes_diff_target.ko" "$SRC/divergences.txt" "$B/extra/"
+	build_test_modules "$SRC/mod" "$B" kprobes_diff.ko kprobes_diff_target.ko "$SRC/divergences.txt"
 
 	for v in $VARIANTS; do
 		boot "$v" "$name" "${extra[@]}"

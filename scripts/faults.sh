@@ -19,13 +19,7 @@ if ! config_has c CONFIG_FAILSLAB || ! config_has c CONFIG_FAIL_PAGE_ALLOC || ! 
 	exit 0
 fi
 step "faults[$KP_CONFIG]: building kprobes_faults.ko against $(outdir c)"
-rm -rf "$B"
-mkdir -p "$B/mod" "$B/extra"
-cp "$SRC"/mod/* "$B/mod/"
-kmake c M="$B/mod" modules >"$B/build.log" 2>&1 ||
-	{ tail -n 20 "$B/build.log" >&2; die "module build failed (log: $B/build.log)"; }
-! grep -E 'warning:|error:' "$B/build.log" >&2 || warn "compiler warnings above (log: $B/build.log)"
-cp "$B/mod/kprobes_faults.ko" "$B/extra/"
+build_test_modules "$SRC/mod" "$B" kprobes_faults.ko
 for v in $VARIANTS; do
 	rm -f "$RESULTS/$v/faults/results.log" "$RESULTS/$v/faults/console.log"
 	KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} KP_EXTRA_DIR=$B/extra \

@@ -85,3 +85,21 @@ config_has() { grep -qE "^$2=(y|m)$" "$(outdir "$1")/.config"; }
 check_variant() {
 	case " $VARIANTS " in *" $1 "*) ;; *) die "unknown variant '$1'" "use one of: $VARIANTS" ;; esac
 }
+
+# build_test_modules SRC_MOD_DIR BUILD_DIR FILE...: builds the out-of-tree
+# modules of SRC_MOD_DIR against the c variant's O= directory in
+# BUILD_DIR/mod (log BUILD_DIR/build.log; compiler warnings are shown) and
+# copies FILE... (relative to BUILD_DIR/mod, or absolute) to BUILD_DIR/extra,
+# which becomes the guest's /extra (KP_EXTRA_DIR).
+build_test_modules() {
+	local src=$1 b=$2 f; shift 2
+	rm -rf "$b/mod" "$b/extra"
+	mkdir -p "$b/mod" "$b/extra"
+	cp "$src"/* "$b/mod/"
+	kmake c M="$b/mod" modules >"$b/build.log" 2>&1 ||
+		{ tail -n 20 "$b/build.log" >&2; die "module build failed (log: $b/build.log)"; }
+	! grep -E 'warning:|error:' "$b/build.log" >&2 || warn "compiler warnings above (log: $b/build.log)"
+	for f in "$@"; do
+		case $f in /*) cp "$f" "$b/extra/" ;; *) cp "$b/mod/$f" "$b/extra/" ;; esac
+	done
+}

@@ -26,13 +26,7 @@ config_has c CONFIG_MODULES && config_has c CONFIG_DEBUG_FS || {
 	exit 0
 }
 step "stress[$KP_CONFIG]: building the stress modules against $(outdir c)"
-rm -rf "$B"
-mkdir -p "$B/mod" "$B/extra"
-cp "$SRC"/mod/* "$B/mod/"
-kmake c M="$B/mod" modules >"$B/build.log" 2>&1 ||
-	{ tail -n 20 "$B/build.log" >&2; die "module build failed (log: $B/build.log)"; }
-! grep -E 'warning:|error:' "$B/build.log" >&2 || warn "compiler warnings above (log: $B/build.log)"
-cp "$B/mod/kprobes_stress.ko" "$B/mod/kprobes_stress_target.ko" "$B/extra/"
+build_test_modules "$SRC/mod" "$B" kprobes_stress.ko kprobes_stress_target.ko
 for v in $VARIANTS; do
 	rm -f "$RESULTS/$v/stress/results.log" "$RESULTS/$v/stress/console.log"
 	# A hung guest must not stall make test: the run takes S seconds plus

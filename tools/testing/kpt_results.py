@@ -46,6 +46,15 @@ KPROBES_FRAME = re.compile(r"\b(kprobe|kretprobe|rethook|insn_slot|optimized_kpr
 KTAP_LINE = re.compile(r"^(\s*)(not ok|ok) (\d+) ?(.*?)(?: # (.*))?$")
 
 
+def read_text(path):
+    """A guest log as text (CR dropped; empty if the file is missing)."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().replace("\r", "")
+    except OSError:
+        return ""
+
+
 def sections(text):
     cur, out = None, {}
     for line in text.splitlines():

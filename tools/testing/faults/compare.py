@@ -22,15 +22,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from kpt_results import BAD_CONSOLE, KPROBES_FRAME, kmemleak_objects, sections  # noqa: E402
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read().replace("\r", "")
-    except OSError:
-        return ""
+from kpt_results import BAD_CONSOLE, KPROBES_FRAME, kmemleak_objects, read_text as read, sections  # noqa: E402
 
 
 # Frames of the allocators themselves (and of fault injection and the

@@ -55,19 +55,13 @@ check stress start kwrite $K/ctl start
 end=$(($(date +%s) + S))
 running() { [ "$(date +%s)" -lt "$end" ]; }
 # Each loop counts its operations in /tmp/ops.NAME.
-loop_enabled() {
+# loop_toggle NAME FILE OFF_S ON_S: write 0, wait OFF_S, write 1, wait ON_S.
+loop_toggle() {
 	n=0
 	while running; do
-		echo 0 >$EN; sleep 0.05; echo 1 >$EN; sleep 0.3; n=$((n + 2))
+		echo 0 >$2; sleep $3; echo 1 >$2; sleep $4; n=$((n + 2))
 	done
-	echo $n >/tmp/ops.enabled
-}
-loop_opt() {
-	n=0
-	while running; do
-		echo 0 >$OPT; sleep 0.1; echo 1 >$OPT; sleep 0.4; n=$((n + 2))
-	done
-	echo $n >/tmp/ops.opt
+	echo $n >/tmp/ops.$1
 }
 loop_events() {
 	n=0
@@ -106,7 +100,7 @@ loop_hotplug() {
 	echo $n >/tmp/ops.hotplug
 }
 rm -f /tmp/ops.*
-loop_enabled & loop_opt & loop_events & loop_module & loop_hotplug &
+loop_toggle enabled $EN 0.05 0.3 & loop_toggle opt $OPT 0.1 0.4 & loop_events & loop_module & loop_hotplug &
 wait
 # Everything back: probes armed, optimization on, all CPUs online, the
 # target loaded (the stop phase does not need it).

@@ -25,18 +25,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from kpt_results import BAD_CONSOLE, KPROBES_FRAME, kmemleak_objects, sections  # noqa: E402
+from kpt_results import BAD_CONSOLE, KPROBES_FRAME, kmemleak_objects, read_text as read, sections  # noqa: E402
 
 KPT = re.compile(r"^KPT stress (\S+) (PASS|FAIL|SKIP) ?(.*)$")
 FIGURES = re.compile(r"^KPT-STRESS seconds=(\d+) ops=(\d+) hits=(\d+)")
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read().replace("\r", "")
-    except OSError:
-        return ""
 
 
 def findings():

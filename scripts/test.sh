@@ -13,8 +13,9 @@
 #      (scripts/config-suites.sh)
 #   5. the suites of scripts/suites/: differential, clients, hostdiff
 #   6. the `debug` config pair (KP_TEST_CONFIGS): build, guest suites,
-#      differential scenarios and the stress suite (scripts/stress.sh, 4
-#      vCPUs, KP_STRESS_S=20 seconds), on lockdep/KASAN/UBSAN/kmemleak kernels
+#      differential scenarios, the stress suite (scripts/stress.sh, 4
+#      vCPUs, KP_STRESS_S=20 seconds) and the allocation-failure sweep
+#      (scripts/faults.sh), on lockdep/KASAN/UBSAN/kmemleak kernels
 # Per-variant results: build/results/VARIANT/test/{console,results}.log and
 # checks.json; the summary is build/results/summary.txt.
 . "$(dirname "$0")/lib.sh"
@@ -22,10 +23,28 @@
 mkdir -p "$RESULTS"
 SUM=$RESULTS/summary.txt
 : >"$SUM"
-P=0 F=0 S=0
+P=0 F=0 S=0 RP=0 RF=0 RS=0
+# Reference checks exercise the C kernel alone (a `c/` path component, the
+# differential's guest-c*/console-c, the stress and fault sweeps' c/): they
+# show that the harness and upstream behave, so that the Rust results have
+# something to be compared with, but test nothing of this project.  They
+# are counted apart (`REF PASS|FAIL|SKIP` in the summary); a failing one
+# also counts as failed, as the comparison it anchors is void.  c/dropin/*
+# is not one: it loads the modules built for the Rust kernel on the C one.
+is_reference() {
+	[[ $1 =~ (^|/)(c|guest-c|guest-c-divergence|console-c)/ ]] && ! [[ $1 =~ (^|/)c/dropin/ ]]
+}
 record() { # ok(0/1) NAME [DETAIL]
+	if is_reference "$2"; then
+		if [ "$1" = 0 ]; then RP=$((RP + 1)); echo "REF PASS $2" >>"$SUM"; return; fi
+		RF=$((RF + 1))
+	fi
 	if [ "$1" = 0 ]; then P=$((P + 1)); echo "PASS $2" >>"$SUM"
 	else F=$((F + 1)); echo "FAIL $2 ${3:-}" >>"$SUM"; echo "FAIL $2 ${3:-}" >&2; fi
+}
+skipped() { # NAME [DETAIL]
+	if is_reference "$1"; then RS=$((RS + 1)); echo "REF SKIP $1 ${2:-}" >>"$SUM"
+	else S=$((S + 1)); echo "SKIP $1 ${2:-}" >>"$SUM"; fi
 }
 
 # 1. host tests ------------------------------------------------------------
@@ -101,7 +120,7 @@ record_lines() {
 		case $res in
 		PASS) record 0 "$name" ;;
 		FAIL) record 1 "$name" "$rest" ;;
-		SKIP) S=$((S + 1)); echo "SKIP $name $rest" >>"$SUM" ;;
+		SKIP) skipped "$name" "$rest" ;;
 		esac
 	done <"$1"
 }
@@ -148,11 +167,20 @@ for cfg in ${KP_TEST_CONFIGS-debug}; do
 		record_lines "$cres/stress-checks.log"
 		grep -E '^FAIL ' "$cres/stress-checks.log" >&2 || true
 		grep -E '^(stress:|    c: upstream finding)' "$cres/stress.log" | sed "s|^|$cfg |" | tee -a "$SUM" || true
+		# The allocation-failure sweep (scripts/faults.sh) on both.
+		KP_CONFIG=$cfg KP_FAULTS_PREFIX=$cfg/faults "$ROOT/scripts/faults.sh" \
+			>"$cres/faults.log" 2>"$cres/faults.err" || true
+		grep -E '^(PASS|FAIL|SKIP) ' "$cres/faults.log" >"$cres/faults-checks.log" || true
+		[ -s "$cres/faults-checks.log" ] || echo "FAIL $cfg/faults/ran no results; log: $cres/faults.err" >"$cres/faults-checks.log"
+		record_lines "$cres/faults-checks.log"
+		grep -E '^FAIL ' "$cres/faults-checks.log" >&2 || true
+		grep -E '^faults:' "$cres/faults.log" | sed "s|^|$cfg |" | tee -a "$SUM" || true
 	else
 		record 1 "$cfg/build" "scripts/build.sh failed for config $cfg (logs: $WORK/logs/$cfg/)"
 	fi
 done
 
 step "test: summary in $SUM"
+echo "reference checks of the C kernel alone: $RP passed, $RF failed, $RS skipped (failures also count below)" | tee -a "$SUM"
 echo "$P passed, $F failed, $S skipped" | tee -a "$SUM"
 [ "$F" = 0 ]

@@ -6,7 +6,7 @@
 #   PASS|FAIL scenario/<name>      the scenario's KPD lines are identical on c and rust
 #   PASS|FAIL intended/<name>      a listed intended divergence (divergences.txt):
 #                                  each kernel prints its recorded lines
-#   PASS|FAIL guest-<v>/completed, console-<v>/no-oops-warn-lockdep,
+#   PASS|FAIL guest-<v>/completed, console-<v>/no-reports,
 #             scenarios/at-least-60
 #   FAIL run                       the harness itself failed (no results)
 . "$(dirname "$0")/../lib.sh"

@@ -72,14 +72,18 @@ if [ $r = 0 ] && [ -n "$out" ]; then ok perf.probe-list "$(echo "$out" | mask | 
 else bad perf.probe-list "perf probe -l exited $r: $(echo "$out" | tail -n 2 | join)"; fi
 
 # The blacklist is read by perf itself (debugfs kprobes/blacklist): a probe
-# on a NOKPROBE_SYMBOL function must be refused before it reaches tracefs.
+# on a NOKPROBE_SYMBOL function must be refused before it reaches tracefs,
+# and for that reason (perf names it), not because perf failed otherwise.
 raw perf.probe-blacklisted
 out=$(timeout 120 $PERF probe -a do_int3 2>&1); r=$?
 echo "$out"
-if [ $r != 0 ] && ! grep -q do_int3 $T/kprobe_events; then
+listed=no
+grep -q '[[:space:]]do_int3$' /sys/kernel/debug/kprobes/blacklist && listed=yes
+if [ $r != 0 ] && [ $listed = yes ] && echo "$out" | grep -q 'do_int3 is blacklisted function' &&
+	! grep -q do_int3 $T/kprobe_events; then
 	ok perf.probe-blacklisted "refused: $(echo "$out" | grep -iE 'blacklist|error' | mask | join)"
 else
-	bad perf.probe-blacklisted "perf probe -a do_int3 exited $r and kprobe_events has: $(grep do_int3 $T/kprobe_events)"
+	bad perf.probe-blacklisted "perf probe -a do_int3 exited $r, in kprobes/blacklist: $listed, perf said: $(echo "$out" | tail -n 2 | join), kprobe_events has: $(grep do_int3 $T/kprobe_events)"
 	perf probe -q -d 'probe:do_int3*' 2>/dev/null
 fi
 

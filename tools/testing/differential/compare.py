@@ -16,9 +16,9 @@ the recorded ones in divergences/SCENARIO.{c,rust} (which must differ from
 each other); that boot's rust console must be clean (the C core WARNs
 there).  --record-divergences writes those files from the runs instead
 (review the diff before committing).  Also checked:
-each job completed (KPD-END), each console is free of oops/WARN/BUG/lockdep
-lines (the pattern of tools/testing/kpt_results.py), at least MIN_SCENARIOS
-ran.  Writes OUTDIR/{diff.txt,scenarios.txt,checks.txt,summary.txt}; prints
+each job completed (KPD-END), each console is free of reports (oops, WARN,
+BUG, lockdep, KASAN, ...: console_checks() of tools/testing/kpt_results.py),
+at least MIN_SCENARIOS ran.  Writes OUTDIR/{diff.txt,scenarios.txt,checks.txt,summary.txt}; prints
 the diff and the checks, and last `differential: N scenarios, M differ`.
 Exit status 0 only if everything passed.
 """
@@ -29,7 +29,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from kpt_results import BAD_CONSOLE  # noqa: E402  (the make-test console pattern)
+from kpt_results import BAD_CONSOLE, console_checks  # noqa: E402  (the make-test console checks)
 
 MIN_SCENARIOS = 60
 VARIANTS = ("c", "rust")
@@ -88,9 +88,8 @@ def main():
             f.write("".join(l + "\n" for l in kpd))
         check("guest-%s/completed" % v, res is not None and "\nKPD-END" in "\n" + res,
               "no KPD-END in %s/results.log" % rundirs[v])
-        bad = [l.strip() for l in (con or "").splitlines() if BAD_CONSOLE.search(l)]
-        check("console-%s/no-oops-warn-lockdep" % v, con is not None and not bad,
-              "; ".join(bad[:3]) if bad else ("no console.log" if con is None else ""))
+        for name, ok, detail in console_checks(con or "", None, "console-" + v):
+            check(name, ok, detail)
         s = {}
         for l in kpd:
             f = l.split(" ", 2)
@@ -123,8 +122,9 @@ def main():
             div[v] = s
             check("guest-%s-divergence/completed" % v, done, "no KPD-END in %s/results.log" % divdirs[v])
             if v == "rust":
-                check("console-rust-divergence/no-oops-warn-lockdep", bad is not None and not bad,
-                      "; ".join((bad or ["no console.log"])[:3]))
+                for name, ok, detail in console_checks(read(os.path.join(divdirs[v], "console.log")) or "",
+                                                       None, "console-rust-divergence"):
+                    check(name, ok, detail)
         for n in intended:
             ok, why = True, []
             exp = {}

@@ -5,7 +5,7 @@
 # and FAIL_PAGE_ALLOC).  Builds kprobes_faults.ko against the config's c
 # O= directory, boots each variant with tools/testing/faults/job.sh and
 # prints tools/testing/faults/compare.py's `PASS|FAIL faults/...` lines and
-# `faults: N injected, D differ, L leaked`.  Logs: $RESULTS/VARIANT/faults/.
+# `faults: VARIANT: N injected, D differ, L leaked, R reports`.  Logs: $RESULTS/VARIANT/faults/.
 . "$(dirname "$0")/lib.sh"
 
 SRC=$ROOT/tools/testing/faults

@@ -8,13 +8,15 @@ Each run directory holds the guest's results.log (tools/testing/faults/
 job.sh) and console.log.  Prints `PASS|FAIL name [detail]` lines:
   PREFIX/VARIANT/completed      the sweep ran to its end
   PREFIX/same-outcome-per-failing-allocation   per case and function
-                                whose allocation failed, the same outcomes
-                                on both kernels (kprobes code must fail on
-                                both; see below)
+                                whose allocation failed on both kernels,
+                                the same outcomes on both (see below)
+  PREFIX/same-outcomes-per-case per case, the same set of outcomes over
+                                all its injected failures on both kernels
   PREFIX/rust/list-empty-after-each-step, PREFIX/rust/succeeded-in-the-end
   PREFIX/rust/kmemleak-no-kprobes-leak, PREFIX/rust/no-reports
-and `faults: N injected, D differ, L leaked` (D: cases whose sets differ;
-L: kprobes objects in the Rust kernel's kmemleak scan).
+and per kernel `faults: VARIANT: N injected, D differ, L leaked, R reports`
+(D: case/site pairs and cases whose outcomes differ, the same on both lines; L:
+kprobes objects in that kernel's kmemleak scan; R: console reports).
 """
 import os
 import re
@@ -101,45 +103,55 @@ def main():
     for v, x in (("c", c), ("rust", r)):
         check("%s/%s/completed" % (pfx, v), x["done"] and any("kprobe_events.after" in l for l in x["kpf"]),
               "the sweep did not finish")
-    # Per case: each allocation site that failed gives the same outcome
-    # (return code, probes fired, kprobes/list) on both kernels.
-    # The kprobes core's own allocation sites (and the arch's and rethook's
-    # it calls) must fail on both kernels; other subsystems' allocations
-    # (ftrace's hash, trace events, vmalloc) are made a varying number of
-    # times from boot to boot, so a site seen on one kernel only is listed,
-    # not failed; where both saw it, the outcomes must agree.
+    # Per case: each allocation site that failed on both kernels gives the
+    # same outcomes (return code, probes fired, kprobes/list) on both; and
+    # the case's outcomes over all its failures are the same set.  A site
+    # whose failure one kernel's sweep did not make is listed, not failed:
+    # N = 1, 2, ... does not reach every allocation on every boot, because
+    # silent allocations (kmemleak's and slab's own, __GFP_NOWARN, no stack
+    # trace to name them) come and go in varying numbers between the
+    # traced ones, even on one kernel (C missed arch_prepare_optimized_kprobe
+    # in the int3 case in one of three runs).
     co, ro = outcomes(c), outcomes(r)
-    differ, unmatched = [], []
+    differ, unmatched, case_differ = [], [], []
     for case in sorted(set(co) | set(ro)):
         a, b = co.get(case, set()), ro.get(case, set())
+        if {x[1] for x in a} != {x[1] for x in b}:
+            case_differ.append("%s: c %s, rust %s" % (case, sorted({x[1] for x in a}), sorted({x[1] for x in b})))
         sa, sb = {x[0] for x in a}, {x[0] for x in b}
         for site in sorted(sa | sb):
             oa = {x[1] for x in a if x[0] == site}
             ob = {x[1] for x in b if x[0] == site}
             if oa == ob:
                 continue
-            if (not oa or not ob) and not KPROBES_FRAME.search(site):
+            if not oa or not ob:
                 unmatched.append("%s: %s on %s only" % (case, site, "c" if oa else "rust"))
                 continue
             differ.append("%s: %s: c %s, rust %s" % (case, site, sorted(oa), sorted(ob)))
     nsites = sum(len(v) for v in ro.values())
     check(pfx + "/same-outcome-per-failing-allocation", not differ and nsites > 0,
           "; ".join(differ[:2]) if differ else "no injected failure")
+    check(pfx + "/same-outcomes-per-case", not case_differ and nsites > 0,
+          "; ".join(case_differ[:2]) if case_differ else "no injected failure")
     bad_list = [l for l in r["kpf"] if "list_after=" in l or "never_succeeded" in l or "ctl=failed" in l]
     check(pfx + "/rust/list-empty-after-each-step", not bad_list, "; ".join(bad_list[:2]))
-    # A step that was past the call's last allocation must have succeeded.
-    final_bad = [l for l in r["kpf"] if "injected=0" in l and not re.search(r"\bret=0\b|\brc=0\b", l)]
+    # A step that was past the call's last allocation (or whose failure hit
+    # the harness after the call, injected=late) must have succeeded.
+    final_bad = [l for l in r["kpf"] if re.search(r"\binjected=(0|late)\b", l)
+                 and not re.search(r"\bret=0\b|\brc=0\b", l)]
     check(pfx + "/rust/succeeded-in-the-end", not final_bad, "; ".join(final_bad[:2]))
     if r["kmemleak"]:
         check(pfx + "/rust/kmemleak-no-kprobes-leak", not r["leaks"], "; ".join(r["leaks"][:2]))
     check(pfx + "/rust/no-reports", not r["reports"], "; ".join(r["reports"][:3]))
     for line in out:
         print(line)
-    injected = sum(1 for l in r["kpf"] if "injected=1" in l)
-    print("faults: %d injected, %d differ, %d leaked (%d failing allocation sites x outcomes compared)"
-          % (injected, len(differ), len(r["leaks"]), nsites))
+    for v, x in (("c", c), ("rust", r)):
+        injected = sum(1 for l in x["kpf"] if "injected=1" in l)
+        print("faults: %s: %d injected, %d differ, %d leaked, %d reports" % (
+            v, injected, len(differ) + len(case_differ), len(x["leaks"]), len(x["reports"])))
+    print("    %d failing allocation sites x outcomes compared" % nsites)
     for u in unmatched:
-        print("    not compared (one kernel only, not kprobes code): " + u)
+        print("    not compared (the other kernel's sweep did not fail that allocation): " + u)
     if c["reports"]:
         print("    c: %d reports: %s" % (len(c["reports"]), "; ".join(c["reports"][:3])))
     return 0

@@ -32,8 +32,8 @@
  *
  * Every churned probe lives in its own allocation, marked dead when its
  * unregister returned and freed one round later: a handler that runs on a
- * dead probe is counted (`late`), one that runs after the kfree is a KASAN
- * report.  `echo stop > ctl` stops the threads, then checks, with nothing
+ * dead probe, or is still running when it is marked, is counted (`late`),
+ * one that runs after the kfree is a KASAN report.  `echo stop > ctl` stops the threads, then checks, with nothing
  * else running, that the stable probes count exactly: calls == hits +
  * nmissed (kretprobe: entry hits + nmissed == calls, return hits == entry
  * hits; kprobe with post_handler: post hits == pre hits); during the storm
@@ -196,10 +196,25 @@ struct kps_dyn {
 	int dead;
 };
 
+/*
+ * A handler of a churned probe is checked on entry and again after a short
+ * spin: unregister must not return while a handler of the probe is still
+ * running (its grace period waits for it), so the probe must not have been
+ * marked dead meanwhile.  The spin widens the window in which a missing
+ * grace period shows: on single-threaded TCG another vCPU runs only when
+ * this one is switched out, which a longer handler makes likelier.
+ */
+#define KPS_HANDLER_SPIN_US 20
+
 static void kps_dyn_hit(struct kps_dyn *d)
 {
-	if (READ_ONCE(d->dead))
+	if (READ_ONCE(d->dead)) {
 		atomic_long_inc(&kps_late);
+	} else {
+		udelay(KPS_HANDLER_SPIN_US);
+		if (READ_ONCE(d->dead))
+			atomic_long_inc(&kps_late);
+	}
 	atomic_long_inc(&kps_hits);
 }
 

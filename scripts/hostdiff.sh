@@ -22,6 +22,14 @@
 #                      up to 8 times, tools/testing/hostdiff/resync.py; a
 #                      real divergence found so counts as real)
 # Checks (one PASS/FAIL line each, for scripts/test.sh's suite hook):
+#   hostdiff/classify-finding-1, -3, -5, -6
+#                             classify.py's self-test (tools/testing/
+#                             hostdiff/test_classify.py, run first, no
+#                             driver needed): for each recorded upstream
+#                             anomaly, the drivers' traces of its reproducer
+#                             are "intended" and hand-made Rust traces that
+#                             do something else there are "real"
+#                             (hostdiff/classify-selftest: it crashed)
 #   hostdiff/c-clean          hostdiff-c exits 0 with empty stderr on every
 #                             sequence (ASan/UBSan/LSan, kernel rule checks)
 #   hostdiff/c-deterministic  two runs of each sequence give identical traces
@@ -32,9 +40,11 @@
 #                             (the first difference comes at or after an
 #                             operation whose C trace shows a recorded
 #                             upstream anomaly, MODEL.md section 5, and the
-#                             Rust trace of that operation does not show it;
-#                             with resync, a real divergence after dropping
-#                             the anomaly operations counts as real too)
+#                             Rust trace of that operation does not show it
+#                             but does what README's intended divergence
+#                             says the Rust core does there; with resync, a
+#                             real divergence after dropping the anomaly
+#                             operations counts as real too)
 # Last line: `hostdiff: N sequences, M diverge, K intended`.
 . "$(dirname "$0")/lib.sh"
 
@@ -48,6 +58,15 @@ HD=$ROOT/tools/testing/hostdiff
 [ -d "$KSRC/.git" ] || die "no kernel tree at $KSRC" "run 'make tree' first"
 git -C "$KSRC" rev-parse -q --verify pristine >/dev/null ||
 	die "the kernel tree has no 'pristine' tag" "run scripts/kernel-tree.sh (make tree)"
+
+step "hostdiff: classify.py self-test (tools/testing/hostdiff/test_classify.py)"
+selftest=0
+out=$(python3 "$HD/test_classify.py" 2>&1) || selftest=$?
+grep -E '^(PASS|FAIL) ' <<<"$out" || true
+if [ "$selftest" != 0 ] && ! grep -q '^FAIL ' <<<"$out"; then
+	tail -n 15 <<<"$out" >&2
+	echo "FAIL hostdiff/classify-selftest test_classify.py failed (exit $selftest) without a result line"
+fi
 
 step "hostdiff: build hostdiff-c (upstream kernel/kprobes.c on the host)"
 mkdir -p "$OUT"
@@ -150,4 +169,4 @@ real=$((diverge - intended))
 if [ "$real" = 0 ] && [ "$crash" -lt "$n" ]; then echo "PASS hostdiff/rust-identical"
 else echo "FAIL hostdiff/rust-identical $real of $n sequences diverge for real (see $OUT/diverge/seq-*.diff; intended ones: *.intended.diff)"; fi
 echo "hostdiff: $n sequences, $diverge diverge, $intended intended"
-[ "$crash" = 0 ] && [ "$nondet" = 0 ] && [ "$real" = 0 ]
+[ "$crash" = 0 ] && [ "$nondet" = 0 ] && [ "$real" = 0 ] && [ "$selftest" = 0 ]

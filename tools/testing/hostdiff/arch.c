@@ -84,20 +84,67 @@ void hd_text_forget(unsigned long start, unsigned long end)
 			i++;
 }
 
-/* `check`: what is left in the text. */
-void hd_text_check(void)
+/* The int3 addresses, sorted. */
+static int sorted_int3s(unsigned long *v)
 {
-	unsigned long v[HD_MAX_TEXT];
 	int n = nint3;
 
 	memcpy(v, int3s, n * sizeof(v[0]));
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
 			if (v[j] < v[i]) { unsigned long t = v[i]; v[i] = v[j]; v[j] = t; }
+	return n;
+}
+
+/* `check`: what is left in the text. */
+void hd_text_check(void)
+{
+	unsigned long v[HD_MAX_TEXT];
+	int n = sorted_int3s(v);
+
 	for (int i = 0; i < n; i++)
 		hd_trace("text int3 %s", hd_sym(v[i]));
 	for (int i = 0; i < njumps; i++)
 		hd_trace("text jump %s size=%lu", hd_sym(jumps[i].addr), jumps[i].size);
+}
+
+/*
+ * An int3 at @a is idle when a hit there runs no handler: the probe hashed
+ * there is a disabled aggregate (whose probes are all disabled), e.g. an
+ * unregistered optimized probe whose queued unoptimization the optimizer
+ * will complete by disarming it.  Otherwise the int3 is armed: the trap
+ * runs the probe's handlers (the int3 path does not test the flag), or it
+ * finds no kprobe at all.
+ */
+static bool int3_idle(unsigned long a)
+{
+	struct kprobe *p;
+	bool idle;
+
+	preempt_disable();
+	p = get_kprobe((kprobe_opcode_t *)a);
+	idle = p && kprobe_disabled(p) && hd_kprobe_aggrprobe(p);
+	preempt_enable();
+	return idle;
+}
+
+/*
+ * The driver's note after a successful write to kprobes/enabled that left
+ * kprobes globally disabled: every armed int3 (sorted) and every jump of an
+ * enabled optimized probe (optimized_callback() runs it) still in the text
+ * (MODEL.md section 5, finding 6).
+ */
+void hd_text_armed_note(void)
+{
+	unsigned long v[HD_MAX_TEXT];
+	int n = sorted_int3s(v);
+
+	for (int i = 0; i < n; i++)
+		if (!int3_idle(v[i]))
+			hd_trace("!kprobes/enabled is 0 but the int3 at %s stays armed", hd_sym(v[i]));
+	for (int i = 0; i < njumps; i++)
+		if (!kprobe_disabled(&jumps[i].op->kp))
+			hd_trace("!kprobes/enabled is 0 but the jump at %s stays armed", hd_sym(jumps[i].addr));
 }
 
 /* ---- kprobes (core.c) --------------------------------------------------------- */

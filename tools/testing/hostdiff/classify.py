@@ -19,45 +19,82 @@ A divergence is "intended" only if ALL of these hold:
     is the "anomaly op");
   - the first differing compared line belongs to the anomaly op or to a
     later operation (the traces are identical before the anomaly);
-  - the Rust trace of the anomaly op does NOT show that signature (the
-    Rust core does the right thing there);
+  - the Rust trace has the same operation there (the same `> ` line) and
+    it does NOT show that signature (nor any other recorded one);
+  - the Rust trace of the anomaly op does what README "Intended
+    divergences" says the Rust core does there (the Rust check of the
+    finding, below);
   - the Rust driver exited 0 (checked by the caller, hostdiff.sh).
 Everything else is "real".
 
-Signatures (one operation's event lines in the C trace):
+Signatures (one operation's event lines in the C trace), and what the Rust
+trace of that operation must show instead:
   finding-1  an ftrace aggregate disarmed through the wrong ftrace_ops:
              `ftrace_set_filter_ip ipmodify_ops A remove=1 reset=0 = -2`
              immediately followed by `WARN` (upstream's WARN_ONCE "Failed to
              disarm kprobe-ftrace"); the unregister then leaves the probe
-             registered (`!leaked`).
+             registered (`!leaked`).  README divergence 1.
+             Rust: for each such A, a disarm of A through the ftrace_ops
+             that armed it (the last `ftrace_set_filter_ip OPS A remove=0
+             reset=0 = 0` before it in the Rust trace):
+             `ftrace_set_filter_ip OPS A remove=1 reset=0 = 0`, not followed
+             by `WARN`; no failed disarm (`ftrace_set_filter_ip ... remove=1
+             ... = -N`, `unregister_ftrace_function ... = -N`); no `!leaked`
+             and no other `!` line upstream's op does not have; at most
+             upstream's number of `WARN` lines minus the failed disarms;
+             the return value: `= 0` for disable/kret-disable (upstream
+             returns the disarm error), `= len(V)` and `log info: kprobes:
+             Kprobes globally disabled` for debugfs-enabled V (upstream: -2
+             and "failed to disable"), else upstream's.
   finding-3  enable of an optimized probe whose unoptimization is queued:
              `arch_arm_kprobe A` immediately followed by
              `!text int3-on-jump A` (an int3 over the first byte of the live
-             jump at A).
+             jump at A).  README divergence 3.
+             Rust: no `arch_arm_kprobe A` and no `!` line naming A; the
+             queued unoptimization is cancelled through optimize_kprobe()
+             instead: the op's compared lines are exactly upstream's
+             without that pair (and without upstream's other `!text` lines
+             naming A), i.e. the same optimize_kprobe() lines
+             (`arch_check_optimized_kprobe A = R`), the same return value,
+             nothing unoptimized or disarmed.
   finding-5  enable_kprobe() while kprobes/enabled is 0 returns 0 but
              leaves the probe (or its aggregate) disabled for good: the
              drivers' note `!enable K3 returned 0 but the probe stays
              disabled` (README "Intended divergences" 2).
+             Rust: the flag is cleared (so the driver prints no note) and
+             nothing is armed while kprobes/enabled is 0: the op's compared
+             lines are exactly upstream's without the note (`= 0`, no
+             arch_arm_kprobe, ftrace or optimizer lines).
+  finding-6  kprobes/enabled=0 while an optimized probe's unoptimization is
+             queued: upstream leaves the probe's int3 armed (the probe is
+             queued, so __disarm_kprobe() skips the disarm) and it fires
+             while probing is off: the drivers' note after a successful
+             write that left kprobes globally disabled, `!kprobes/enabled
+             is 0 but the int3 at A stays armed` (an int3 whose hit would
+             run a handler or find no kprobe; MODEL.md section 3).  README
+             "Intended divergences" 6.  The note's jump form (`... the
+             jump at A stays armed`) is no signature: upstream is not
+             known to leave a jump, so it is real.
+             Rust: the probe is disarmed at once (so the driver prints no
+             note): for each such A exactly one `arch_disarm_kprobe A` more
+             than upstream's op has, and otherwise the op's compared lines
+             are exactly upstream's without the notes (the same `log`
+             line and return value, no other `!` line, nothing unoptimized).
 Finding 2 (re-registration by addr+offset) is skipped by the driver and
 finding 4 (kretprobe unregister without rethook) is never done, so neither
 has a signature here.
+
+tools/testing/hostdiff/test_classify.py checks that each Rust check
+rejects a Rust trace that does something else (scripts/hostdiff.sh runs it
+first).
 """
 
+import collections
 import os
 import re
 import sys
 
-SIGNATURES = [
-    ("finding-1 (ftrace aggregate disarmed through kprobe_ipmodify_ops)",
-     re.compile(r"^  ftrace_set_filter_ip ipmodify_ops (\S+) remove=1 reset=0 = -2$"),
-     lambda m: re.compile(r"^  WARN$")),
-    ("finding-3 (enable_kprobe() arms an int3 over a live optimized jump)",
-     re.compile(r"^  arch_arm_kprobe (\S+)$"),
-     lambda m: re.compile(r"^  !text int3-on-jump " + re.escape(m.group(1)) + r"$")),
-    ("finding-5 (enable_kprobe() while kprobes/enabled is 0 leaves the probe disabled)",
-     re.compile(r"^  !enable (\S+) returned 0 but the probe stays disabled$"),
-     None),
-]
+RET = re.compile(r"^  = (-?\d+)$")
 
 
 def compared(line):
@@ -89,21 +126,222 @@ def ops(lines):
     return out
 
 
-def signature(block):
-    """The first recorded signature in one operation's lines, or None."""
-    for name, first, second in SIGNATURES:
-        for i, l in enumerate(block):
-            m = first.match(l)
-            if not m:
-                continue
-            if second is None or (i + 1 < len(block) and second(m).match(block[i + 1])):
-                return name
+def events(block):
+    """One operation's event lines, without its `> ` line and the pure
+    queries (`  ?`), which are never behaviour."""
+    return [l for l in block[1:] if not l.startswith("  ?")]
+
+
+def names(line, a):
+    """Does the trace line name address A (as a whole field)?"""
+    return re.search(r"(?<!\S)" + re.escape(a) + r"(?=[\s:]|$)", line) is not None
+
+
+def hits(block, first, second):
+    """Where one signature shows in an operation's lines: (index, match)."""
+    out = []
+    for i, l in enumerate(block):
+        m = first.match(l)
+        if m and (second is None or (i + 1 < len(block) and second(m).match(block[i + 1]))):
+            out.append((i, m))
+    return out
+
+
+def first_difference(expected, got):
+    """The first line where the Rust op differs from what was expected."""
+    k = 0
+    while k < len(expected) and k < len(got) and expected[k] == got[k]:
+        k += 1
+    e = expected[k] if k < len(expected) else "<end>"
+    g = got[k] if k < len(got) else "<end>"
+    return f"expected {e!r}, Rust {g!r}"
+
+
+def extra_anomalies(cev, rev):
+    """The Rust op's `!` lines that upstream's op does not have."""
+    c = collections.Counter(l for l in cev if l.startswith("  !"))
+    out = []
+    for l in rev:
+        if l.startswith("  !"):
+            if c[l] > 0:
+                c[l] -= 1
+            else:
+                out.append(l)
+    return out
+
+
+def rust_finding_1(cblock, rblock, before, found):
+    """README divergence 1: the Rust core disarms the aggregate through the
+    ftrace_ops that armed it, without a WARN, and the unregister works.
+    Returns (None, what was checked) or (why not, None)."""
+    cev, rev = events(cblock), events(rblock)
+    addrs = list(dict.fromkeys(m.group(1) for _, m in found))
+    via = []
+    for a in addrs:
+        dis = re.compile(r"^  ftrace_set_filter_ip (\S+) " + re.escape(a) + r" remove=1 reset=0 = (-?\d+)$")
+        arm = re.compile(r"^  ftrace_set_filter_ip (\S+) " + re.escape(a) + r" remove=0 reset=0 = 0$")
+        j = next((j for j, l in enumerate(rev) if dis.match(l)), None)
+        if j is None:
+            return f"it does not disarm {a} (no `ftrace_set_filter_ip OPS {a} remove=1`)", None
+        armed = None
+        for l in before + rev[:j]:
+            m = arm.match(l)
+            if m:
+                armed = m.group(1)
+        if armed is None:
+            return f"it disarms {a}, which the Rust trace never armed", None
+        m = dis.match(rev[j])
+        if m.group(1) != armed or m.group(2) != "0":
+            return (f"it disarms {a} with {rev[j].strip()!r}, not through {armed} (the ops that armed it) "
+                    f"with result 0"), None
+        if j + 1 < len(rev) and rev[j + 1] == "  WARN":
+            return f"it WARNs after disarming {a}", None
+        via.append(f"{a} through {armed}")
+    for l in rev:
+        if re.match(r"^  (ftrace_set_filter_ip \S+ \S+ remove=1 reset=0|unregister_ftrace_function \S+) = -\d+$", l):
+            return f"a failed ftrace disarm: {l.strip()!r}", None
+        if l.startswith("  !leaked "):
+            return f"the unregister leaves the probe registered: {l.strip()!r}", None
+    extra = extra_anomalies(cev, rev)
+    if extra:
+        return f"an anomaly upstream's op does not show: {extra[0].strip()!r}", None
+    cw, rw = cev.count("  WARN"), rev.count("  WARN")
+    if rw > cw - len(found):
+        return (f"{rw} WARN line(s), upstream {cw} of which {len(found)} from the wrong ops "
+                f"(expected at most {cw - len(found)})"), None
+    op = cblock[0].split()
+    cret = [l for l in cev if RET.match(l)]
+    rret = [l for l in rev if RET.match(l)]
+    if op[1] in ("disable", "kret-disable"):
+        expected = ["  = 0"]
+    elif op[1] == "debugfs-enabled" and len(op) == 3:
+        expected = [f"  = {len(op[2])}"]
+        if "  log info: kprobes: Kprobes globally disabled" not in rev:
+            return "no `log info: kprobes: Kprobes globally disabled` (all probes disarmed)", None
+    else:
+        expected = cret
+    if rret != expected:
+        return (f"it returns {' '.join(l.strip() for l in rret) or 'nothing'}, expected "
+                f"{' '.join(l.strip() for l in expected) or 'nothing'}"), None
+    return None, "disarms " + ", ".join(via)
+
+
+def rust_finding_3(cblock, rblock, before, found):
+    """README divergence 3: no int3 over the live jump; the Rust core
+    cancels the queued unoptimization (optimize_kprobe()) instead, so its
+    op is upstream's without the int3 write."""
+    rev = events(rblock)
+    addrs = list(dict.fromkeys(m.group(1) for _, m in found))
+    for a in addrs:
+        if f"  arch_arm_kprobe {a}" in rev:
+            return f"it writes an int3 over the live jump at {a} too (`arch_arm_kprobe {a}`)", None
+        bad = [l for l in rev if l.startswith("  !") and names(l, a)]
+        if bad:
+            return f"a text anomaly at {a}: {bad[0].strip()!r}", None
+    drop = {i for i, _ in found} | {i + 1 for i, _ in found}
+    drop |= {i for i, l in enumerate(cblock) if l.startswith("  !text") and any(names(l, a) for a in addrs)}
+    expected = [l for i, l in enumerate(cblock) if i not in drop and compared(l)]
+    got = [l for l in rblock if compared(l)]
+    if got != expected:
+        for a in addrs:
+            for what in ("arch_unoptimize_kprobe", "arch_disarm_kprobe"):
+                l = f"  {what} {a}"
+                if l in rev and l not in cblock:
+                    return f"`{what} {a}` instead of cancelling the queued unoptimization", None
+            chk = [l for l in cblock if l.startswith(f"  arch_check_optimized_kprobe {a} ")]
+            if chk and not any(l in rev for l in chk):
+                return (f"no {chk[0].strip()!r}: optimize_kprobe() is not called to cancel the queued "
+                        f"unoptimization"), None
+        return f"its op is not upstream's without the int3 write: {first_difference(expected, got)}", None
+    return None, "no int3, upstream's op without it"
+
+
+def rust_finding_5(cblock, rblock, before, found):
+    """README divergence 2: enable_kprobe() clears the flag (no note) and
+    arms nothing while kprobes/enabled is 0: upstream's op without the
+    note."""
+    drop = {i for i, _ in found}
+    expected = [l for i, l in enumerate(cblock) if i not in drop and compared(l)]
+    got = [l for l in rblock if compared(l)]
+    if got != expected:
+        rev = events(rblock)
+        arming = [l for l in rev if re.match(
+            r"^  (arch_arm_kprobe |arch_optimize_kprobes |register_ftrace_function |"
+            r"ftrace_set_filter_ip \S+ \S+ remove=0 )", l)]
+        if arming:
+            return f"it arms while kprobes/enabled is 0: {arming[0].strip()!r}", None
+        rret = [l.strip() for l in rev if RET.match(l)]
+        if rret != ["= 0"]:
+            return f"it returns {' '.join(rret) or 'nothing'}, expected = 0", None
+        return f"its op is not upstream's without the note: {first_difference(expected, got)}", None
+    return None, "= 0, no note, nothing armed"
+
+
+def rust_finding_6(cblock, rblock, before, found):
+    """README divergence 6: the Rust core disarms the probe whose
+    unoptimization is queued at once (no note): upstream's op without the
+    notes, with one `arch_disarm_kprobe A` more for each noted A."""
+    rev = events(rblock)
+    addrs = list(dict.fromkeys(m.group(1) for _, m in found))
+    for a in addrs:
+        d = f"  arch_disarm_kprobe {a}"
+        nc, nr = cblock.count(d), rev.count(d)
+        if nr == nc:
+            return f"it does not disarm {a} (no `arch_disarm_kprobe {a}` beyond upstream's)", None
+        if nr != nc + 1:
+            return f"{nr} `arch_disarm_kprobe {a}` lines, expected {nc + 1} (upstream's {nc} and one more)", None
+    drop = {i for i, _ in found}
+    disarms = {f"  arch_disarm_kprobe {a}" for a in addrs}
+    extra = extra_anomalies([l for i, l in enumerate(cblock) if i not in drop], rev)
+    if extra:
+        return f"an anomaly upstream's op does not show: {extra[0].strip()!r}", None
+    expected = [l for i, l in enumerate(cblock) if i not in drop and compared(l) and l not in disarms]
+    got = [l for l in rblock if compared(l) and l not in disarms]
+    if got != expected:
+        return (f"its op is not upstream's without the note (apart from the disarm): "
+                f"{first_difference(expected, got)}"), None
+    return None, "disarms " + ", ".join(addrs) + " at once, no note"
+
+
+SIGNATURES = [
+    ("finding-1 (ftrace aggregate disarmed through kprobe_ipmodify_ops)",
+     re.compile(r"^  ftrace_set_filter_ip ipmodify_ops (\S+) remove=1 reset=0 = -2$"),
+     lambda m: re.compile(r"^  WARN$"),
+     rust_finding_1),
+    ("finding-3 (enable_kprobe() arms an int3 over a live optimized jump)",
+     re.compile(r"^  arch_arm_kprobe (\S+)$"),
+     lambda m: re.compile(r"^  !text int3-on-jump " + re.escape(m.group(1)) + r"$"),
+     rust_finding_3),
+    ("finding-5 (enable_kprobe() while kprobes/enabled is 0 leaves the probe disabled)",
+     re.compile(r"^  !enable (\S+) returned 0 but the probe stays disabled$"),
+     None,
+     rust_finding_5),
+    ("finding-6 (kprobes/enabled=0 leaves the int3 of a probe whose unoptimization is queued)",
+     re.compile(r"^  !kprobes/enabled is 0 but the int3 at (\S+) stays armed$"),
+     None,
+     rust_finding_6),
+]
+
+
+def find(block):
+    """The first recorded signature in one operation's lines:
+    (name, Rust check, [(index, match)...]) or None."""
+    for name, first, second, check in SIGNATURES:
+        found = hits(block, first, second)
+        if found:
+            return name, check, found
     return None
 
 
-def verdict(c_trace, rust_trace):
-    """(0, "identical") | (1, "real: ...") | (3, "intended: ...")."""
-    c, r = read(c_trace), read(rust_trace)
+def signature(block):
+    """The name of the first recorded signature in one operation's lines,
+    or None."""
+    f = find(block)
+    return f[0] if f else None
+
+
+def verdict_lines(c, r):
+    """verdict() of two traces given as lists of lines."""
     fc, fr = [l for l in c if compared(l)], [l for l in r if compared(l)]
     if fc == fr:
         return 0, "identical"
@@ -116,16 +354,33 @@ def verdict(c_trace, rust_trace):
     first = f"line {k + 1}: c {fc[k] if k < len(fc) else '<end>'!r} rust {fr[k] if k < len(fr) else '<end>'!r}"
     cops, rops = ops(c), ops(r)
     for i, block in enumerate(cops):
-        sig = signature(block)
-        if not sig:
+        f = find(block)
+        if not f:
             continue
+        sig, check, found = f
         where = f"op {i} '{block[0]}'"
         if diff_op < i:
             return 1, f"real: first difference (op {diff_op}) before the upstream anomaly {sig} at {where}; {first}"
-        if i < len(rops) and rops[i][:1] == block[:1] and signature(rops[i]) == sig:
+        if i >= len(rops) or rops[i][:1] != block[:1]:
+            return 1, f"real: the Rust trace has no operation {block[0]!r} at op {i} (upstream anomaly {sig}); {first}"
+        shown = [name for name, first_re, second, _ in SIGNATURES if hits(rops[i], first_re, second)]
+        if sig in shown:
             return 1, f"real: the Rust trace shows the upstream anomaly {sig} too at {where}; {first}"
-        return 3, f"intended: {sig} at {where}; first difference in op {diff_op}"
+        if shown:
+            return 1, (f"real: the Rust trace shows the upstream anomaly {shown[0]} at {where} "
+                       f"(upstream: {sig}); {first}")
+        before = [l for b in rops[:i] for l in b]
+        why, ok = check(block, rops[i], before, found)
+        if why:
+            return 1, (f"real: at {where}, where upstream shows {sig}, the Rust trace does not do what "
+                       f"README's intended divergence specifies: {why}; {first}")
+        return 3, f"intended: {sig} at {where}; first difference in op {diff_op}; Rust: {ok}"
     return 1, f"real: no recorded upstream anomaly in the C trace; first difference in op {diff_op}; {first}"
+
+
+def verdict(c_trace, rust_trace):
+    """(0, "identical") | (1, "real: ...") | (3, "intended: ...")."""
+    return verdict_lines(read(c_trace), read(rust_trace))
 
 
 def main():

@@ -35,6 +35,7 @@ extern bool hd_init_freed;
 
 /* text model (arch.c) */
 void hd_text_check(void);
+void hd_text_armed_note(void);		/* kprobes/enabled is 0: armed int3s, jumps left */
 void hd_text_forget(unsigned long start, unsigned long end);
 void hd_hit(unsigned long addr, int nested);
 extern unsigned long hd_frame;
@@ -60,6 +61,7 @@ extern const struct file_operations *hd_kprobes_list_fops, *hd_kprobes_blacklist
 extern struct delayed_work *hd_optimizing_work;
 extern int (*hd_pre_handler_kretprobe)(struct kprobe *, struct pt_regs *);
 extern struct ctl_table *hd_sysctl_table;
+bool hd_kprobe_aggrprobe(struct kprobe *p);
 int hd_early_initcall(void);
 int hd_subsys_initcall(void);
 int hd_late_initcall(void);

@@ -500,6 +500,57 @@ fn enable_check(p: *mut Kprobe, live: bool, r: c_int) {
     }
 }
 
+/// kprobes/enabled as its read op shows it: `b'1'` or `b'0'` (driver.c
+/// `read_enabled()`).
+fn read_enabled() -> u8 {
+    let mut b = [0u8; 8];
+    let mut pos: i64 = 0;
+    // SAFETY: the debugfs read path with a valid buffer.
+    let n = unsafe { core_api::read_enabled_file_bool(null_mut(), b.as_mut_ptr(), b.len() - 1, &mut pos) };
+    if n > 0 {
+        b[0]
+    } else {
+        b'?'
+    }
+}
+
+/// arch.c `int3_idle()`: a hit on the int3 at `a` runs no handler (the
+/// probe hashed there is a disabled aggregate, e.g. an unregistered
+/// optimized probe the optimizer will disarm when its queued
+/// unoptimization completes).
+fn int3_idle(a: usize) -> bool {
+    sys::preempt_disable();
+    // SAFETY: preemption disabled; a hashed probe stays live meanwhile.
+    let idle = unsafe {
+        let p = core_api::get_kprobe(a as *mut c_void);
+        !p.is_null() && crate::aggr::kprobe_disabled(&*p) && crate::aggr::kprobe_aggrprobe(p)
+    };
+    sys::preempt_enable();
+    idle
+}
+
+/// The driver's note after a write to kprobes/enabled that succeeded and
+/// left kprobes globally disabled: every armed int3 and every jump of an
+/// enabled optimized probe still in the text (driver.c `enabled_check()`,
+/// arch.c `hd_text_armed_note()`; MODEL.md section 5, finding 6).
+fn enabled_check(len: usize, r: isize) {
+    if r != len as isize || read_enabled() != b'0' {
+        return;
+    }
+    let (int3s, jumps) = sys::text_armed();
+    for a in int3s {
+        if !int3_idle(a) {
+            trace(&format!("!kprobes/enabled is 0 but the int3 at {} stays armed", sys::sym(a)));
+        }
+    }
+    for j in jumps {
+        // SAFETY: a jump's probe is live while the jump is in the text.
+        if !crate::aggr::kprobe_disabled(unsafe { &(*j.op).kp }) {
+            trace(&format!("!kprobes/enabled is 0 but the jump at {} stays armed", sys::sym(j.addr)));
+        }
+    }
+}
+
 fn update(live: *mut bool, leaked: *mut bool, p: *mut Kprobe, unregistering: bool) {
     let now = reachable(p);
     // SAFETY: fields of a pool entry.
@@ -892,6 +943,7 @@ fn run(tok: &[String]) {
             // SAFETY: the debugfs write path with a valid buffer.
             let r = unsafe { core_api::write_enabled_file_bool(null_mut(), b.as_ptr(), b.len(), &mut pos) };
             ret(r);
+            enabled_check(b.len(), r);
         }
         "debugfs-read-enabled" => {
             let mut b = [0u8; 8];

@@ -1433,6 +1433,14 @@ pub fn text_check() {
     }
 }
 
+/// The int3s (sorted) and the jumps (array order) in the text, for the
+/// driver's note after kprobes/enabled=0 (arch.c `hd_text_armed_note()`).
+pub fn text_armed() -> (Vec<usize>, Vec<Jump>) {
+    let (mut v, jumps) = with(|m| (m.int3s.clone(), m.jumps.clone()));
+    v.sort_unstable();
+    (v, jumps)
+}
+
 /// The int3 at `a`, and the jump covering `a` (start, op) if any.
 pub fn text_at(a: usize) -> (bool, Option<Jump>) {
     with(|m| (int3_at(m, a).is_some(), jump_over(m, a).map(|j| m.jumps[j])))

@@ -147,6 +147,21 @@ for s in "$ROOT"/scripts/suites/*.sh; do
 	[ "$np" -gt 0 ] || record 1 "$n/ran" "no results; log: $RESULTS/suite-$n.log"
 done
 
+# config_suite CFG NAME SUMMARY_RE CMD...: run one suite script on config
+# CFG's pair (output in $WORK/results/matrix/CFG/NAME.{log,err}); record its
+# PASS|FAIL|SKIP lines (none at all is a failure, CFG/NAME/ran) and copy the
+# lines matching SUMMARY_RE into the summary, prefixed with CFG.
+config_suite() {
+	local cfg=$1 name=$2 re=$3 out=$WORK/results/matrix/$1/$2
+	shift 3
+	"$@" >"$out.log" 2>"$out.err" || true
+	grep -E '^(PASS|FAIL|SKIP) ' "$out.log" >"$out-checks.log" || true
+	[ -s "$out-checks.log" ] || echo "FAIL $cfg/$name/ran no results; log: $out.err" >"$out-checks.log"
+	record_lines "$out-checks.log"
+	grep -E '^FAIL ' "$out-checks.log" >&2 || true
+	grep -E "$re" "$out.log" | sed "s|^|$cfg |" | tee -a "$SUM" || true
+}
+
 # 6. further configs (default: the `debug` pair, lockdep/KASAN/UBSAN/
 # kmemleak): built, booted, the guest suites and the differential scenarios
 # on both variants.  KP_TEST_CONFIGS="" skips them; `make matrix` runs all.
@@ -159,22 +174,12 @@ for cfg in ${KP_TEST_CONFIGS-debug}; do
 			>"$cres/config-suites.log" || true
 		record_lines "$cres/config-suites.log"
 		grep -E '^FAIL ' "$cres/config-suites.log" >&2 || true
-		# The stress suite (KP_STRESS_S seconds, 20 by default) on both.
-		KP_CONFIG=$cfg KP_STRESS_S=${KP_STRESS_S:-20} KP_STRESS_PREFIX=$cfg/stress "$ROOT/scripts/stress.sh" \
-			>"$cres/stress.log" 2>"$cres/stress.err" || true
-		grep -E '^(PASS|FAIL|SKIP) ' "$cres/stress.log" >"$cres/stress-checks.log" || true
-		[ -s "$cres/stress-checks.log" ] || echo "FAIL $cfg/stress/ran no results; log: $cres/stress.err" >"$cres/stress-checks.log"
-		record_lines "$cres/stress-checks.log"
-		grep -E '^FAIL ' "$cres/stress-checks.log" >&2 || true
-		grep -E '^(stress:|    c: upstream finding)' "$cres/stress.log" | sed "s|^|$cfg |" | tee -a "$SUM" || true
-		# The allocation-failure sweep (scripts/faults.sh) on both.
-		KP_CONFIG=$cfg KP_FAULTS_PREFIX=$cfg/faults "$ROOT/scripts/faults.sh" \
-			>"$cres/faults.log" 2>"$cres/faults.err" || true
-		grep -E '^(PASS|FAIL|SKIP) ' "$cres/faults.log" >"$cres/faults-checks.log" || true
-		[ -s "$cres/faults-checks.log" ] || echo "FAIL $cfg/faults/ran no results; log: $cres/faults.err" >"$cres/faults-checks.log"
-		record_lines "$cres/faults-checks.log"
-		grep -E '^FAIL ' "$cres/faults-checks.log" >&2 || true
-		grep -E '^faults:' "$cres/faults.log" | sed "s|^|$cfg |" | tee -a "$SUM" || true
+		# The stress suite (KP_STRESS_S seconds, 20 by default) and the
+		# allocation-failure sweep on both.
+		config_suite "$cfg" stress '^(stress:|    c: upstream finding)' env KP_CONFIG="$cfg" \
+			KP_STRESS_S="${KP_STRESS_S:-20}" KP_STRESS_PREFIX="$cfg/stress" "$ROOT/scripts/stress.sh"
+		config_suite "$cfg" faults '^faults:' env KP_CONFIG="$cfg" KP_FAULTS_PREFIX="$cfg/faults" \
+			"$ROOT/scripts/faults.sh"
 	else
 		record 1 "$cfg/build" "scripts/build.sh failed for config $cfg (logs: $WORK/logs/$cfg/)"
 	fi

@@ -141,6 +141,12 @@ def console_checks(console, dotconfig=None, pfx="console"):
     return out
 
 
+def kprobes_leaks(lines):
+    """The headers of a kmemleak report's objects allocated through kprobes
+    code (a KPROBES_FRAME in the backtrace)."""
+    return [h for h, body in kmemleak_objects(lines) if any(KPROBES_FRAME.search(l) for l in body)]
+
+
 def kmemleak_objects(lines):
     """The objects of a kmemleak report: (header, [lines])."""
     objs, cur = [], None
@@ -258,7 +264,7 @@ def main():
     # kernel are not this project's, and are the same on both variants).
     if "kmemleak" in sec:
         objs = kmemleak_objects(sec["kmemleak"])
-        ours = [h for h, body in objs if any(KPROBES_FRAME.search(l) for l in body)]
+        ours = kprobes_leaks(sec["kmemleak"])
         check("kmemleak/scan-ran", any(l.startswith("kmemleak-objects:") for l in sec["kmemleak"]))
         check("kmemleak/no-kprobes-leak", not ours,
               "%d of %d leaked objects from kprobes code: %s" % (len(ours), len(objs), "; ".join(ours[:3])))

@@ -24,7 +24,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from kpt_results import BAD_CONSOLE, KPROBES_FRAME, kmemleak_objects, read_text as read, sections  # noqa: E402
+from kpt_results import BAD_CONSOLE, KPROBES_FRAME, kprobes_leaks, read_text as read, sections  # noqa: E402
 
 
 # Frames of the allocators themselves (and of fault injection and the
@@ -80,8 +80,7 @@ def run(d):
                 name = rust_name(m.group(1))
                 if not ALLOCATOR.match(name):
                     cur["sites"][-1] = site_name(name, m.group(2))
-    leaks = [h for h, body in kmemleak_objects(sec.get("kmemleak", []))
-             if any(KPROBES_FRAME.search(x) for x in body)]
+    leaks = kprobes_leaks(sec.get("kmemleak", []))
     con = read(os.path.join(d, "console.log"))
     # The fault-injection stack dumps are not reports.
     reports = [l.strip() for l in con.splitlines()

@@ -25,7 +25,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from kpt_results import BAD_CONSOLE, KPROBES_FRAME, kmemleak_objects, read_text as read, sections  # noqa: E402
+from kpt_results import BAD_CONSOLE, kprobes_leaks, read_text as read, sections  # noqa: E402
 
 KPT = re.compile(r"^KPT stress (\S+) (PASS|FAIL|SKIP) ?(.*)$")
 FIGURES = re.compile(r"^KPT-STRESS seconds=(\d+) ops=(\d+) hits=(\d+)")
@@ -66,8 +66,7 @@ def run(rundir):
     sec = sections(res)
     if "kmemleak" in sec:
         r["kmemleak"] = True
-        r["leaks"] = [h for h, body in kmemleak_objects(sec["kmemleak"])
-                      if any(KPROBES_FRAME.search(x) for x in body)]
+        r["leaks"] = kprobes_leaks(sec["kmemleak"])
     return r
 
 

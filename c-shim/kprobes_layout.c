@@ -12,7 +12,7 @@
 #include <linux/rethook.h>
 #include <linux/stddef.h>
 
-#include <linux/kprobes_rust_layout.h>
+#include "kprobes_rust_layout.h"
 
 #define SAME_SIZE(c, r) \
 	static_assert(sizeof(struct c) == sizeof(struct kprobes_rust_view_##r), \

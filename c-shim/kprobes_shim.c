@@ -31,7 +31,7 @@
 #include <linux/workqueue.h>
 #include <asm/sections.h>
 
-#include <linux/kprobes_rust.h>
+#include "kprobes_rust.h"
 
 
 /* __weak defaults of the arch hooks, which Rust cannot define in 6.12. */

@@ -20,14 +20,13 @@ use crate::sys;
 use crate::types::{KprobeBlacklistEntry, ListHead};
 use core::ptr::addr_of_mut;
 
-/// The list of [`KprobeBlacklistEntry`].  Named as in C, where the
-/// transitional debugfs code still walks it.
-#[no_mangle]
-pub static mut kprobe_blacklist: ListHead =
-    ListHead { next: &raw mut kprobe_blacklist, prev: &raw mut kprobe_blacklist };
+/// `kprobe_blacklist`: the list of [`KprobeBlacklistEntry`].  Static, as
+/// upstream's (only this crate walks it).
+pub static mut KPROBE_BLACKLIST: ListHead =
+    ListHead { next: &raw mut KPROBE_BLACKLIST, prev: &raw mut KPROBE_BLACKLIST };
 
 fn head() -> *mut ListHead {
-    &raw mut kprobe_blacklist
+    &raw mut KPROBE_BLACKLIST
 }
 
 fn entry_of(l: *mut ListHead) -> *mut KprobeBlacklistEntry {

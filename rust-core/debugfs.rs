@@ -7,7 +7,7 @@
 
 use crate::ffi::{c_char, c_int, c_ulong, c_void};
 use crate::list;
-use crate::registry::{kprobe_table, KPROBE_TABLE_SIZE};
+use crate::registry::{KPROBE_TABLE, KPROBE_TABLE_SIZE};
 use crate::sys::{self, SeqFile};
 use crate::types::{HlistHead, Kprobe, KprobeBlacklistEntry, ListHead};
 use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
@@ -93,7 +93,7 @@ pub unsafe fn show_kprobe_addr(pi: *mut SeqFile, v: *mut c_void) -> c_int {
     // SAFETY: `v` points to a valid position below KPROBE_TABLE_SIZE.
     let i = unsafe { *v.cast::<Loff>() } as usize;
     let mut namebuf = [0 as c_char; sys::KSYM_NAME_LEN];
-    let head: *mut HlistHead = (&raw mut kprobe_table).cast::<HlistHead>().wrapping_add(i % KPROBE_TABLE_SIZE);
+    let head: *mut HlistHead = (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(i % KPROBE_TABLE_SIZE);
     sys::preempt_disable();
     // SAFETY: preemption is disabled, which is an RCU read-side section for
     // the hash table and the child lists (as upstream).

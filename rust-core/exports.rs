@@ -299,14 +299,15 @@ core::arch::global_asm!(
     ".popsection",
     golden = const registry::GOLDEN_RATIO_64,
     shift = const 64 - registry::KPROBE_HASH_BITS,
-    table = sym registry::kprobe_table,
+    table = sym registry::KPROBE_TABLE,
     off_addr = const core::mem::offset_of!(Kprobe, addr),
     options(att_syntax)
 );
 crate::nokprobe_symbol!(get_kprobe);
 
-/// `aggr_pre_handler()`, the pre-handler of every aggregate probe (the
-/// transitional C installs it and compares against it).
+/// `aggr_pre_handler()`, the pre-handler of every aggregate probe.  An
+/// unmangled symbol, as upstream's static function is in kallsyms: the
+/// `kprobes/blacklist` file names it (`NOKPROBE_SYMBOL`).
 ///
 /// # Safety
 /// Breakpoint/ftrace handler context; `p` is a live aggregate.
@@ -478,7 +479,7 @@ pub unsafe extern "C" fn kprobe_blacklist_seq_show(m: *mut sys::SeqFile, v: *mut
 pub unsafe extern "C" fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
     state::lock();
     // SAFETY: forwarded caller contract; the list is stable under the mutex.
-    unsafe { sys::seq_list_start(&raw mut blacklist::kprobe_blacklist, *pos) }
+    unsafe { sys::seq_list_start(&raw mut blacklist::KPROBE_BLACKLIST, *pos) }
 }
 
 #[cfg(CONFIG_DEBUG_FS)]
@@ -489,7 +490,7 @@ pub unsafe extern "C" fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: 
 #[no_mangle]
 pub unsafe extern "C" fn kprobe_blacklist_seq_next(_m: *mut sys::SeqFile, v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
     // SAFETY: forwarded caller contract.
-    unsafe { sys::seq_list_next(v, &raw mut blacklist::kprobe_blacklist, pos) }
+    unsafe { sys::seq_list_next(v, &raw mut blacklist::KPROBE_BLACKLIST, pos) }
 }
 
 #[cfg(CONFIG_DEBUG_FS)]

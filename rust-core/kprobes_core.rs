@@ -9,15 +9,8 @@
 //! the upstream file; `sys` is the only door to the kernel's services and
 //! `exports` the only C ABI.
 //!
-//! The core is being moved here group by group; what has not moved yet is
-//! still built from `c-shim/kprobes_transitional.c`, a working copy of
-//! upstream `kernel/kprobes.c` from which every moved group is deleted.
-//!
-//! Moved so far: instruction slots (`slots`), the blacklist (`blacklist`),
-//! the hash table and `get_kprobe()` (`registry`), the aggregate handler
-//! dispatch and reentrancy helpers (`aggr`), address resolution and safety
-//! checks (`addr`), the `kprobes/list` and `kprobes/blacklist` text
-//! (`debugfs`).
+//! It implements all of the upstream file; every `#if CONFIG_*` of
+//! `kprobes.c` is a `cfg` here or an `#if` in the C shim.
 
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]

@@ -23,10 +23,9 @@ pub const KPROBE_TABLE_SIZE: usize = 1 << KPROBE_HASH_BITS;
 /// `GOLDEN_RATIO_64` of `<linux/hash.h>`.
 pub const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
 
-/// The hash table of registered (and aggregate) probes, by address.  Named
-/// as in C, where the transitional code still walks it.
-#[no_mangle]
-pub static mut kprobe_table: [HlistHead; KPROBE_TABLE_SIZE] =
+/// `kprobe_table`: the hash table of registered (and aggregate) probes,
+/// by address.  Static, as upstream's (only this crate walks it).
+pub static mut KPROBE_TABLE: [HlistHead; KPROBE_TABLE_SIZE] =
     [HlistHead { first: ptr::null_mut() }; KPROBE_TABLE_SIZE];
 
 /// `hash_ptr(addr, KPROBE_HASH_BITS)` (`hash_64_generic()`; x86 has no
@@ -41,7 +40,7 @@ pub fn hash_ptr(addr: usize) -> usize {
 pub fn bucket(addr: usize) -> *mut HlistHead {
     // `hash_ptr` is below KPROBE_TABLE_SIZE, so `add` stays in the array;
     // no bounds-check panic can be reached from trap context.
-    (&raw mut kprobe_table).cast::<HlistHead>().wrapping_add(hash_ptr(addr) & (KPROBE_TABLE_SIZE - 1))
+    (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(hash_ptr(addr) & (KPROBE_TABLE_SIZE - 1))
 }
 
 /// `get_kprobe()`: the probe (or aggregate) registered at `addr`, or null.
@@ -72,7 +71,7 @@ pub unsafe fn get_kprobe(addr: *mut KprobeOpcode) -> *mut Kprobe {
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
     // SAFETY: host tests are serialized.
-    unsafe { (*(&raw mut kprobe_table)).iter_mut().for_each(|h| h.first = ptr::null_mut()) };
+    unsafe { (*(&raw mut KPROBE_TABLE)).iter_mut().for_each(|h| h.first = ptr::null_mut()) };
 }
 
 /// Calls `f` on every hashed probe (`hlist_for_each_entry` over each
@@ -82,7 +81,7 @@ pub(crate) fn reset() {
 /// `kprobe_mutex` held.
 pub unsafe fn for_each_hashed(mut f: impl FnMut(*mut Kprobe)) {
     for i in 0..KPROBE_TABLE_SIZE {
-        let head = (&raw mut kprobe_table).cast::<HlistHead>().wrapping_add(i);
+        let head = (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(i);
         // SAFETY: caller's contract; `hlist` is the first field of `struct
         // kprobe`.
         for n in unsafe { list::hlist_iter(head) } {

@@ -7,7 +7,7 @@
 //! calls through them.  Functions come from the bindgen'd `kernel::bindings`
 //! (prototypes checked by construction) or, for static inlines, from the C
 //! shim's wrappers (`c-shim/kprobes_shim.c`; cbindgen writes the
-//! declarations below into `include/linux/kprobes_rust.h`, which the shim
+//! declarations below into `c-shim/kprobes_rust.h`, which the shim
 //! includes, so both sides are checked against each other).
 
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Regenerate include/linux/kprobes_rust.h from rust-core with cbindgen.
+# Regenerate c-shim/kprobes_rust.h from rust-core with cbindgen.
 #   scripts/gen-header.sh           rewrite the header
 #   scripts/gen-header.sh --check   fail if the committed header is stale
 . "$(dirname "$0")/lib.sh"
 command -v cbindgen >/dev/null || die "cbindgen not found" "run scripts/setup.sh (make setup)"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-# include/linux/kprobes_rust.h: the exports and the shim functions Rust
-# calls; include/linux/kprobes_rust_layout.h: Rust's view of the shared
+# c-shim/kprobes_rust.h: the exports and the shim functions Rust
+# calls; c-shim/kprobes_rust_layout.h: Rust's view of the shared
 # structs, checked against the kernel's by c-shim/kprobes_layout.c.
 for pair in kprobes_rust.h:cbindgen.toml kprobes_rust_layout.h:cbindgen-layout.toml; do
 	h=${pair%%:*} cfg=${pair#*:}
-	hdr=$ROOT/include/linux/$h
+	hdr=$ROOT/c-shim/$h
 	(cd "$ROOT/rust-core" && cbindgen --quiet --config "$cfg" --output "$tmp" .) ||
 		die "cbindgen failed ($cfg)"
 	if [ "${1:-}" = --check ]; then
 		if ! diff -u "$hdr" "$tmp"; then
-			die "include/linux/$h is stale" "run scripts/gen-header.sh and commit the result"
+			die "c-shim/$h is stale" "run scripts/gen-header.sh and commit the result"
 		fi
-		info "include/linux/$h is up to date"
+		info "c-shim/$h is up to date"
 	else
 		cp "$tmp" "$hdr"
 		info "wrote $hdr"

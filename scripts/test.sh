@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make test`: everything, ending with one line `N passed, N failed`.
 #   1. host: cargo test of rust-core against the simulated kernel
-#   2. include/linux/kprobes_rust.h is what cbindgen generates from
+#   2. c-shim/kprobes_rust.h is what cbindgen generates from
 #      rust-core; the patch series applies to pristine 6.12 with git am
 #   3. both variants build; the Kconfig switch links the right objects;
 #      every global symbol of upstream kprobes.o is defined once by
@@ -59,7 +59,7 @@ grep -q '^test result:' "$RESULTS/cargo-test.log" || record 1 cargo-test "cargo 
 [ "$rc" = 0 ] || [ "$cf" != 0 ] || record 1 cargo-test "cargo test exited $rc (log: $RESULTS/cargo-test.log)"
 
 # 2. generated header and patch series ---------------------------------------
-step "test: include/linux/kprobes_rust.h matches rust-core (cbindgen)"
+step "test: c-shim/kprobes_rust.h matches rust-core (cbindgen)"
 if "$ROOT/scripts/gen-header.sh" --check >"$RESULTS/header.log" 2>&1; then record 0 header/up-to-date
 else cat "$RESULTS/header.log" >&2; record 1 header/up-to-date "run scripts/gen-header.sh"; fi
 

@@ -47,7 +47,7 @@ fn kernel() {
 fn entries() -> Vec<(usize, usize)> {
     let mut v = Vec::new();
     // SAFETY: tests are serialized; the list is quiescent.
-    for l in unsafe { crate::list::iter_rcu(&raw mut blacklist::kprobe_blacklist) } {
+    for l in unsafe { crate::list::iter_rcu(&raw mut blacklist::KPROBE_BLACKLIST) } {
         let e = crate::container_of!(l, crate::types::KprobeBlacklistEntry, list);
         // SAFETY: live entry.
         unsafe { v.push(((*e).start_addr, (*e).end_addr)) };

@@ -146,7 +146,7 @@ fn blacklist_lines_match_upstream_format() {
     kernel();
     crate::blacklist::add_ksym_blacklist(F);
     // SAFETY: the blacklist's first entry.
-    let node = unsafe { crate::blacklist::kprobe_blacklist.next } as *mut c_void;
+    let node = unsafe { crate::blacklist::KPROBE_BLACKLIST.next } as *mut c_void;
     let mut m = SeqFile { out: String::new(), show_value: true };
     // SAFETY: a live entry.
     unsafe { kprobe_blacklist_seq_show(&mut m, node) };

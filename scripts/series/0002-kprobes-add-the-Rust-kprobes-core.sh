@@ -5,6 +5,3 @@ for f in $(project_files Kbuild rust-core c-shim arch); do
 	esac
 	add "$f" "kernel/kprobes_rust/$f"
 done
-for f in $(project_files include/linux); do
-	add "$f" "$f"
-done

@@ -3,7 +3,8 @@
 # `make test`: everything, ending with one line `N passed, N failed`.
 #   1. host: cargo test of rust-core against the simulated kernel
 #   2. c-shim/kprobes_rust.h is what cbindgen generates from
-#      rust-core; the patch series applies to pristine 6.12 with git am
+#      rust-core; source rules (lint.py); the safety figures and their
+#      ratchet (safety.py); the patch series applies to pristine 6.12
 #   3. both variants build; the Kconfig switch links the right objects;
 #      every global symbol of upstream kprobes.o is defined once by
 #      kernel/kprobes_rust/, the moved groups by Rust (nm)
@@ -71,6 +72,16 @@ while read -r res name rest; do
 	FAIL) record 1 "$name" "$rest" ;;
 	esac
 done <"$RESULTS/lint.txt"
+
+step "test: safety figures and ratchet (tools/testing/safety.py)"
+python3 "$ROOT/tools/testing/safety.py" >"$RESULTS/safety.txt" 2>&1 || echo "FAIL lint/safety-script-error" >>"$RESULTS/safety.txt"
+while read -r res name rest; do
+	case $res in
+	PASS) record 0 "$name" ;;
+	FAIL) record 1 "$name" "$rest" ;;
+	FIGURE) echo "safety figure: $name $rest" >>"$SUM" ;;
+	esac
+done <"$RESULTS/safety.txt"
 
 step "test: patch series"
 if "$ROOT/scripts/patches.sh" >"$RESULTS/patches.log" 2>&1; then record 0 patches/git-am-on-pristine

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""How far the Rust core is from "safe by construction" (issue 13), measured
+on the sources, and a ratchet so that it only gets better.
+
+  tools/testing/safety.py                 print the figures and the checks
+  tools/testing/safety.py --write-baseline  record today's figures
+
+Figures (rust-core/*.rs; host/ is the simulated kernel and its tests):
+  unsafe-fn-in-logic   `unsafe fn` in the logic modules (LOGIC below: not
+                       the FFI/sys/arch edge); target <= 10
+  unsafe-fn-no-safety-doc   of those, how many lack a `# Safety` section;
+                       target 0
+  boilerplate-safety-%  SAFETY comments that give no reason ("forwarded
+                       caller contract", "caller's contract", "no
+                       preconditions"), percent of all; target <= 10
+  modules-in-cycles    modules in an import cycle (`crate::X` references
+                       between rust-core modules); target 0
+  exports-lines        lines of exports.rs; target <= 424 (half of 849)
+
+Output: one `FIGURE name value target met|not-met` line per figure, then
+`PASS|FAIL lint/safety-ratchet` (FAIL when a figure is worse than the
+committed baseline, tools/testing/safety-baseline.json) and one
+`PASS|FAIL lint/safety-target-NAME` line for each target that the
+baseline records as met (a met target may not be lost again).
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+os.chdir(root)
+BASELINE = "tools/testing/safety-baseline.json"
+
+# The logic modules of the issue; the edge is exports (C ABI), sys_kernel
+# (kernel services), types/list (C layouts), state, kprobes_core (crate root).
+LOGIC = ["aggr", "arm", "opt", "register", "kretprobe", "ftrace", "slots", "blacklist",
+         "addr", "registry", "module", "debugfs", "init"]
+BOILER = re.compile(r"SAFETY:\s*(forwarded caller contract|(the )?caller'?s contract|no preconditions)", re.I)
+TARGETS = {  # name: (limit, lower is better)
+    "unsafe-fn-in-logic": 10,
+    "unsafe-fn-no-safety-doc": 0,
+    "boilerplate-safety-%": 10,
+    "modules-in-cycles": 0,
+    "exports-lines": 424,
+}
+
+
+def src(m):
+    return open("rust-core/%s.rs" % m).read()
+
+
+def unsafe_fns():
+    n = nodoc = 0
+    for m in LOGIC:
+        lines = src(m).split("\n")
+        for i, l in enumerate(lines):
+            if re.search(r"\bunsafe\s+(extern\s+\"C\"\s+)?fn\b", l.split("//")[0]):
+                n += 1
+                j = i - 1
+                doc = []
+                while j >= 0 and lines[j].strip().startswith(("///", "#[")):
+                    doc.append(lines[j])
+                    j -= 1
+                if not any("# Safety" in d for d in doc):
+                    nodoc += 1
+    return n, nodoc
+
+
+def boilerplate():
+    total = boiler = 0
+    for f in glob.glob("rust-core/*.rs"):
+        for l in open(f).read().split("\n"):
+            if "SAFETY:" in l:
+                total += 1
+                boiler += bool(BOILER.search(l))
+    return round(100.0 * boiler / max(total, 1), 1), boiler, total
+
+
+def modules():
+    return sorted(os.path.basename(f)[:-3] for f in glob.glob("rust-core/*.rs"))
+
+
+def import_graph():
+    mods = set(modules()) | {"sys", "ffi"}
+    g = {}
+    for m in modules():
+        name = "sys" if m == "sys_kernel" else m
+        if m == "kprobes_core":
+            continue  # the crate root declares every module
+        txt = re.sub(r"//.*", "", src(m))
+        deps = set(re.findall(r"\bcrate::(\w+)", txt))
+        # `use crate::{a, b::c}`
+        for grp in re.findall(r"\bcrate::\{([^}]*)\}", txt):
+            deps |= set(re.findall(r"(?:^|,)\s*(\w+)", grp))
+        g[name] = sorted(d for d in deps if d in mods and d != name)
+    return g
+
+
+def sccs(g):
+    idx, low, on, st, out, n = {}, {}, set(), [], [], [0]
+
+    def visit(v):
+        idx[v] = low[v] = n[0]
+        n[0] += 1
+        st.append(v)
+        on.add(v)
+        for w in g.get(v, []):
+            if w not in idx:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], idx[w])
+        if low[v] == idx[v]:
+            comp = []
+            while True:
+                w = st.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(g):
+        if v not in idx:
+            visit(v)
+    return [c for c in out if len(c) > 1]
+
+
+def figures():
+    n, nodoc = unsafe_fns()
+    pct, boiler, total = boilerplate()
+    cyc = sccs(import_graph())
+    f = {
+        "unsafe-fn-in-logic": n,
+        "unsafe-fn-no-safety-doc": nodoc,
+        "boilerplate-safety-%": pct,
+        "modules-in-cycles": sum(len(c) for c in cyc),
+        "exports-lines": src("exports").count("\n"),
+    }
+    notes = {
+        "boilerplate-safety-%": "%d of %d SAFETY comments" % (boiler, total),
+        "modules-in-cycles": "; ".join(" ".join(c) for c in cyc) or "none",
+    }
+    return f, notes
+
+
+def main():
+    f, notes = figures()
+    if "--write-baseline" in sys.argv:
+        old = json.load(open(BASELINE)) if os.path.exists(BASELINE) else {}
+        met = sorted(set(old.get("met", [])) | {k for k, v in f.items() if v <= TARGETS[k]})
+        json.dump({"figures": f, "met": met}, open(BASELINE, "w"), indent=1, sort_keys=True)
+        print("wrote %s" % BASELINE)
+        return
+    for k, v in f.items():
+        print("FIGURE %s %s <=%s %s%s" % (k, v, TARGETS[k], "met" if v <= TARGETS[k] else "not-met",
+                                         " (%s)" % notes[k] if k in notes else ""))
+    base = json.load(open(BASELINE))
+    worse = ["%s %s > baseline %s" % (k, v, base["figures"][k]) for k, v in f.items()
+             if k in base["figures"] and v > base["figures"][k]]
+    print("%s lint/safety-ratchet%s" % ("FAIL" if worse else "PASS",
+                                       " (" + "; ".join(worse) + ")" if worse else ""))
+    for k in base.get("met", []):
+        ok = f[k] <= TARGETS[k]
+        print("%s lint/safety-target-%s%s" % ("PASS" if ok else "FAIL", k,
+                                              "" if ok else " (%s > %s)" % (f[k], TARGETS[k])))
+
+
+main()

@@ -4,6 +4,7 @@
 //! an address, function-entry detection, and the checks that decide whether
 //! a probe may be placed there.  Port of that part of `kernel/kprobes.c`.
 
+use crate::flags;
 use crate::ffi::{c_char, c_int, c_ulong};
 use crate::sys::{self, Module};
 use crate::types::{Kprobe, KprobeOpcode};
@@ -113,7 +114,7 @@ pub unsafe fn check_ftrace_location(p: *mut Kprobe) -> c_int {
         if sys::ftrace_location(addr) == addr {
             #[cfg(CONFIG_KPROBES_ON_FTRACE)]
             {
-                (*p).flags |= crate::types::KPROBE_FLAG_FTRACE;
+                flags::set(p, crate::types::KPROBE_FLAG_FTRACE);
             }
             #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
             return -sys::EINVAL;

@@ -10,17 +10,12 @@
 //! nothing can panic, allocate or sleep.  The child lists are RCU lists,
 //! read with preemption disabled by the handlers' callers.
 
+use crate::flags;
 use crate::ffi::{c_int, c_ulong};
 use crate::list;
 use crate::sys;
-use crate::types::{Kprobe, KprobeOpcode, ListHead, PtRegs, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE};
+use crate::types::{Kprobe, KprobeOpcode, ListHead, PtRegs};
 use core::ptr::addr_of_mut;
-
-/// `kprobe_disabled()`.
-#[inline(always)]
-pub fn kprobe_disabled(p: &Kprobe) -> bool {
-    p.flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE) != 0
-}
 
 /// The probe whose `list` member is `l`.
 #[inline(always)]
@@ -60,7 +55,7 @@ pub unsafe fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     unsafe {
         for_each_child(p, |kp| {
             if let Some(h) = (*kp).pre_handler {
-                if !kprobe_disabled(&*kp) {
+                if !flags::disabled(kp) {
                     sys::set_kprobe_instance(kp);
                     if h(kp, regs) != 0 {
                         ret = 1;
@@ -85,7 +80,7 @@ pub unsafe fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulon
     unsafe {
         for_each_child(p, |kp| {
             if let Some(h) = (*kp).post_handler {
-                if !kprobe_disabled(&*kp) {
+                if !flags::disabled(kp) {
                     sys::set_kprobe_instance(kp);
                     h(kp, regs, flags);
                     sys::reset_kprobe_instance();
@@ -107,7 +102,7 @@ pub unsafe fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
     unsafe {
         for_each_child(p, |kp| {
             if let Some(h) = (*kp).pre_handler {
-                if !kprobe_disabled(&*kp) {
+                if !flags::disabled(kp) {
                     sys::set_kprobe_instance(kp);
                     h(kp, regs);
                 }

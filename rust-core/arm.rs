@@ -5,15 +5,15 @@
 //! `/sys/kernel/debug/kprobes/enabled`.  Port of that part of
 //! `kernel/kprobes.c`.
 
+use crate::flags;
 use crate::ffi::c_int;
 use crate::ftrace;
-use crate::opt::{self, kprobe_ftrace};
+use crate::opt;
 use crate::sys;
 use crate::types::Kprobe;
 // `kprobes/enabled` (debugfs) only.
 #[cfg(CONFIG_DEBUG_FS)]
 use crate::{
-    aggr::kprobe_disabled,
     ffi::{c_char, c_void},
     registry, state,
 };
@@ -26,7 +26,7 @@ pub unsafe fn prepare_kprobe(p: *mut Kprobe) -> c_int {
     // SAFETY: caller's contract.
     unsafe {
         // Must ensure p->addr is really on ftrace.
-        if kprobe_ftrace(&*p) {
+        if flags::ftrace(p) {
             return sys::arch_prepare_kprobe_ftrace(p);
         }
         sys::arch_prepare_kprobe(p)
@@ -40,7 +40,7 @@ pub unsafe fn prepare_kprobe(p: *mut Kprobe) -> c_int {
 pub unsafe fn arm_kprobe(kp: *mut Kprobe) -> c_int {
     // SAFETY: caller's contract.
     unsafe {
-        if kprobe_ftrace(&*kp) {
+        if flags::ftrace(kp) {
             return ftrace::arm_kprobe_ftrace(kp);
         }
         sys::cpus_read_lock();
@@ -59,7 +59,7 @@ pub unsafe fn arm_kprobe(kp: *mut Kprobe) -> c_int {
 pub unsafe fn disarm_kprobe(kp: *mut Kprobe, reopt: bool) -> c_int {
     // SAFETY: caller's contract.
     unsafe {
-        if kprobe_ftrace(&*kp) {
+        if flags::ftrace(kp) {
             return ftrace::disarm_kprobe_ftrace(kp);
         }
         sys::cpus_read_lock();
@@ -87,7 +87,7 @@ pub fn arm_all_kprobes() -> c_int {
         // SAFETY: `kprobe_mutex` held.
         unsafe {
             registry::for_each_hashed(|p| {
-                if !kprobe_disabled(&*p) {
+                if !flags::disabled(p) {
                     let err = arm_kprobe(p);
                     if err != 0 {
                         errors += 1;
@@ -126,7 +126,7 @@ pub fn disarm_all_kprobes() -> c_int {
     // SAFETY: `kprobe_mutex` held.
     unsafe {
         registry::for_each_hashed(|p| {
-            if !sys::arch_trampoline_kprobe(p) && !kprobe_disabled(&*p) {
+            if !sys::arch_trampoline_kprobe(p) && !flags::disabled(p) {
                 let err = disarm_kprobe(p, false);
                 if err != 0 {
                     errors += 1;

@@ -5,12 +5,13 @@
 //! registration stays C glue.  The format strings are upstream's, handed to
 //! `seq_printf()` itself (see `sys`), so the output is byte-identical.
 
+use crate::flags;
 use crate::ffi::{c_char, c_int, c_ulong, c_void};
 use crate::list;
 use crate::registry::{KPROBE_TABLE, KPROBE_TABLE_SIZE};
 use crate::sys::{self, SeqFile};
 use crate::types::{HlistHead, Kprobe, KprobeBlacklistEntry, ListHead};
-use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
+use crate::aggr::kprobe_aggrprobe;
 use crate::types::{KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED};
 use core::ptr;
 
@@ -45,7 +46,7 @@ pub unsafe fn report_probe(
         }
 
         let pp = if pp.is_null() { p } else { pp };
-        let f = (*p).flags;
+        let f = flags::get(p);
         let gone = f & KPROBE_FLAG_GONE != 0;
         let mark = |on: bool, s: &'static core::ffi::CStr| -> *const c_char {
             if on { s.as_ptr().cast() } else { c"".as_ptr().cast() }
@@ -53,9 +54,9 @@ pub unsafe fn report_probe(
         sys::seq_report_flags(
             pi,
             mark(gone, c"[GONE]"),
-            mark(kprobe_disabled(&*p) && !gone, c"[DISABLED]"),
-            mark((*pp).flags & KPROBE_FLAG_OPTIMIZED != 0, c"[OPTIMIZED]"),
-            mark((*pp).flags & KPROBE_FLAG_FTRACE != 0, c"[FTRACE]"),
+            mark(flags::disabled(p) && !gone, c"[DISABLED]"),
+            mark(flags::get(pp) & KPROBE_FLAG_OPTIMIZED != 0, c"[OPTIMIZED]"),
+            mark(flags::get(pp) & KPROBE_FLAG_FTRACE != 0, c"[FTRACE]"),
         );
     }
 }

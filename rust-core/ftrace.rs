@@ -20,6 +20,7 @@
 //! negative.  Here an aggregate remembers which ops armed it
 //! ([`FLAG_ARMED_IPMODIFY`]) and is disarmed through those.
 
+use crate::flags;
 use crate::ffi::c_int;
 use crate::sys;
 use crate::types::Kprobe;
@@ -99,9 +100,9 @@ pub unsafe fn note_armed_ops(p: *mut Kprobe, ipmodify: bool) {
     // SAFETY: caller's contract.
     unsafe {
         if ipmodify {
-            (*p).flags |= FLAG_ARMED_IPMODIFY;
+            flags::set(p, FLAG_ARMED_IPMODIFY);
         } else {
-            (*p).flags &= !FLAG_ARMED_IPMODIFY;
+            flags::clear(p, FLAG_ARMED_IPMODIFY);
         }
     }
 }
@@ -115,7 +116,7 @@ unsafe fn armed_ipmodify(p: *mut Kprobe) -> bool {
     // SAFETY: caller's contract.
     unsafe {
         if crate::aggr::kprobe_aggrprobe(p) {
-            (*p).flags & FLAG_ARMED_IPMODIFY != 0
+            flags::get(p) & FLAG_ARMED_IPMODIFY != 0
         } else {
             (*p).post_handler.is_some()
         }

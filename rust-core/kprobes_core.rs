@@ -36,6 +36,7 @@ pub mod addr;
 pub mod aggr;
 pub mod arm;
 pub mod blacklist;
+pub mod flags;
 #[cfg(CONFIG_DEBUG_FS)]
 pub mod debugfs;
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]

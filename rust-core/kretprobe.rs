@@ -17,9 +17,9 @@
 //! time on a second unregister.  Here a null `rh` is skipped and `rh` is
 //! cleared once the grace period after unregistration has passed.
 
+use crate::flags;
 use crate::addr;
 use crate::ffi::{c_int, c_ulong, c_void};
-use crate::opt::kprobe_ftrace;
 use crate::register;
 use crate::state;
 use crate::sys;
@@ -54,7 +54,7 @@ pub unsafe fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int 
         let ri = rhn.cast::<KretprobeInstance>();
         match (*rp).entry_handler {
             Some(h) if h(ri, regs) != 0 => sys::rethook_recycle(rhn),
-            _ => sys::rethook_hook(rhn, regs, kprobe_ftrace(&*p)),
+            _ => sys::rethook_hook(rhn, regs, flags::ftrace(p)),
         }
     }
     0

@@ -5,12 +5,13 @@
 //! `kprobe_free_init_mem()` for the kernel's own init text, and the
 //! per-module blacklist updates.  Port of that part of `kernel/kprobes.c`.
 
-use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
+use crate::flags;
+use crate::aggr::kprobe_aggrprobe;
 #[cfg(CONFIG_MODULES)]
 use crate::ffi::{c_int, c_ulong};
 use crate::ftrace;
 use crate::list;
-use crate::opt::{self, kprobe_ftrace};
+use crate::opt;
 use crate::registry;
 use crate::state;
 use crate::sys;
@@ -31,16 +32,16 @@ pub unsafe fn kill_kprobe(p: *mut Kprobe) {
         // The module is going away. We should disarm the kprobe which is
         // using ftrace, because ftrace framework is still available at
         // 'MODULE_STATE_GOING' notification.
-        if kprobe_ftrace(&*p) && !kprobe_disabled(&*p) && !state::all_disarmed() {
+        if flags::ftrace(p) && !flags::disabled(p) && !state::all_disarmed() {
             ftrace::disarm_kprobe_ftrace(p);
         }
 
-        (*p).flags |= KPROBE_FLAG_GONE;
+        flags::set(p, KPROBE_FLAG_GONE);
         if kprobe_aggrprobe(p) {
             // If this is an aggr_kprobe, we have to list all the chained
             // probes and mark them GONE.
             for l in list::iter_rcu(addr_of_mut!((*p).list)) {
-                (*crate::container_of!(l, Kprobe, list)).flags |= KPROBE_FLAG_GONE;
+                flags::set(crate::container_of!(l, Kprobe, list), KPROBE_FLAG_GONE);
             }
             (*p).post_handler = None;
             opt::kill_optimized_kprobe(p);

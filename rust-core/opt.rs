@@ -15,16 +15,14 @@
 //! One intended divergence from upstream, in [`arm_kprobe_locked`] (see
 //! `tools/testing/differential/divergences.txt`).
 
-use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
+use crate::flags;
+use crate::aggr::kprobe_aggrprobe;
 use crate::ffi::{c_int, c_void};
 use crate::list;
 use crate::registry::{self, get_kprobe};
 use crate::state;
 use crate::sys;
-use crate::types::{
-    Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_FTRACE,
-    KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED,
-};
+use crate::types::{Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_OPTIMIZED};
 use core::ptr::{self, addr_of_mut};
 
 /// Optimization staging list, protected by `kprobe_mutex`.
@@ -59,31 +57,13 @@ fn op_of_list(l: *mut ListHead) -> *mut OptimizedKprobe {
     crate::container_of!(l, OptimizedKprobe, list)
 }
 
-/// `kprobe_ftrace()`.
-#[inline]
-pub fn kprobe_ftrace(p: &Kprobe) -> bool {
-    p.flags & KPROBE_FLAG_FTRACE != 0
-}
-
-/// `kprobe_gone()`.
-#[inline]
-pub fn kprobe_gone(p: &Kprobe) -> bool {
-    p.flags & KPROBE_FLAG_GONE != 0
-}
-
-/// `kprobe_optimized()`.
-#[inline]
-pub fn kprobe_optimized(p: &Kprobe) -> bool {
-    p.flags & KPROBE_FLAG_OPTIMIZED != 0
-}
-
 /// `kprobe_unused()`: an aggregate that is disabled and has no child left.
 ///
 /// # Safety
 /// `p` is live; `kprobe_mutex` held.
 pub unsafe fn kprobe_unused(p: *mut Kprobe) -> bool {
     // SAFETY: caller's contract.
-    unsafe { kprobe_aggrprobe(p) && kprobe_disabled(&*p) && list::list_empty(addr_of_mut!((*p).list)) }
+    unsafe { kprobe_aggrprobe(p) && flags::disabled(p) && list::list_empty(addr_of_mut!((*p).list)) }
 }
 
 /// `free_aggr_kprobe()`: frees the optimized instructions and the
@@ -120,9 +100,9 @@ pub unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
     unsafe {
         // If kprobe is not aggr/opt probe, just return kprobe is disabled.
         if !kprobe_aggrprobe(p) {
-            return kprobe_disabled(&*p);
+            return flags::disabled(p);
         }
-        kprobe_disabled(&*p) && list::list_empty(addr_of_mut!((*op_of(p)).list))
+        flags::disabled(p) && list::list_empty(addr_of_mut!((*op_of(p)).list))
     }
 }
 
@@ -189,9 +169,9 @@ fn do_unoptimize_kprobes() {
             let op = op_of_list(l);
             let kp = addr_of_mut!((*op).kp);
             // Switching from detour code to origin.
-            (*kp).flags &= !KPROBE_FLAG_OPTIMIZED;
+            flags::clear(kp, KPROBE_FLAG_OPTIMIZED);
             // Disarm probes if marked disabled and not gone.
-            if kprobe_disabled(&*kp) && !kprobe_gone(&*kp) {
+            if flags::disabled(kp) && !flags::gone(kp) {
                 sys::arch_disarm_kprobe(kp);
             }
             if kprobe_unused(kp) {
@@ -298,7 +278,7 @@ pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
     // SAFETY: caller's contract.
     unsafe {
         // Check if the kprobe is disabled or not ready for optimization.
-        if !kprobe_optready(p) || !state::allow_optimization() || kprobe_disabled(&*p) || state::all_disarmed() {
+        if !kprobe_optready(p) || !state::allow_optimization() || flags::disabled(p) || state::all_disarmed() {
             return;
         }
         // kprobes with 'post_handler' can not be optimized.
@@ -311,14 +291,14 @@ pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
             return;
         }
         // Check if it is already optimized.
-        if (*op).kp.flags & KPROBE_FLAG_OPTIMIZED != 0 {
+        if flags::get(addr_of_mut!((*op).kp)) & KPROBE_FLAG_OPTIMIZED != 0 {
             if optprobe_queued_unopt(op) {
                 // This is under unoptimizing. Just dequeue the probe.
                 list::list_del_init(addr_of_mut!((*op).list));
             }
             return;
         }
-        (*op).kp.flags |= KPROBE_FLAG_OPTIMIZED;
+        flags::set(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
 
         // On the 'unoptimizing_list' and 'optimizing_list', 'op' must have
         // OPTIMIZED flag.
@@ -341,7 +321,7 @@ unsafe fn force_unoptimize_kprobe(op: *mut OptimizedKprobe) {
     // SAFETY: caller's contract.
     unsafe {
         sys::arch_unoptimize_kprobe(op);
-        (*op).kp.flags &= !KPROBE_FLAG_OPTIMIZED;
+        flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
     }
 }
 
@@ -357,7 +337,7 @@ pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
             return; // This is not an optprobe nor optimized.
         }
         let op = op_of(p);
-        if !kprobe_optimized(&*p) {
+        if !flags::optimized(p) {
             return;
         }
         let l = addr_of_mut!((*op).list);
@@ -373,7 +353,7 @@ pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
             } else {
                 // Dequeue from the optimizing queue.
                 list::list_del_init(l);
-                (*op).kp.flags &= !KPROBE_FLAG_OPTIMIZED;
+                flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
             }
             return;
         }
@@ -404,7 +384,7 @@ pub unsafe fn reuse_unused_kprobe(ap: *mut Kprobe) -> c_int {
             crate::warn_once!();
         }
         // Enable the probe again.
-        (*ap).flags &= !KPROBE_FLAG_DISABLED;
+        flags::clear(ap, KPROBE_FLAG_DISABLED);
         // Optimize it again. (remove from 'op->list')
         if !kprobe_optready(ap) {
             return -sys::EINVAL;
@@ -428,7 +408,7 @@ pub unsafe fn kill_optimized_kprobe(p: *mut Kprobe) {
             // Dequeue from the (un)optimization queue.
             list::list_del_init(l);
         }
-        (*op).kp.flags &= !KPROBE_FLAG_OPTIMIZED;
+        flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
 
         if kprobe_unused(p) {
             // Unused kprobe is on unoptimizing or freeing list. We move it
@@ -450,7 +430,7 @@ pub unsafe fn kill_optimized_kprobe(p: *mut Kprobe) {
 unsafe fn prepare_optimized_kprobe_op(op: *mut OptimizedKprobe, p: *mut Kprobe) {
     // SAFETY: caller's contract.
     unsafe {
-        if !kprobe_ftrace(&*p) {
+        if !flags::ftrace(p) {
             sys::arch_prepare_optimized_kprobe(op, p);
         }
     }
@@ -492,7 +472,7 @@ pub unsafe fn alloc_aggr_kprobe(p: *mut Kprobe) -> *mut Kprobe {
 pub unsafe fn try_to_optimize_kprobe(p: *mut Kprobe) {
     // Impossible to optimize ftrace-based kprobe.
     // SAFETY: caller's contract.
-    if unsafe { kprobe_ftrace(&*p) } {
+    if unsafe { flags::ftrace(p) } {
         return;
     }
     // For preparing optimization, jump_label_text_reserved() is called.
@@ -531,7 +511,7 @@ pub fn optimize_all_kprobes() {
         // SAFETY: `kprobe_mutex` held.
         unsafe {
             registry::for_each_hashed(|p| {
-                if !kprobe_disabled(&*p) {
+                if !flags::disabled(p) {
                     optimize_kprobe(p);
                 }
             });
@@ -556,7 +536,7 @@ pub fn unoptimize_all_kprobes() {
     // SAFETY: `kprobe_mutex` held.
     unsafe {
         registry::for_each_hashed(|p| {
-            if !kprobe_disabled(&*p) {
+            if !flags::disabled(p) {
                 unoptimize_kprobe(p, false);
             }
         });
@@ -628,7 +608,7 @@ pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
         // unoptimization (optimize_kprobe() dequeues it; if it declines,
         // the optimizer turns the jump back into an int3) keeps the text
         // consistent.
-        if kprobe_aggrprobe(p) && kprobe_optimized(&*p) && optprobe_queued_unopt(op_of(p)) {
+        if kprobe_aggrprobe(p) && flags::optimized(p) && optprobe_queued_unopt(op_of(p)) {
             optimize_kprobe(p);
             return;
         }

@@ -6,12 +6,13 @@
 //! under `kprobe_mutex`, one RCU grace period, then free).  Port of that
 //! part of `kernel/kprobes.c`.
 
+use crate::flags;
 use crate::addr;
-use crate::aggr::{kprobe_aggrprobe, kprobe_disabled};
+use crate::aggr::kprobe_aggrprobe;
 use crate::arm;
 use crate::ffi::{c_int, c_ulong};
 use crate::list;
-use crate::opt::{self, kprobe_ftrace, kprobe_gone};
+use crate::opt;
 use crate::registry::{self, get_kprobe};
 use crate::state;
 use crate::sys::{self, Module};
@@ -70,17 +71,17 @@ pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
         copy_kprobe(p, ap);
         // flush_insn_slot(ap): a no-op on x86.
         (*ap).addr = (*p).addr;
-        (*ap).flags = (*p).flags & !KPROBE_FLAG_OPTIMIZED;
+        flags::put(ap, flags::get(p) & !KPROBE_FLAG_OPTIMIZED);
         (*ap).pre_handler = Some(crate::exports::aggr_pre_handler);
         // We don't care the kprobe which has gone.
-        if (*p).post_handler.is_some() && !kprobe_gone(&*p) {
+        if (*p).post_handler.is_some() && !flags::gone(p) {
             (*ap).post_handler = Some(crate::exports::aggr_post_handler);
         }
         list::init_list_head(addr_of_mut!((*ap).list));
         list::init_hlist_node(addr_of_mut!((*ap).hlist));
         // The aggregate takes over `p`'s arming: remember its ftrace ops
         // (intended divergence, see ftrace.rs).
-        if kprobe_ftrace(&*p) {
+        if flags::ftrace(p) {
             #[cfg(CONFIG_KPROBES_ON_FTRACE)]
             crate::ftrace::note_armed_ops(ap, (*p).post_handler.is_some());
         }
@@ -123,7 +124,7 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
                 }
             }
 
-            if kprobe_gone(&*ap) {
+            if flags::gone(ap) {
                 // Attempting to insert new probe at the same location that
                 // had a probe in the module vaddr area which already freed.
                 // So, the instruction slot has already been released. We
@@ -139,7 +140,7 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
                 opt::prepare_optimized_kprobe(ap);
                 // Clear gone flag to prevent allocating new slot again, and
                 // set disabled flag because it is not armed yet.
-                (*ap).flags = ((*ap).flags & !KPROBE_FLAG_GONE) | KPROBE_FLAG_DISABLED;
+                flags::put(ap, (flags::get(ap) & !KPROBE_FLAG_GONE) | KPROBE_FLAG_DISABLED);
             }
 
             // Copy the insn slot of 'p' to 'ap'.
@@ -154,13 +155,13 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
 
     // SAFETY: `kprobe_mutex` still held.
     unsafe {
-        if ret == 0 && kprobe_disabled(&*ap) && !kprobe_disabled(&*p) {
-            (*ap).flags &= !KPROBE_FLAG_DISABLED;
+        if ret == 0 && flags::disabled(ap) && !flags::disabled(p) {
+            flags::clear(ap, KPROBE_FLAG_DISABLED);
             if !state::all_disarmed() {
                 // Arm the breakpoint again.
                 ret = arm::arm_kprobe(ap);
                 if ret != 0 {
-                    (*ap).flags |= KPROBE_FLAG_DISABLED;
+                    flags::set(ap, KPROBE_FLAG_DISABLED);
                     list::list_del_rcu(addr_of_mut!((*p).list));
                     sys::synchronize_rcu();
                 }
@@ -245,7 +246,7 @@ pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
         }
 
         // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
-        (*p).flags &= KPROBE_FLAG_DISABLED;
+        flags::put(p, flags::get(p) & KPROBE_FLAG_DISABLED);
         (*p).nmissed = 0;
         list::init_list_head(addr_of_mut!((*p).list));
 
@@ -273,7 +274,7 @@ unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
     // SAFETY: caller's contract.
     unsafe {
         if on_func_entry {
-            (*p).flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+            flags::set(p, KPROBE_FLAG_ON_FUNC_ENTRY);
         }
 
         let old_p = get_kprobe((*p).addr);
@@ -294,7 +295,7 @@ unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
 
         registry::hash_probe(p);
 
-        if !state::all_disarmed() && !kprobe_disabled(&*p) {
+        if !state::all_disarmed() && !flags::disabled(p) {
             let ret = arm::arm_kprobe(p);
             if ret != 0 {
                 list::hlist_del_rcu(addr_of_mut!((*p).hlist));
@@ -319,7 +320,7 @@ unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
     unsafe {
         // Since there is an active probe on the list, we can't disable
         // this 'ap'.
-        list::iter_rcu(addr_of_mut!((*ap).list)).all(|l| kprobe_disabled(&*probe_of(l)))
+        list::iter_rcu(addr_of_mut!((*ap).list)).all(|l| flags::disabled(probe_of(l)))
     }
 }
 
@@ -340,10 +341,10 @@ unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
             return addr::err_ptr(-sys::EINVAL).cast();
         }
 
-        if !kprobe_disabled(&*p) {
+        if !flags::disabled(p) {
             // Disable probe if it is a child probe.
             if p != orig_p {
-                (*p).flags |= KPROBE_FLAG_DISABLED;
+                flags::set(p, KPROBE_FLAG_DISABLED);
             }
             // Try to disarm and disable this/parent probe.
             if p == orig_p || aggr_kprobe_disabled(orig_p) {
@@ -351,14 +352,14 @@ unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
                 // false, 'orig_p' might not have been armed yet. Note
                 // arm_all_kprobes() __tries__ to arm all kprobes on the best
                 // effort basis.
-                if !state::all_disarmed() && !kprobe_disabled(&*orig_p) {
+                if !state::all_disarmed() && !flags::disabled(orig_p) {
                     let ret = arm::disarm_kprobe(orig_p, true);
                     if ret != 0 {
-                        (*p).flags &= !KPROBE_FLAG_DISABLED;
+                        flags::clear(p, KPROBE_FLAG_DISABLED);
                         return addr::err_ptr(ret).cast();
                     }
                 }
-                (*orig_p).flags |= KPROBE_FLAG_DISABLED;
+                flags::set(orig_p, KPROBE_FLAG_DISABLED);
             }
         }
         orig_p
@@ -388,7 +389,7 @@ pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
             // unoptimizing.
             if !(list::list_is_singular(addr_of_mut!((*ap).list)) && opt::kprobe_disarmed(ap)) {
                 // If disabling probe has special handlers, update aggrprobe.
-                if (*p).post_handler.is_some() && !kprobe_gone(&*p) {
+                if (*p).post_handler.is_some() && !flags::gone(p) {
                     let other_post = list::iter_rcu(addr_of_mut!((*ap).list)).any(|l| {
                         let lp = probe_of(l);
                         lp != p && (*lp).post_handler.is_some()
@@ -396,14 +397,14 @@ pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
                     // For the kprobe-on-ftrace case, we keep the
                     // post_handler setting to identify this aggrprobe armed
                     // with kprobe_ipmodify_ops.
-                    if !other_post && !kprobe_ftrace(&*ap) {
+                    if !other_post && !flags::ftrace(ap) {
                         (*ap).post_handler = None;
                     }
                 }
                 // Remove from the aggrprobe: this path will do nothing in
                 // __unregister_kprobe_bottom().
                 list::list_del_rcu(addr_of_mut!((*p).list));
-                if !kprobe_disabled(&*ap) && !state::all_disarmed() {
+                if !flags::disabled(ap) && !state::all_disarmed() {
                     // Try to optimize this probe again, because post
                     // handler may have been changed.
                     opt::optimize_kprobe(ap);
@@ -531,13 +532,13 @@ pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
                 ret = -sys::EINVAL;
                 break 'out;
             }
-            if kprobe_gone(&*kp) {
+            if flags::gone(kp) {
                 // This kprobe has gone, we couldn't enable it.
                 ret = -sys::EINVAL;
                 break 'out;
             }
             if p != kp {
-                (*kp).flags &= !KPROBE_FLAG_DISABLED;
+                flags::clear(kp, KPROBE_FLAG_DISABLED);
             }
             if state::all_disarmed() {
                 // Intended divergence: upstream leaves the hashed probe
@@ -546,16 +547,16 @@ pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
                 // never fires after kprobes/enabled=1, although
                 // enable_kprobe() returned 0.  Clear it: arm_all_kprobes()
                 // arms every probe that is not disabled.
-                if !kprobe_gone(&*p) {
-                    (*p).flags &= !KPROBE_FLAG_DISABLED;
+                if !flags::gone(p) {
+                    flags::clear(p, KPROBE_FLAG_DISABLED);
                 }
-            } else if kprobe_disabled(&*p) {
-                (*p).flags &= !KPROBE_FLAG_DISABLED;
+            } else if flags::disabled(p) {
+                flags::clear(p, KPROBE_FLAG_DISABLED);
                 ret = arm::arm_kprobe(p);
                 if ret != 0 {
-                    (*p).flags |= KPROBE_FLAG_DISABLED;
+                    flags::set(p, KPROBE_FLAG_DISABLED);
                     if p != kp {
-                        (*kp).flags |= KPROBE_FLAG_DISABLED;
+                        flags::set(kp, KPROBE_FLAG_DISABLED);
                     }
                 }
             }

@@ -1195,7 +1195,7 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
     unsafe {
         for l in crate::list::iter_safe(list) {
             let op = crate::container_of!(l, OptimizedKprobe, list);
-            if crate::aggr::kprobe_disabled(&(*op).kp) {
+            if crate::flags::disabled(core::ptr::addr_of!((*op).kp)) {
                 warn();
             }
             ev(format!("optimize {}", sym_off((*op).kp.addr as usize)));

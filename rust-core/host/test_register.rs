@@ -124,7 +124,7 @@ fn hit(addr: usize) {
     // SAFETY: handler context is simulated by the single test thread.
     unsafe {
         let p = get_kprobe(addr as *mut c_void);
-        if p.is_null() || crate::aggr::kprobe_disabled(&*p) {
+        if p.is_null() || crate::flags::disabled(p) {
             return;
         }
         if let Some(h) = (*p).pre_handler {

@@ -184,7 +184,7 @@ fn kprobe_ftrace_handler(ip: usize) {
     // SAFETY: preemption disabled, as the core requires.
     let p = unsafe { core_api::get_kprobe(ip as *mut c_void) };
     // SAFETY: a hashed probe stays live in this section.
-    if !p.is_null() && !crate::aggr::kprobe_disabled(unsafe { &*p }) {
+    if !p.is_null() && !unsafe { crate::flags::disabled(p) } {
         if !sys::kprobe_running().is_null() {
             // SAFETY: as above.
             unsafe { core_api::kprobes_inc_nmissed_count(p) };
@@ -217,7 +217,7 @@ fn optimized_callback(op: *mut OptimizedKprobe, regs: &mut PtRegs) {
     // SAFETY: a jump's probe is live while the jump is in the text.
     unsafe {
         let p = addr_of_mut!((*op).kp);
-        if crate::aggr::kprobe_disabled(&*p) {
+        if crate::flags::disabled(p) {
             return;
         }
         sys::preempt_disable();
@@ -478,11 +478,11 @@ fn stays_disabled(p: *mut Kprobe) -> bool {
                 return;
             }
             if q == p {
-                r = Some(crate::aggr::kprobe_disabled(&*p));
+                r = Some(crate::flags::disabled(p));
             } else if crate::aggr::kprobe_aggrprobe(q) {
                 for l in crate::list::iter_rcu(addr_of_mut!((*q).list)) {
                     if crate::container_of!(l, Kprobe, list) == p {
-                        r = Some(crate::aggr::kprobe_disabled(&*p) || crate::aggr::kprobe_disabled(&*q));
+                        r = Some(crate::flags::disabled(p) || crate::flags::disabled(q));
                         break;
                     }
                 }
@@ -523,7 +523,7 @@ fn int3_idle(a: usize) -> bool {
     // SAFETY: preemption disabled; a hashed probe stays live meanwhile.
     let idle = unsafe {
         let p = core_api::get_kprobe(a as *mut c_void);
-        !p.is_null() && crate::aggr::kprobe_disabled(&*p) && crate::aggr::kprobe_aggrprobe(p)
+        !p.is_null() && crate::flags::disabled(p) && crate::aggr::kprobe_aggrprobe(p)
     };
     sys::preempt_enable();
     idle
@@ -545,7 +545,7 @@ fn enabled_check(len: usize, r: isize) {
     }
     for j in jumps {
         // SAFETY: a jump's probe is live while the jump is in the text.
-        if !crate::aggr::kprobe_disabled(unsafe { &(*j.op).kp }) {
+        if !unsafe { crate::flags::disabled(core::ptr::addr_of!((*j.op).kp)) } {
             trace(&format!("!kprobes/enabled is 0 but the jump at {} stays armed", sys::sym(j.addr)));
         }
     }

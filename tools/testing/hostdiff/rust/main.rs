@@ -42,6 +42,9 @@ pub mod arm;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../../rust-core/blacklist.rs"]
 pub mod blacklist;
+#[allow(dead_code)]
+#[path = "../../../../rust-core/flags.rs"]
+pub mod flags;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../../rust-core/debugfs.rs"]
 pub mod debugfs;

@@ -1694,7 +1694,7 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
             let a = (*op).kp.addr as usize;
             let size = (*op).optinsn.size;
             trace(&format!("arch_optimize_kprobes {}", sym(a)));
-            if crate::aggr::kprobe_disabled(&(*op).kp) {
+            if crate::flags::disabled(core::ptr::addr_of!((*op).kp)) {
                 warn();
             }
             if !with(|m| int3_at(m, a).is_some()) {

@@ -234,9 +234,19 @@ pub unsafe fn remove_module(m: *mut sys::Module) {
     }
 }
 
-/// Empties the list without freeing (host tests start from scratch).
+/// Empties the list and frees its entries (host tests start from scratch;
+/// the previous test's entries would otherwise leak).
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
-    // SAFETY: host tests are serialized by `sys::exclusive()`.
-    unsafe { list::init_list_head(head()) };
+    // SAFETY: host tests are serialized by `sys::exclusive()`, so no reader
+    // is left in the list; every entry on it came from `sys::kmalloc()` in
+    // `add_ksym_blacklist()` (removed ones are unlinked before they are
+    // freed), and the safe iterator has read the next link before the body
+    // frees the current entry.
+    unsafe {
+        for l in list::iter_safe(head()) {
+            sys::kfree(entry_of(l).cast());
+        }
+        list::init_list_head(head());
+    }
 }

@@ -252,6 +252,12 @@ pub extern "C" fn kprobe_add_area_blacklist_impl(start: c_ulong, end: c_ulong) -
 /// One of those two contexts.
 #[cfg(not(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS)))))]
 #[no_mangle]
+// Miri gives a function that may be inlined a new address at each mention
+// (Rust does not promise one address per function); `kprobe_busy.addr` is
+// this one's address, and `aggr_pre_handler()`, `pre_handler_kretprobe()`
+// are compared by address: under Miri only, they are kept out of line, which
+// gives them one address there as they have in every real build.
+#[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
     // SAFETY: forwarded caller contract.
     unsafe { registry::get_kprobe(addr.cast()) }
@@ -312,6 +318,8 @@ crate::nokprobe_symbol!(get_kprobe);
 /// # Safety
 /// Breakpoint/ftrace handler context; `p` is a live aggregate.
 #[no_mangle]
+// Compared by address: one address under Miri too (see `get_kprobe()`).
+#[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { aggr::aggr_pre_handler(p, regs) }
@@ -719,6 +727,8 @@ pub unsafe extern "C" fn unregister_kretprobes_impl(rps: *mut *mut Kretprobe, nu
 /// # Safety
 /// Breakpoint/ftrace handler context; `p` is a registered kretprobe's `kp`.
 #[no_mangle]
+// Compared by address: one address under Miri too (see `get_kprobe()`).
+#[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     // SAFETY: forwarded caller contract.
     unsafe { kretprobe::pre_handler_kretprobe(p, regs) }

@@ -1152,7 +1152,8 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
     // SAFETY: caller's contract.
     unsafe {
         for i in 1..(*op).optinsn.size {
-            let p = crate::registry::get_kprobe((*op).kp.addr.add(i));
+            // A simulated text address, not a Rust allocation: no `add`.
+            let p = crate::registry::get_kprobe((*op).kp.addr.wrapping_add(i));
             if !p.is_null() && !crate::opt::kprobe_disarmed(p) {
                 return -EEXIST;
             }

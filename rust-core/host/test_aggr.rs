@@ -34,7 +34,10 @@ unsafe extern "C" fn post(p: *mut Kprobe, _r: *mut PtRegs, _f: c_ulong) {
     CALLS.with(|c| c.borrow_mut().push(("post", id)));
 }
 
-fn probe(id: u32, has_pre: bool, has_post: bool, flags: u32) -> Box<Kprobe> {
+/// A probe as C would have it: allocated once and from then on reached only
+/// through the raw pointer (the lists link the probes by pointer), freed by
+/// [`free`].
+fn probe(id: u32, has_pre: bool, has_post: bool, flags: u32) -> *mut Kprobe {
     // SAFETY: all-zero is a valid struct kprobe.
     let mut p: Box<Kprobe> = Box::new(unsafe { core::mem::zeroed() });
     p.offset = id;
@@ -42,120 +45,162 @@ fn probe(id: u32, has_pre: bool, has_post: bool, flags: u32) -> Box<Kprobe> {
     p.pre_handler = if has_pre { Some(pre) } else { None };
     p.post_handler = if has_post { Some(post) } else { None };
     p.flags = flags;
-    p
+    Box::into_raw(p)
+}
+
+/// Frees probes made by [`probe`] (or [`aggregate`]).
+///
+/// # Safety
+/// Each pointer comes from [`probe`], is freed once and not used after.
+unsafe fn free(ps: &[*mut Kprobe]) {
+    for &p in ps {
+        // SAFETY: `p` is from `Box::into_raw` in `probe()` and freed only
+        // here (caller).
+        drop(unsafe { Box::from_raw(p) });
+    }
 }
 
 /// An aggregate with `children` in list order.
-fn aggregate(children: &mut [Box<Kprobe>]) -> Box<Kprobe> {
-    let mut ap = probe(0, false, false, 0);
-    ap.pre_handler = Some(aggr_pre_handler);
-    ap.post_handler = Some(aggr_post_handler);
-    // SAFETY: single-threaded construction.
+fn aggregate(children: &[*mut Kprobe]) -> *mut Kprobe {
+    let ap = probe(0, false, false, 0);
+    // SAFETY: `ap` and the children are live boxes from `probe()`, reached
+    // only through these raw pointers; single-threaded construction.
     unsafe {
-        list::init_list_head(&mut ap.list);
-        for c in children.iter_mut() {
-            list::list_add_tail_rcu(&mut c.list, &mut ap.list);
+        (*ap).pre_handler = Some(aggr_pre_handler);
+        (*ap).post_handler = Some(aggr_post_handler);
+        list::init_list_head(&raw mut (*ap).list);
+        for &c in children {
+            list::list_add_tail_rcu(&raw mut (*c).list, &raw mut (*ap).list);
         }
     }
     ap
 }
 
-fn ptr(p: &mut Box<Kprobe>) -> *mut Kprobe {
-    &mut **p
-}
-
 #[test]
 fn aggr_pre_runs_enabled_children_in_order_and_resets_the_instance() {
-    let mut ch = vec![
+    let ch = [
         probe(1, true, false, 0),
         probe(2, true, false, KPROBE_FLAG_DISABLED),
         probe(3, false, true, 0),
         probe(4, true, false, KPROBE_FLAG_GONE),
         probe(5, true, false, 0),
     ];
-    let mut ap = aggregate(&mut ch);
+    let ap = aggregate(&ch);
     let mut regs = PtRegs::default();
     // SAFETY: live aggregate.
-    let r = unsafe { aggr_pre_handler(ptr(&mut ap), &mut regs) };
+    let r = unsafe { aggr_pre_handler(ap, &mut regs) };
     assert_eq!(r, 0);
     assert_eq!(calls(), vec![("pre", 1), ("pre", 5)]);
-    let p1 = ptr(&mut ch[0]) as usize;
-    let p5 = ptr(&mut ch[4]) as usize;
+    let p1 = ch[0] as usize;
+    let p5 = ch[4] as usize;
     // set before each call, reset after every child, called or not
     assert_eq!(cpu(|c| c.instances.clone()), vec![p1, 0, 0, 0, 0, p5, 0]);
+    // SAFETY: from `probe()`, not used after.
+    unsafe {
+        free(&[ap]);
+        free(&ch);
+    }
 }
 
 #[test]
 fn aggr_pre_stops_at_the_first_handler_returning_nonzero() {
-    let mut ch = vec![probe(1, true, false, 0), probe(2, true, false, 0), probe(3, true, false, 0)];
+    let ch = [probe(1, true, false, 0), probe(2, true, false, 0), probe(3, true, false, 0)];
     SKIP.with(|s| s.borrow_mut().push(2));
-    let mut ap = aggregate(&mut ch);
+    let ap = aggregate(&ch);
     let mut regs = PtRegs::default();
     // SAFETY: live aggregate.
-    let r = unsafe { aggr_pre_handler(ptr(&mut ap), &mut regs) };
+    let r = unsafe { aggr_pre_handler(ap, &mut regs) };
     assert_eq!(r, 1);
     assert_eq!(calls(), vec![("pre", 1), ("pre", 2)]);
     // Upstream returns without resetting kprobe_instance.
-    let p2 = ptr(&mut ch[1]) as usize;
+    let p2 = ch[1] as usize;
     assert_eq!(cpu(|c| *c.instances.last().unwrap()), p2);
+    // SAFETY: from `probe()`, not used after.
+    unsafe {
+        free(&[ap]);
+        free(&ch);
+    }
 }
 
 #[test]
 fn aggr_post_runs_only_enabled_post_handlers() {
-    let mut ch = vec![
+    let ch = [
         probe(1, true, true, 0),
         probe(2, false, true, KPROBE_FLAG_DISABLED),
         probe(3, true, false, 0),
         probe(4, false, true, 0),
     ];
-    let mut ap = aggregate(&mut ch);
+    let ap = aggregate(&ch);
     let mut regs = PtRegs::default();
     // SAFETY: live aggregate.
-    unsafe { aggr_post_handler(ptr(&mut ap), &mut regs, 0) };
+    unsafe { aggr_post_handler(ap, &mut regs, 0) };
     assert_eq!(calls(), vec![("post", 1), ("post", 4)]);
-    let p1 = ptr(&mut ch[0]) as usize;
-    let p4 = ptr(&mut ch[3]) as usize;
+    let p1 = ch[0] as usize;
+    let p4 = ch[3] as usize;
     assert_eq!(cpu(|c| c.instances.clone()), vec![p1, 0, p4, 0], "no reset for skipped children");
+    // SAFETY: from `probe()`, not used after.
+    unsafe {
+        free(&[ap]);
+        free(&ch);
+    }
 }
 
 #[test]
 fn opt_pre_runs_every_enabled_child_whatever_it_returns() {
-    let mut ch = vec![probe(1, true, false, 0), probe(2, true, false, 0), probe(3, true, false, KPROBE_FLAG_DISABLED)];
+    let ch = [probe(1, true, false, 0), probe(2, true, false, 0), probe(3, true, false, KPROBE_FLAG_DISABLED)];
     SKIP.with(|s| s.borrow_mut().push(1));
-    let mut ap = aggregate(&mut ch);
+    let ap = aggregate(&ch);
     let mut regs = PtRegs::default();
     // SAFETY: live aggregate.
-    unsafe { opt_pre_handler(ptr(&mut ap), &mut regs) };
+    unsafe { opt_pre_handler(ap, &mut regs) };
     assert_eq!(calls(), vec![("pre", 1), ("pre", 2)]);
+    // SAFETY: from `probe()`, not used after.
+    unsafe {
+        free(&[ap]);
+        free(&ch);
+    }
 }
 
 #[test]
 fn nmissed_counts_on_the_probe_or_on_every_child() {
-    let mut single = probe(9, true, false, 0);
-    // SAFETY: live probe.
-    unsafe { kprobes_inc_nmissed_count(ptr(&mut single)) };
-    assert_eq!(single.nmissed, 1);
-
-    let mut ch = vec![probe(1, true, false, 0), probe(2, true, false, KPROBE_FLAG_DISABLED)];
-    let mut ap = aggregate(&mut ch);
-    // SAFETY: live aggregate.
+    let single = probe(9, true, false, 0);
+    // SAFETY: live probe, reached only through `single`.
     unsafe {
-        kprobes_inc_nmissed_count(ptr(&mut ap));
-        kprobes_inc_nmissed_count(ptr(&mut ap));
+        kprobes_inc_nmissed_count(single);
+        assert_eq!((*single).nmissed, 1);
     }
-    assert_eq!(ap.nmissed, 0, "the aggregate itself does not count");
-    assert_eq!((ch[0].nmissed, ch[1].nmissed), (2, 2), "disabled children count too");
+
+    let ch = [probe(1, true, false, 0), probe(2, true, false, KPROBE_FLAG_DISABLED)];
+    let ap = aggregate(&ch);
+    // SAFETY: live aggregate and children, reached only through these raw
+    // pointers.
+    unsafe {
+        kprobes_inc_nmissed_count(ap);
+        kprobes_inc_nmissed_count(ap);
+        assert_eq!((*ap).nmissed, 0, "the aggregate itself does not count");
+        assert_eq!(((*ch[0]).nmissed, (*ch[1]).nmissed), (2, 2), "disabled children count too");
+    }
+    // SAFETY: from `probe()`, not used after.
+    unsafe {
+        free(&[single, ap]);
+        free(&ch);
+    }
 }
 
 #[test]
 fn aggrprobe_is_recognized_by_its_pre_handler() {
-    let mut p = probe(1, true, false, 0);
-    let mut ch = vec![probe(2, true, false, 0)];
-    let mut ap = aggregate(&mut ch);
+    let p = probe(1, true, false, 0);
+    let ch = [probe(2, true, false, 0)];
+    let ap = aggregate(&ch);
     // SAFETY: live probes.
     unsafe {
-        assert!(!crate::aggr::kprobe_aggrprobe(ptr(&mut p)));
-        assert!(crate::aggr::kprobe_aggrprobe(ptr(&mut ap)));
+        assert!(!crate::aggr::kprobe_aggrprobe(p));
+        assert!(crate::aggr::kprobe_aggrprobe(ap));
+    }
+    // SAFETY: from `probe()`, not used after.
+    unsafe {
+        free(&[p, ap]);
+        free(&ch);
     }
 }
 
@@ -175,14 +220,17 @@ fn busy_marks_the_cpu_with_the_get_kprobe_dummy() {
 
 #[test]
 fn dump_kprobe_prints_upstreams_format() {
-    let mut p = probe(0x10, false, false, 0);
-    p.symbol_name = c"vfs_read".as_ptr().cast();
-    p.addr = 0xffff_ffff_8120_0010usize as *mut KprobeOpcode;
-    // SAFETY: live probe.
-    unsafe { dump_kprobe(ptr(&mut p)) };
-    p.symbol_name = core::ptr::null();
-    // SAFETY: live probe.
-    unsafe { dump_kprobe(ptr(&mut p)) };
+    let p = probe(0x10, false, false, 0);
+    // SAFETY: live probe from `probe()`, reached only through `p`; freed
+    // once at the end.
+    unsafe {
+        (*p).symbol_name = c"vfs_read".as_ptr().cast();
+        (*p).addr = 0xffff_ffff_8120_0010usize as *mut KprobeOpcode;
+        dump_kprobe(p);
+        (*p).symbol_name = core::ptr::null();
+        dump_kprobe(p);
+        free(&[p]);
+    }
     let log = cpu(|c| c.log.clone());
     assert_eq!(log[0], "Dump kprobe:\n.symbol_name = vfs_read, .offset = 10, .addr = 0xffffffff81200010\n");
     assert_eq!(log[1], "Dump kprobe:\n.symbol_name = (null), .offset = 10, .addr = 0xffffffff81200010\n");
@@ -194,12 +242,14 @@ mod kallsym {
     use std::alloc::{alloc_zeroed, Layout};
 
     unsafe extern "C" fn page() -> *mut core::ffi::c_void {
-        // SAFETY: non-zero size; pages are leaked by these tests.
+        // SAFETY: non-zero size; freed by `destroy()`.
         unsafe { alloc_zeroed(Layout::from_size_align(4096, 4096).unwrap()).cast() }
     }
 
-    fn cache(name: &'static core::ffi::CStr, insn_size: usize) -> Box<KprobeInsnCache> {
-        let mut c = Box::new(KprobeInsnCache {
+    /// A cache allocated once and reached only through the returned raw
+    /// pointer (its page list points into it); freed by [`destroy`].
+    fn cache(name: &'static core::ffi::CStr, insn_size: usize) -> *mut KprobeInsnCache {
+        let c = Box::into_raw(Box::new(KprobeInsnCache {
             mutex: sys::Mutex::new(),
             alloc: Some(page),
             free: None,
@@ -207,10 +257,32 @@ mod kallsym {
             pages: ListHead { next: core::ptr::null_mut(), prev: core::ptr::null_mut() },
             insn_size,
             nr_garbage: 0,
-        });
-        // SAFETY: live box.
-        unsafe { list::init_list_head(&mut c.pages) };
+        }));
+        // SAFETY: `c` is a live box, reached only through this pointer.
+        unsafe { list::init_list_head(&raw mut (*c).pages) };
         c
+    }
+
+    /// Frees the pages of `c`, their descriptors and `c` itself (a test
+    /// epilogue, not an upstream operation).
+    ///
+    /// # Safety
+    /// `c` is from [`cache`], quiescent, and not used after.
+    unsafe fn destroy(c: *mut KprobeInsnCache) {
+        // SAFETY: `c` is live and quiescent (caller); its pages came from
+        // `page()` and their descriptors from `sys::kmalloc()`.
+        unsafe {
+            let head = &raw mut (*c).pages;
+            let mut l = (*head).next;
+            while l != head {
+                let next = (*l).next;
+                let kip = crate::container_of!(l, crate::slots::KprobeInsnPage, list);
+                std::alloc::dealloc((*kip).insns.cast(), Layout::from_size_align(4096, 4096).unwrap());
+                sys::kfree(kip.cast());
+                l = next;
+            }
+            drop(Box::from_raw(c));
+        }
     }
 
     fn get(n: c_uint) -> (c_int, String, usize) {
@@ -226,15 +298,21 @@ mod kallsym {
 
     #[test]
     fn entries_are_insn_pages_then_optinsn_pages_then_arch() {
-        let mut insn = cache(c"kprobe_insn_page", 16);
-        let mut opt = cache(c"kprobe_optinsn_page", 256);
-        sys::set_caches(sys::Caches { insn: &mut *insn, optinsn: &mut *opt, arch_syms: 2 });
+        let insn = cache(c"kprobe_insn_page", 16);
+        let opt = cache(c"kprobe_optinsn_page", 256);
+        sys::set_caches(sys::Caches { insn, optinsn: opt, arch_syms: 2 });
         // SAFETY: live caches.
-        let (i0, o0) = unsafe { (__get_insn_slot(&mut *insn), __get_insn_slot(&mut *opt)) };
+        let (i0, o0) = unsafe { (__get_insn_slot(insn), __get_insn_slot(opt)) };
         assert_eq!(get(0), (0, "kprobe_insn_page".into(), i0 as usize));
         assert_eq!(get(1), (0, "kprobe_optinsn_page".into(), o0 as usize));
         assert_eq!(get(2), (0, "arch_sym0".into(), 0xa000));
         assert_eq!(get(3), (0, "arch_sym1".into(), 0xa001));
         assert_eq!(get(4).0, -sys::ERANGE);
+        sys::set_caches(sys::Caches { insn: core::ptr::null_mut(), optinsn: core::ptr::null_mut(), arch_syms: 0 });
+        // SAFETY: from `cache()`, no longer reachable through `sys`.
+        unsafe {
+            destroy(insn);
+            destroy(opt);
+        }
     }
 }

@@ -23,19 +23,39 @@ fn kernel() {
     });
 }
 
-fn probe(addr: usize, flags: u32) -> Box<Kprobe> {
+/// A probe allocated once and from then on reached only through the
+/// returned raw pointer, as the hash chains and child lists link it; freed
+/// by [`free`].
+fn probe(addr: usize, flags: u32) -> *mut Kprobe {
     // SAFETY: all-zero is a valid struct kprobe.
     let mut p: Box<Kprobe> = Box::new(unsafe { core::mem::zeroed() });
     p.addr = addr as *mut KprobeOpcode;
     p.flags = flags;
-    // SAFETY: fresh probe.
-    unsafe { list::init_list_head(&mut p.list) };
+    let p = Box::into_raw(p);
+    // SAFETY: `p` is a fresh box, reached only through this pointer.
+    unsafe { list::init_list_head(&raw mut (*p).list) };
     p
 }
 
-fn hash(p: &mut Kprobe) {
-    // SAFETY: serialized test.
-    unsafe { list::hlist_add_head_rcu(&mut p.hlist, bucket(p.addr as usize)) };
+/// Frees probes from [`probe`], after emptying the table that links them.
+///
+/// # Safety
+/// Each pointer comes from [`probe`], is freed once and not used after;
+/// the caller holds `sys::exclusive()`.
+unsafe fn free(ps: &[*mut Kprobe]) {
+    crate::registry::reset();
+    for &p in ps {
+        // SAFETY: from `Box::into_raw` in `probe()` (caller), no longer
+        // hashed.
+        drop(unsafe { Box::from_raw(p) });
+    }
+}
+
+fn hash(p: *mut Kprobe) {
+    // SAFETY: serialized test; `p` is a live probe from `probe()`, reached
+    // only through raw pointers, so the node pointer keeps the provenance
+    // of the whole probe (the list walk reads the probe through it).
+    unsafe { list::hlist_add_head_rcu(&raw mut (*p).hlist, bucket((*p).addr as usize)) };
 }
 
 /// The whole of kprobes/list, as seq_file would produce it.
@@ -57,74 +77,88 @@ fn list_text(show: bool) -> String {
 fn plain_probe_line_matches_upstream_format() {
     let _g = sys::exclusive();
     kernel();
-    let mut p = probe(F + 9, KPROBE_FLAG_OPTIMIZED);
-    hash(&mut p);
+    let p = probe(F + 9, KPROBE_FLAG_OPTIMIZED);
+    hash(p);
     assert_eq!(list_text(true), "ffffffff8105c749  k  kernel_clone+0x9    [OPTIMIZED]\n");
     assert_eq!(list_text(false), "0000000000000000  k  kernel_clone+0x9    [OPTIMIZED]\n");
+    // SAFETY: from `probe()`, not used after; `_g` is held.
+    unsafe { free(&[p]) };
 }
 
 #[test]
 fn kretprobes_are_r_and_state_flags_print_in_order() {
     let _g = sys::exclusive();
     kernel();
-    let mut r = probe(G, KPROBE_FLAG_FTRACE | KPROBE_FLAG_DISABLED);
-    r.pre_handler = Some(sys::sim_pre_handler_kretprobe);
-    hash(&mut r);
+    let r = probe(G, KPROBE_FLAG_FTRACE | KPROBE_FLAG_DISABLED);
+    // SAFETY: live probe, not hashed yet.
+    unsafe { (*r).pre_handler = Some(sys::sim_pre_handler_kretprobe) };
+    hash(r);
     assert_eq!(list_text(true), "ffffffff8121b930  r  do_sys_openat2+0x0    [DISABLED][FTRACE]\n");
+    // SAFETY: from `probe()`, not used after; `_g` is held.
+    unsafe { free(&[r]) };
 }
 
 #[test]
 fn gone_is_not_also_disabled() {
     let _g = sys::exclusive();
     kernel();
-    let mut p = probe(F + 0x20, KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED);
-    hash(&mut p);
+    let p = probe(F + 0x20, KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED);
+    hash(p);
     assert_eq!(list_text(true), "ffffffff8105c760  k  kernel_clone+0x20    [GONE]\n");
+    // SAFETY: from `probe()`, not used after; `_g` is held.
+    unsafe { free(&[p]) };
 }
 
 #[test]
 fn aggregate_children_are_listed_with_the_aggregates_optimized_and_ftrace_state() {
     let _g = sys::exclusive();
     kernel();
-    let mut ap = probe(F + 4, KPROBE_FLAG_FTRACE);
-    ap.pre_handler = Some(aggr_pre_handler);
-    let mut k1 = probe(F + 4, 0);
-    let mut k2 = probe(F + 4, KPROBE_FLAG_DISABLED);
-    k2.pre_handler = Some(sys::sim_pre_handler_kretprobe);
-    // SAFETY: serialized test.
+    let ap = probe(F + 4, KPROBE_FLAG_FTRACE);
+    let k1 = probe(F + 4, 0);
+    let k2 = probe(F + 4, KPROBE_FLAG_DISABLED);
+    // SAFETY: serialized test; live probes from `probe()`, reached only
+    // through these raw pointers.
     unsafe {
-        list::list_add_tail_rcu(&mut k1.list, &mut ap.list);
-        list::list_add_tail_rcu(&mut k2.list, &mut ap.list);
+        (*ap).pre_handler = Some(aggr_pre_handler);
+        (*k2).pre_handler = Some(sys::sim_pre_handler_kretprobe);
+        list::list_add_tail_rcu(&raw mut (*k1).list, &raw mut (*ap).list);
+        list::list_add_tail_rcu(&raw mut (*k2).list, &raw mut (*ap).list);
     }
-    hash(&mut ap);
+    hash(ap);
     assert_eq!(
         list_text(true),
         "ffffffff8105c744  k  kernel_clone+0x4    [FTRACE]\n\
          ffffffff8105c744  r  kernel_clone+0x4    [DISABLED][FTRACE]\n"
     );
+    // SAFETY: from `probe()`, not used after; `_g` is held.
+    unsafe { free(&[ap, k1, k2]) };
 }
 
 #[test]
 fn address_without_symbol_uses_ps() {
     let _g = sys::exclusive();
     kernel();
-    let mut p = probe(0xffff_ffff_c000_1000, 0);
-    hash(&mut p);
+    let p = probe(0xffff_ffff_c000_1000, 0);
+    hash(p);
     assert_eq!(list_text(true), "ffffffffc0001000  k  0xffffffffc0001000 \n");
+    // SAFETY: from `probe()`, not used after; `_g` is held.
+    unsafe { free(&[p]) };
 }
 
 #[test]
 fn buckets_are_listed_in_table_order() {
     let _g = sys::exclusive();
     kernel();
-    let mut a = probe(F + 9, 0);
-    let mut b = probe(G, 0);
-    hash(&mut a);
-    hash(&mut b);
+    let a = probe(F + 9, 0);
+    let b = probe(G, 0);
+    hash(a);
+    hash(b);
     let t = list_text(true);
     let (first, second) = if hash_ptr(F + 9) <= hash_ptr(G) { ("kernel_clone", "do_sys_openat2") } else { ("do_sys_openat2", "kernel_clone") };
     assert!(t.find(first).unwrap() < t.find(second).unwrap(), "{t}");
     assert_eq!(t.lines().count(), 2);
+    // SAFETY: from `probe()`, not used after; `_g` is held.
+    unsafe { free(&[a, b]) };
 }
 
 #[test]

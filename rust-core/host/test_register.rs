@@ -27,7 +27,9 @@ const INIT: usize = TEXT + 0x8000; // init text
 const MODT: usize = 0xffff_ffff_c000_0000;
 const MODI: usize = 0xffff_ffff_c010_0000;
 
-fn kernel() {
+/// The test kernel; the returned [`Teardown`] frees the test's objects
+/// when the test ends.
+fn kernel() -> Teardown {
     image(|i| {
         i.text = vec![(TEXT, TEXT + 0x10_0000)];
         i.symbols = vec![
@@ -55,6 +57,7 @@ fn kernel() {
         (*bl).addr = SWITCH as *mut c_void;
     }
     crate::state::set_allow_optimization(true);
+    Teardown
 }
 
 thread_local! {
@@ -70,32 +73,57 @@ fn events() -> Vec<String> {
 }
 
 unsafe extern "C" fn pre(p: *mut Kprobe, _r: *mut PtRegs) -> c_int {
-    // SAFETY: live probe; `nmissed` is used as the test's probe id.
-    CALLS.with(|c| c.borrow_mut().push(format!("pre{}", unsafe { (*p).nmissed_id() })));
+    CALLS.with(|c| c.borrow_mut().push(format!("pre{}", id(p))));
     0
 }
 
 unsafe extern "C" fn post(p: *mut Kprobe, _r: *mut PtRegs, _f: c_ulong) {
-    // SAFETY: live probe.
-    CALLS.with(|c| c.borrow_mut().push(format!("post{}", unsafe { (*p).nmissed_id() })));
+    CALLS.with(|c| c.borrow_mut().push(format!("post{}", id(p))));
 }
 
 // Test probes carry an id, kept in a side table by probe address.
 thread_local! {
     static IDS: RefCell<Vec<(usize, u32)>> = const { RefCell::new(Vec::new()) };
+    /// Frees this test's probes, kretprobes and modules (see [`Teardown`]).
+    static OWNED: RefCell<Vec<Box<dyn FnOnce()>>> = RefCell::new(Vec::new());
 }
 
-trait Id {
-    fn nmissed_id(&self) -> u32;
+/// The id of test probe `p`.
+fn id(p: *const Kprobe) -> u32 {
+    let a = p as usize;
+    IDS.with(|i| i.borrow().iter().find(|x| x.0 == a).map_or(0, |x| x.1))
 }
-impl Id for Kprobe {
-    fn nmissed_id(&self) -> u32 {
-        let a = self as *const Kprobe as usize;
-        IDS.with(|i| i.borrow().iter().find(|x| x.0 == a).map_or(0, |x| x.1))
+
+/// Hands `b` over to raw pointers for the rest of the test, as C code
+/// would have it: the core links probes (and the sim modules) by pointer,
+/// so after this the object is only reached through the returned pointer,
+/// never through a fresh reference to the whole of it; [`Teardown`] frees
+/// it when the test ends.
+fn own<T: 'static>(b: Box<T>) -> *mut T {
+    let p = Box::into_raw(b);
+    // SAFETY: `p` is from `Box::into_raw` just above and freed only here,
+    // once, when the test is over and nothing uses it any more.
+    OWNED.with(|o| o.borrow_mut().push(Box::new(move || drop(unsafe { Box::from_raw(p) }))));
+    p
+}
+
+/// Ends a test: frees what [`own`] handed out.  The next test's
+/// `sys::exclusive()` resets the core's tables, which may still point
+/// to a probe a test left registered.
+#[must_use]
+struct Teardown;
+
+impl Drop for Teardown {
+    fn drop(&mut self) {
+        let owned = OWNED.with(|o| std::mem::take(&mut *o.borrow_mut()));
+        for free in owned {
+            free();
+        }
+        IDS.with(|i| i.borrow_mut().clear());
     }
 }
 
-fn kp(id: u32, addr: usize, has_post: bool) -> Box<Kprobe> {
+fn kp(id: u32, addr: usize, has_post: bool) -> *mut Kprobe {
     // SAFETY: all-zero is a valid struct kprobe.
     let mut p: Box<Kprobe> = Box::new(unsafe { core::mem::zeroed() });
     p.addr = addr as *mut KprobeOpcode;
@@ -103,17 +131,29 @@ fn kp(id: u32, addr: usize, has_post: bool) -> Box<Kprobe> {
     if has_post {
         p.post_handler = Some(post);
     }
-    let a = &*p as *const Kprobe as usize;
-    IDS.with(|i| i.borrow_mut().push((a, id)));
+    let p = own(p);
+    IDS.with(|i| i.borrow_mut().push((p as usize, id)));
     p
 }
 
-fn reg(p: &mut Kprobe) -> c_int {
-    // SAFETY: the box outlives its registration in every test.
+/// `p->flags` of a test probe.
+fn flags(p: *const Kprobe) -> u32 {
+    // SAFETY: a live test probe (freed only by `Teardown`); single thread.
+    unsafe { (*p).flags }
+}
+
+/// `p->addr` of a test probe.
+fn addr(p: *const Kprobe) -> usize {
+    // SAFETY: as for `flags()`.
+    unsafe { (*p).addr as usize }
+}
+
+fn reg(p: *mut Kprobe) -> c_int {
+    // SAFETY: test probes live until the end of the test.
     unsafe { register_kprobe(p) }
 }
 
-fn unreg(p: &mut Kprobe) {
+fn unreg(p: *mut Kprobe) {
     // SAFETY: as above.
     unsafe { unregister_kprobe(p) }
 }
@@ -150,15 +190,15 @@ fn allocs() -> isize {
 #[test]
 fn register_arms_optimizes_and_unregister_frees() {
     let _g = sys::exclusive();
-    kernel();
+    let _t = kernel();
     let a0 = allocs();
-    let mut p = kp(1, F0 + 8, false);
-    assert_eq!(reg(&mut p), 0);
+    let p = kp(1, F0 + 8, false);
+    assert_eq!(reg(p), 0);
     // A mid-function probe: prepared, armed, then wrapped in an aggregate
     // prepared for optimization and queued.
     assert_eq!(events(), ["prepare f0+0x8", "arm f0+0x8", "prepare-opt f0+0x8"]);
     let ap = hashed(F0 + 8);
-    assert!(!ap.is_null() && ap != &mut *p as *mut Kprobe);
+    assert!(!ap.is_null() && ap != p);
     // SAFETY: live aggregate.
     unsafe {
         assert!(crate::aggr::kprobe_aggrprobe(ap));
@@ -170,7 +210,7 @@ fn register_arms_optimizes_and_unregister_frees() {
     hit(F0 + 8);
     assert_eq!(calls(), ["pre1"]);
 
-    unreg(&mut p);
+    unreg(p);
     // Queued for unoptimization; the optimizer unhashes and frees it.
     assert!(hashed(F0 + 8).is_null() || { sys::run_optimizer(); true });
     sys::run_optimizer();
@@ -184,21 +224,23 @@ fn register_arms_optimizes_and_unregister_frees() {
 #[test]
 fn bad_inputs_get_upstream_error_codes_and_leave_nothing() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, F0, false);
-    p.symbol_name = c"f0".as_ptr().cast::<c_char>();
-    assert_eq!(reg(&mut p), -sys::EINVAL, "both addr and symbol");
-    let mut p = kp(2, 0, false);
-    assert_eq!(reg(&mut p), -sys::EINVAL, "neither");
-    p.symbol_name = c"nope".as_ptr().cast::<c_char>();
-    assert_eq!(reg(&mut p), -sys::ENOENT, "unknown symbol");
-    let mut p = kp(3, BL + 4, false);
-    assert_eq!(reg(&mut p), -sys::EINVAL, "blacklisted");
-    let mut p = kp(4, TEXT - 0x1000_0000, false);
-    assert_eq!(reg(&mut p), -sys::ENOENT, "no symbol there");
+    let _t = kernel();
+    let p = kp(1, F0, false);
+    // SAFETY: a live, unregistered test probe.
+    unsafe { (*p).symbol_name = c"f0".as_ptr().cast::<c_char>() };
+    assert_eq!(reg(p), -sys::EINVAL, "both addr and symbol");
+    let p = kp(2, 0, false);
+    assert_eq!(reg(p), -sys::EINVAL, "neither");
+    // SAFETY: as above.
+    unsafe { (*p).symbol_name = c"nope".as_ptr().cast::<c_char>() };
+    assert_eq!(reg(p), -sys::ENOENT, "unknown symbol");
+    let p = kp(3, BL + 4, false);
+    assert_eq!(reg(p), -sys::EINVAL, "blacklisted");
+    let p = kp(4, TEXT - 0x1000_0000, false);
+    assert_eq!(reg(p), -sys::ENOENT, "no symbol there");
     arch(|a| a.unpreparable.push(F0 + 4));
-    let mut p = kp(5, F0 + 4, false);
-    assert_eq!(reg(&mut p), -sys::EILSEQ, "arch refuses the instruction");
+    let p = kp(5, F0 + 4, false);
+    assert_eq!(reg(p), -sys::EILSEQ, "arch refuses the instruction");
     assert!(hashed(F0 + 4).is_null());
     assert!(crate::debugfs_list_is_empty());
 }
@@ -206,106 +248,109 @@ fn bad_inputs_get_upstream_error_codes_and_leave_nothing() {
 #[test]
 fn reregistration_is_einval_with_a_warning() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, F0 + 4, false);
-    assert_eq!(reg(&mut p), 0);
+    let _t = kernel();
+    let p = kp(1, F0 + 4, false);
+    assert_eq!(reg(p), 0);
     let w = record(|r| r.warnings.len());
-    assert_eq!(reg(&mut p), -sys::EINVAL);
+    assert_eq!(reg(p), -sys::EINVAL);
     assert_eq!(record(|r| r.warnings.len()), w + 1);
-    unreg(&mut p);
+    unreg(p);
     assert!(hashed(F0 + 4).is_null());
 }
 
 #[test]
 fn reregistration_by_addr_and_offset_is_detected() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, F0, false);
-    p.offset = 4;
-    assert_eq!(reg(&mut p), 0);
-    assert_eq!(p.addr as usize, F0 + 4);
+    let _t = kernel();
+    let p = kp(1, F0, false);
+    // SAFETY: a live, unregistered test probe.
+    unsafe { (*p).offset = 4 };
+    assert_eq!(reg(p), 0);
+    assert_eq!(addr(p), F0 + 4);
     let w = record(|r| r.warnings.len());
     // Intended divergence: upstream looks at f0+8, misses the live probe
     // and hashes it again.
-    assert_eq!(reg(&mut p), -sys::EINVAL);
+    assert_eq!(reg(p), -sys::EINVAL);
     assert_eq!(record(|r| r.warnings.len()), w + 1);
     assert!(hashed(F0 + 8).is_null());
-    unreg(&mut p);
+    unreg(p);
     assert!(hashed(F0 + 4).is_null());
 }
 
 #[test]
 fn registered_disabled_then_enabled_and_disabled() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, F0 + 4, false);
-    p.flags = KPROBE_FLAG_DISABLED | KPROBE_FLAG_OPTIMIZED | KPROBE_FLAG_GONE;
-    assert_eq!(reg(&mut p), 0);
-    assert_eq!(p.flags, KPROBE_FLAG_DISABLED, "only DISABLED is kept");
+    let _t = kernel();
+    let p = kp(1, F0 + 4, false);
+    // SAFETY: a live, unregistered test probe.
+    unsafe { (*p).flags = KPROBE_FLAG_DISABLED | KPROBE_FLAG_OPTIMIZED | KPROBE_FLAG_GONE };
+    assert_eq!(reg(p), 0);
+    assert_eq!(flags(p), KPROBE_FLAG_DISABLED, "only DISABLED is kept");
     // Not armed; the optimizer is still tried (and fails here).
     assert_eq!(events(), ["prepare f0+0x4", "prepare-opt f0+0x4"]);
     hit(F0 + 4);
     assert!(calls().is_empty());
     // SAFETY: registered probe.
     unsafe {
-        assert_eq!(enable_kprobe(&mut *p), 0);
+        assert_eq!(enable_kprobe(p), 0);
         assert_eq!(events(), ["arm f0+0x4"]);
         hit(F0 + 4);
         assert_eq!(calls(), ["pre1"]);
-        assert_eq!(disable_kprobe(&mut *p), 0);
+        assert_eq!(disable_kprobe(p), 0);
         assert_eq!(events(), ["disarm f0+0x4"]);
-        assert_eq!(disable_kprobe(&mut *p), 0, "idempotent");
+        assert_eq!(disable_kprobe(p), 0, "idempotent");
         assert!(events().is_empty());
     }
-    unreg(&mut p);
+    unreg(p);
     assert_eq!(events(), ["remove f0+0x4"]);
 }
 
 #[test]
 fn never_registered_probe_and_double_unregister_are_harmless() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, F0 + 4, false);
+    let _t = kernel();
+    let p = kp(1, F0 + 4, false);
     // SAFETY: a readable, unregistered probe.
     unsafe {
-        assert_eq!(enable_kprobe(&mut *p), -sys::EINVAL);
-        assert_eq!(disable_kprobe(&mut *p), -sys::EINVAL);
+        assert_eq!(enable_kprobe(p), -sys::EINVAL);
+        assert_eq!(disable_kprobe(p), -sys::EINVAL);
     }
-    unreg(&mut p);
+    unreg(p);
     assert!(events().is_empty());
-    assert!(p.addr.is_null(), "upstream clears addr of a probe it could not find");
-    p.addr = (F0 + 4) as *mut KprobeOpcode;
-    assert_eq!(reg(&mut p), 0);
-    unreg(&mut p);
+    assert_eq!(addr(p), 0, "upstream clears addr of a probe it could not find");
+    // SAFETY: a live, unregistered test probe.
+    unsafe { (*p).addr = (F0 + 4) as *mut KprobeOpcode };
+    assert_eq!(reg(p), 0);
+    unreg(p);
     events();
-    unreg(&mut p);
+    unreg(p);
     assert!(events().is_empty(), "second unregister touches nothing");
-    assert!(p.addr.is_null(), "upstream clears addr of a probe it could not find");
+    assert_eq!(addr(p), 0, "upstream clears addr of a probe it could not find");
 }
 
 #[test]
 fn aggregate_runs_children_in_order_and_survives_partial_unregister() {
     let _g = sys::exclusive();
-    kernel();
+    let _t = kernel();
     let a0 = allocs();
-    let (mut p1, mut p2, mut p3) = (kp(1, F0 + 4, false), kp(2, F0 + 4, true), kp(3, F0 + 4, false));
-    assert_eq!(reg(&mut p1), 0);
-    assert_eq!(reg(&mut p2), 0);
-    assert_eq!(reg(&mut p3), 0);
+    let (p1, p2, p3) = (kp(1, F0 + 4, false), kp(2, F0 + 4, true), kp(3, F0 + 4, false));
+    assert_eq!(reg(p1), 0);
+    assert_eq!(reg(p2), 0);
+    assert_eq!(reg(p3), 0);
     let ap = hashed(F0 + 4);
     // SAFETY: live aggregate.
     unsafe { assert!(crate::aggr::kprobe_aggrprobe(ap) && (*ap).post_handler.is_some()) };
     hit(F0 + 4);
     // Children run in list order: the newest is added right after the head.
     assert_eq!(calls(), ["pre3", "pre2", "pre1", "post2"]);
-    unreg(&mut p2);
+    unreg(p2);
     // SAFETY: live aggregate.
     unsafe { assert!((*ap).post_handler.is_none(), "no child with a post_handler left") };
     hit(F0 + 4);
     assert_eq!(calls(), ["pre3", "pre1"]);
-    unreg(&mut p1);
+    unreg(p1);
     assert_eq!(hashed(F0 + 4), ap);
-    unreg(&mut p3);
+    unreg(p3);
     assert!(hashed(F0 + 4).is_null());
     assert_eq!(allocs(), a0);
 }
@@ -313,61 +358,61 @@ fn aggregate_runs_children_in_order_and_survives_partial_unregister() {
 #[test]
 fn disabling_every_child_disarms_the_aggregate_and_enabling_one_rearms() {
     let _g = sys::exclusive();
-    kernel();
-    let (mut p1, mut p2) = (kp(1, F0 + 4, false), kp(2, F0 + 4, false));
-    assert_eq!(reg(&mut p1), 0);
-    assert_eq!(reg(&mut p2), 0);
+    let _t = kernel();
+    let (p1, p2) = (kp(1, F0 + 4, false), kp(2, F0 + 4, false));
+    assert_eq!(reg(p1), 0);
+    assert_eq!(reg(p2), 0);
     events();
     let ap = hashed(F0 + 4);
     // SAFETY: registered probes.
     unsafe {
-        assert_eq!(disable_kprobe(&mut *p1), 0);
+        assert_eq!(disable_kprobe(p1), 0);
         assert!(events().is_empty(), "p2 still enabled");
         hit(F0 + 4);
         assert_eq!(calls(), ["pre2"]);
-        assert_eq!(disable_kprobe(&mut *p2), 0);
+        assert_eq!(disable_kprobe(p2), 0);
         assert_eq!(events(), ["disarm f0+0x4"]);
         assert_eq!((*ap).flags & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED);
-        assert_eq!(enable_kprobe(&mut *p1), 0);
+        assert_eq!(enable_kprobe(p1), 0);
         assert_eq!(events(), ["arm f0+0x4"]);
-        assert_eq!(p2.flags & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED, "p2 stays disabled");
+        assert_eq!(flags(p2) & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED, "p2 stays disabled");
         hit(F0 + 4);
         assert_eq!(calls(), ["pre1"]);
     }
-    unreg(&mut p1);
-    unreg(&mut p2);
+    unreg(p1);
+    unreg(p2);
 }
 
 #[test]
 fn post_handler_child_unoptimizes_and_its_removal_reoptimizes() {
     let _g = sys::exclusive();
-    kernel();
-    let (mut p1, mut p2) = (kp(1, F0 + 8, false), kp(2, F0 + 8, true));
-    assert_eq!(reg(&mut p1), 0);
+    let _t = kernel();
+    let (p1, p2) = (kp(1, F0 + 8, false), kp(2, F0 + 8, true));
+    assert_eq!(reg(p1), 0);
     sys::run_optimizer();
     let ap = hashed(F0 + 8);
     events();
-    assert_eq!(reg(&mut p2), 0);
+    assert_eq!(reg(p2), 0);
     assert_eq!(events(), ["unoptimize f0+0x8"], "forced at once");
     // SAFETY: live aggregate.
     unsafe { assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, 0) };
     hit(F0 + 8);
     assert_eq!(calls(), ["pre2", "pre1", "post2"]);
-    unreg(&mut p2);
+    unreg(p2);
     // SAFETY: live aggregate.
     unsafe { assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, KPROBE_FLAG_OPTIMIZED, "queued again") };
     sys::run_optimizer();
     assert_eq!(events(), ["optimize f0+0x8"]);
-    unreg(&mut p1);
+    unreg(p1);
     sys::run_optimizer();
 }
 
 #[test]
 fn optimizer_queue_transitions() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, F0 + 8, false);
-    assert_eq!(reg(&mut p), 0);
+    let _t = kernel();
+    let p = kp(1, F0 + 8, false);
+    assert_eq!(reg(p), 0);
     let ap = hashed(F0 + 8);
     let op = crate::opt::op_of(ap);
     // SAFETY: live aggregate, queued for optimization.
@@ -375,29 +420,29 @@ fn optimizer_queue_transitions() {
         assert!(!crate::list::list_empty(&mut (*op).list), "on optimizing_list");
         assert!(!optprobe_queued_unopt(op));
         // Disabling before the optimizer ran dequeues it (never optimized).
-        assert_eq!(disable_kprobe(&mut *p), 0);
+        assert_eq!(disable_kprobe(p), 0);
         assert!(crate::list::list_empty(&mut (*op).list));
         assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, 0);
         events();
-        assert_eq!(enable_kprobe(&mut *p), 0);
+        assert_eq!(enable_kprobe(p), 0);
         sys::run_optimizer();
         assert_eq!(events(), ["arm f0+0x8", "optimize f0+0x8"]);
         // Disabling an optimized probe queues it for unoptimization ...
-        assert_eq!(disable_kprobe(&mut *p), 0);
+        assert_eq!(disable_kprobe(p), 0);
         assert!(optprobe_queued_unopt(op));
         assert!(!kprobe_disarmed(ap), "still a jump until the optimizer runs");
         // ... and re-enabling before the optimizer ran just dequeues it:
         // the jump is still in the text, nothing is patched (intended
         // divergence: upstream writes an int3 over the live jump here).
         events();
-        assert_eq!(enable_kprobe(&mut *p), 0);
+        assert_eq!(enable_kprobe(p), 0);
         assert!(events().is_empty(), "no int3 over the live jump");
         assert!(!optprobe_queued_unopt(op));
         assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, KPROBE_FLAG_OPTIMIZED);
         sys::run_optimizer();
         assert!(events().iter().all(|e| !e.starts_with("unoptimize")));
     }
-    unreg(&mut p);
+    unreg(p);
     wait_for_kprobe_optimizer();
     assert!(hashed(F0 + 8).is_null());
 }
@@ -405,20 +450,20 @@ fn optimizer_queue_transitions() {
 #[test]
 fn unused_aggregate_is_reused_by_a_new_probe() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p1 = kp(1, F0 + 8, false);
-    assert_eq!(reg(&mut p1), 0);
+    let _t = kernel();
+    let p1 = kp(1, F0 + 8, false);
+    assert_eq!(reg(p1), 0);
     sys::run_optimizer();
     let ap = hashed(F0 + 8);
-    unreg(&mut p1);
+    unreg(p1);
     // Delayed unoptimizing: the aggregate is unused but still hashed.
     assert_eq!(hashed(F0 + 8), ap);
-    let mut p2 = kp(2, F0 + 8, false);
-    assert_eq!(reg(&mut p2), 0);
+    let p2 = kp(2, F0 + 8, false);
+    assert_eq!(reg(p2), 0);
     assert_eq!(hashed(F0 + 8), ap, "rescued, not reallocated");
     hit(F0 + 8);
     assert_eq!(calls(), ["pre2"]);
-    unreg(&mut p2);
+    unreg(p2);
     wait_for_kprobe_optimizer();
     assert!(hashed(F0 + 8).is_null());
 }
@@ -426,28 +471,31 @@ fn unused_aggregate_is_reused_by_a_new_probe() {
 #[test]
 fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
     let _g = sys::exclusive();
-    kernel();
-    let (mut p1, mut p2, mut p3) = (kp(1, F1, false), kp(2, F2, false), kp(3, F1 + 0, true));
-    p3.addr = ptr::null_mut();
-    p3.symbol_name = c"f2".as_ptr().cast();
-    assert_eq!(reg(&mut p1), 0);
-    assert_eq!(p1.flags & KPROBE_FLAG_FTRACE, KPROBE_FLAG_FTRACE);
-    assert_eq!(p1.flags & KPROBE_FLAG_ON_FUNC_ENTRY, KPROBE_FLAG_ON_FUNC_ENTRY);
+    let _t = kernel();
+    let (p1, p2, p3) = (kp(1, F1, false), kp(2, F2, false), kp(3, F1 + 0, true));
+    // SAFETY: a live, unregistered test probe.
+    unsafe {
+        (*p3).addr = ptr::null_mut();
+        (*p3).symbol_name = c"f2".as_ptr().cast();
+    }
+    assert_eq!(reg(p1), 0);
+    assert_eq!(flags(p1) & KPROBE_FLAG_FTRACE, KPROBE_FLAG_FTRACE);
+    assert_eq!(flags(p1) & KPROBE_FLAG_ON_FUNC_ENTRY, KPROBE_FLAG_ON_FUNC_ENTRY);
     assert_eq!(events(), ["prepare-ftrace f1+0x0", "ftrace-filter ftrace +f1+0x0", "ftrace-register ftrace"]);
-    assert_eq!(reg(&mut p2), 0);
+    assert_eq!(reg(p2), 0);
     assert_eq!(events(), ["prepare-ftrace f2+0x0", "ftrace-filter ftrace +f2+0x0"]);
     // A post_handler probe joins p2's address: the aggregate was armed on
     // the plain ops and stays so; no optimization of ftrace probes.
-    assert_eq!(reg(&mut p3), 0);
+    assert_eq!(reg(p3), 0);
     assert!(events().is_empty());
     hit(F2);
     assert_eq!(calls(), ["pre3", "pre2", "post3"]);
-    unreg(&mut p1);
+    unreg(p1);
     assert_eq!(events(), ["ftrace-filter ftrace -f1+0x0", "remove f1+0x0"]);
     // p3 leaves first: the aggregate keeps its post_handler (upstream).
-    unreg(&mut p3);
+    unreg(p3);
     assert!(events().is_empty());
-    unreg(&mut p2);
+    unreg(p2);
     // Intended divergence (ftrace.rs): the aggregate at f2 was armed
     // through the plain ops and is disarmed through them, although a
     // post_handler probe joined it (upstream uses the IPMODIFY ops there,
@@ -456,36 +504,36 @@ fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
     assert!(hashed(F2).is_null(), "really unregistered");
     assert!(arch(|a| a.ftrace_filter.iter().all(|f| f.is_empty())));
     // A lone post_handler probe goes through the IPMODIFY ops.
-    let mut p4 = kp(4, F1, true);
-    assert_eq!(reg(&mut p4), 0);
+    let p4 = kp(4, F1, true);
+    assert_eq!(reg(p4), 0);
     assert_eq!(events(), ["prepare-ftrace f1+0x0", "ftrace-filter ipmodify +f1+0x0", "ftrace-register ipmodify"]);
     assert!(arch(|a| a.ftrace_ops_registered[1]));
-    unreg(&mut p4);
+    unreg(p4);
     assert_eq!(events(), ["ftrace-unregister ipmodify", "ftrace-filter ipmodify -f1+0x0", "remove f1+0x0"]);
 }
 
 #[test]
 fn ftrace_arming_failure_unhashes_and_returns_the_error() {
     let _g = sys::exclusive();
-    kernel();
+    let _t = kernel();
     arch(|a| a.ftrace_register_fail = Some(-sys::EBUSY_SIM));
-    let mut p = kp(1, F1, false);
-    assert_eq!(reg(&mut p), -sys::EBUSY_SIM);
+    let p = kp(1, F1, false);
+    assert_eq!(reg(p), -sys::EBUSY_SIM);
     assert!(hashed(F1).is_null());
     assert_eq!(
         events(),
         ["prepare-ftrace f1+0x0", "ftrace-filter ftrace +f1+0x0", "ftrace-register ftrace", "ftrace-filter ftrace -f1+0x0"]
     );
-    assert_eq!(reg(&mut p), 0, "works once ftrace does");
-    unreg(&mut p);
+    assert_eq!(reg(p), 0, "works once ftrace does");
+    unreg(p);
 }
 
 #[test]
 fn register_kprobes_rolls_back_and_rejects_num_0() {
     let _g = sys::exclusive();
-    kernel();
-    let (mut a, mut b, mut c) = (kp(1, F0 + 4, false), kp(2, F0 + 12, false), kp(3, BL, false));
-    let mut v: [*mut Kprobe; 3] = [&mut *a, &mut *b, &mut *c];
+    let _t = kernel();
+    let (a, b, c) = (kp(1, F0 + 4, false), kp(2, F0 + 12, false), kp(3, BL, false));
+    let mut v: [*mut Kprobe; 3] = [a, b, c];
     // SAFETY: valid probe array.
     unsafe {
         assert_eq!(register_kprobes(v.as_mut_ptr(), 0), -sys::EINVAL);
@@ -501,8 +549,7 @@ fn register_kprobes_rolls_back_and_rejects_num_0() {
     }
     // One grace period for the whole batch.
     let g = record(|r| r.grace_periods);
-    let mut w: Vec<Box<Kprobe>> = (0..10).map(|i| kp(10 + i, F0 + 0x20 + i as usize, false)).collect();
-    let mut v: Vec<*mut Kprobe> = w.iter_mut().map(|p| &mut **p as *mut Kprobe).collect();
+    let mut v: Vec<*mut Kprobe> = (0..10).map(|i| kp(10 + i, F0 + 0x20 + i as usize, false)).collect();
     // SAFETY: valid probe array.
     unsafe {
         assert_eq!(register_kprobes(v.as_mut_ptr(), 10), 0);
@@ -514,20 +561,23 @@ fn register_kprobes_rolls_back_and_rejects_num_0() {
 #[test]
 fn aggregate_allocation_failure_is_enomem_and_keeps_the_first_probe() {
     let _g = sys::exclusive();
-    kernel();
-    let (mut p1, mut p2) = (kp(1, F0 + 4, false), kp(2, F0 + 4, false));
-    assert_eq!(reg(&mut p1), 0);
+    let _t = kernel();
+    let (p1, p2) = (kp(1, F0 + 4, false), kp(2, F0 + 4, false));
+    assert_eq!(reg(p1), 0);
     record(|r| r.fail_kmalloc = 1);
-    assert_eq!(reg(&mut p2), -sys::ENOMEM);
-    assert_eq!(hashed(F0 + 4), &mut *p1 as *mut Kprobe);
+    assert_eq!(reg(p2), -sys::ENOMEM);
+    assert_eq!(hashed(F0 + 4), p1);
     hit(F0 + 4);
     assert_eq!(calls(), ["pre1"]);
-    unreg(&mut p1);
+    unreg(p1);
 }
 
 unsafe extern "C" fn ret_handler(ri: *mut KretprobeInstance, _r: *mut PtRegs) -> c_int {
-    // SAFETY: the instance's data area holds a u32 when data_size >= 4.
-    let d = unsafe { (*ri).data.as_ptr().cast::<u32>().read_unaligned() };
+    // SAFETY: the instance's data area holds a u32 when data_size >= 4; it
+    // is read through a raw pointer to the zero-length `data` member, which
+    // keeps the provenance of the whole instance (a reference to `data`
+    // would cover no bytes).
+    let d = unsafe { (&raw const (*ri).data).cast::<u32>().read_unaligned() };
     CALLS.with(|c| c.borrow_mut().push(format!("ret{d}")));
     0
 }
@@ -538,36 +588,38 @@ thread_local! {
 
 unsafe extern "C" fn entry_handler(ri: *mut KretprobeInstance, _r: *mut PtRegs) -> c_int {
     let n = CALLS.with(|c| c.borrow().len()) as u32 + 40;
-    // SAFETY: the instance has `data_size` (4) bytes of data.
-    unsafe { (*ri).data.as_mut_ptr().cast::<u32>().write_unaligned(n) };
+    // SAFETY: the instance has `data_size` (4) bytes of data, written
+    // through a raw pointer as in `ret_handler()`.
+    unsafe { (&raw mut (*ri).data).cast::<u32>().write_unaligned(n) };
     CALLS.with(|c| c.borrow_mut().push(format!("entry{n}")));
     ENTRY_RET.with(|e| *e.borrow())
 }
 
-fn krp(addr: usize) -> Box<Kretprobe> {
+fn krp(addr: usize) -> *mut Kretprobe {
     // SAFETY: all-zero is a valid struct kretprobe.
     let mut rp: Box<Kretprobe> = Box::new(unsafe { core::mem::zeroed() });
     rp.kp.addr = addr as *mut KprobeOpcode;
     rp.handler = Some(ret_handler);
     rp.entry_handler = Some(entry_handler);
     rp.data_size = 4;
-    rp
+    own(rp)
 }
 
 #[test]
 fn kretprobe_pairs_entry_and_return_with_data_and_counts_misses() {
     let _g = sys::exclusive();
-    kernel();
+    let _t = kernel();
     let a0 = allocs();
-    let mut rp = krp(REC);
-    rp.maxactive = 1;
-    // SAFETY: the box outlives the registration.
+    let rp = krp(REC);
+    // SAFETY: test kretprobes live until the end of the test and are only
+    // reached through their raw pointers.
     unsafe {
-        assert_eq!(register_kretprobe(&mut *rp), 0);
+        (*rp).maxactive = 1;
+        assert_eq!(register_kretprobe(rp), 0);
         // A recursive function: the inner call finds no free instance.
         hit(REC);
         hit(REC);
-        assert_eq!(rp.nmissed, 1);
+        assert_eq!((*rp).nmissed, 1);
         let mut regs = PtRegs { ip: 0 };
         assert!(sys::function_return(&mut regs));
         assert!(!sys::function_return(&mut regs), "only one was hooked");
@@ -578,13 +630,13 @@ fn kretprobe_pairs_entry_and_return_with_data_and_counts_misses() {
         assert!(!sys::function_return(&mut regs));
         assert_eq!(calls(), ["entry40"]);
         ENTRY_RET.with(|e| *e.borrow_mut() = 0);
-        unregister_kretprobe(&mut *rp);
-        assert!(rp.rh.is_null(), "cleared after the grace period (intended divergence)");
+        unregister_kretprobe(rp);
+        assert!((*rp).rh.is_null(), "cleared after the grace period (intended divergence)");
         // Unregistering again, or a never-registered kretprobe, is harmless
         // here (upstream: double rethook_free / NULL dereference).
-        unregister_kretprobe(&mut *rp);
-        let mut never = krp(REC);
-        unregister_kretprobe(&mut *never);
+        unregister_kretprobe(rp);
+        let never = krp(REC);
+        unregister_kretprobe(never);
     }
     assert_eq!(allocs(), a0, "rethook and its instances freed");
 }
@@ -592,31 +644,32 @@ fn kretprobe_pairs_entry_and_return_with_data_and_counts_misses() {
 #[test]
 fn kretprobe_defaults_and_errors() {
     let _g = sys::exclusive();
-    kernel();
-    // SAFETY: boxes outlive registrations.
+    let _t = kernel();
+    // SAFETY: test kretprobes live until the end of the test and are only
+    // reached through their raw pointers.
     unsafe {
-        let mut rp = krp(REC);
-        assert_eq!(register_kretprobe(&mut *rp), 0);
-        assert_eq!(rp.maxactive, 10, "max(10, 2 * possible CPUs (4))");
-        assert!(rp.kp.post_handler.is_none());
-        unregister_kretprobe(&mut *rp);
+        let rp = krp(REC);
+        assert_eq!(register_kretprobe(rp), 0);
+        assert_eq!((*rp).maxactive, 10, "max(10, 2 * possible CPUs (4))");
+        assert!((*rp).kp.post_handler.is_none());
+        unregister_kretprobe(rp);
         arch(|a| a.possible_cpus = 8);
-        let mut rp = krp(REC);
-        assert_eq!(register_kretprobe(&mut *rp), 0);
-        assert_eq!(rp.maxactive, 16);
-        unregister_kretprobe(&mut *rp);
-        let mut rp = krp(REC + 4);
-        assert_eq!(register_kretprobe(&mut *rp), -sys::EINVAL, "not at function entry");
-        let mut rp = krp(SWITCH);
-        assert_eq!(register_kretprobe(&mut *rp), -sys::EINVAL, "kretprobe blacklist");
-        let mut rp = krp(REC);
-        rp.data_size = 4097;
-        assert_eq!(register_kretprobe(&mut *rp), -sys::E2BIG);
-        let mut rp = krp(BL);
-        assert_eq!(register_kretprobe(&mut *rp), -sys::EINVAL, "kprobe blacklist");
-        assert!(rp.rh.is_null(), "freed when the entry probe failed");
-        let (mut r1, mut r2) = (krp(REC), krp(BL));
-        let mut v: [*mut Kretprobe; 2] = [&mut *r1, &mut *r2];
+        let rp = krp(REC);
+        assert_eq!(register_kretprobe(rp), 0);
+        assert_eq!((*rp).maxactive, 16);
+        unregister_kretprobe(rp);
+        let rp = krp(REC + 4);
+        assert_eq!(register_kretprobe(rp), -sys::EINVAL, "not at function entry");
+        let rp = krp(SWITCH);
+        assert_eq!(register_kretprobe(rp), -sys::EINVAL, "kretprobe blacklist");
+        let rp = krp(REC);
+        (*rp).data_size = 4097;
+        assert_eq!(register_kretprobe(rp), -sys::E2BIG);
+        let rp = krp(BL);
+        assert_eq!(register_kretprobe(rp), -sys::EINVAL, "kprobe blacklist");
+        assert!((*rp).rh.is_null(), "freed when the entry probe failed");
+        let (r1, r2) = (krp(REC), krp(BL));
+        let mut v: [*mut Kretprobe; 2] = [r1, r2];
         assert_eq!(register_kretprobes(v.as_mut_ptr(), 2), -sys::EINVAL);
         assert!(hashed(REC).is_null(), "rolled back");
         assert_eq!(register_kretprobes(v.as_mut_ptr(), 0), -sys::EINVAL);
@@ -626,38 +679,37 @@ fn kretprobe_defaults_and_errors() {
 #[test]
 fn kprobe_and_kretprobe_on_one_function() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, REC, true);
-    let mut rp = krp(REC);
-    // SAFETY: boxes outlive registrations.
+    let _t = kernel();
+    let p = kp(1, REC, true);
+    let rp = krp(REC);
+    // SAFETY: test probes live until the end of the test.
     unsafe {
-        assert_eq!(reg(&mut p), 0);
-        assert_eq!(register_kretprobe(&mut *rp), 0);
+        assert_eq!(reg(p), 0);
+        assert_eq!(register_kretprobe(rp), 0);
         hit(REC);
         let mut regs = PtRegs { ip: 0 };
         assert!(sys::function_return(&mut regs));
         assert_eq!(calls(), ["entry40", "pre1", "post1", "ret40"]);
-        unregister_kretprobe(&mut *rp);
+        unregister_kretprobe(rp);
         hit(REC);
         assert_eq!(calls(), ["pre1", "post1"]);
     }
-    unreg(&mut p);
+    unreg(p);
 }
 
-fn module() -> Box<Module> {
-    let mut m = Box::new(Module {
+fn module() -> *mut Module {
+    let mp = own(Box::new(Module {
         core_text: (MODT, MODT + 0x1000),
         init_text: (MODI, MODI + 0x1000),
         state: ModState::Live,
         ..Module::default()
-    });
-    let mp: *mut Module = &mut *m;
+    }));
     image(|i| {
         i.modules.push(mp as usize);
         i.text.push((MODT, MODT + 0x1000));
         i.text.push((MODI, MODI + 0x1000));
     });
-    m
+    mp
 }
 
 fn list_text() -> String {
@@ -677,37 +729,40 @@ fn list_text() -> String {
 #[test]
 fn going_module_makes_its_probes_gone_and_unregister_stays_harmless() {
     let _g = sys::exclusive();
-    kernel();
-    let mut m = module();
-    m.state = ModState::Coming; // init text can only be probed while coming
-    let (mut p1, mut p2, mut p3) = (kp(1, MODT + 4, false), kp(2, MODT + 4, false), kp(3, MODI + 4, false));
-    assert_eq!(reg(&mut p1), 0);
-    assert_eq!(reg(&mut p2), 0);
-    assert_eq!(reg(&mut p3), 0);
-    assert_eq!(m.refs, 0, "the module reference is only held while registering");
+    let _t = kernel();
+    let m = module();
+    // SAFETY: the test module lives until the end of the test and is only
+    // reached through raw pointers.
+    unsafe { (*m).state = ModState::Coming }; // init text can only be probed while coming
+    let (p1, p2, p3) = (kp(1, MODT + 4, false), kp(2, MODT + 4, false), kp(3, MODI + 4, false));
+    assert_eq!(reg(p1), 0);
+    assert_eq!(reg(p2), 0);
+    assert_eq!(reg(p3), 0);
+    // SAFETY: as above.
+    assert_eq!(unsafe { (*m).refs }, 0, "the module reference is only held while registering");
     events();
     // The module finished init: probes on its init text are gone.
     // SAFETY: a live module.
     unsafe {
-        m.state = ModState::Live;
-        kprobes_rust_module_callback(sys::MODULE_STATE_LIVE, &mut *m);
-        assert_eq!(p3.flags & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
-        assert_eq!(p1.flags & KPROBE_FLAG_GONE, 0);
-        m.state = ModState::Going;
-        kprobes_rust_module_callback(sys::MODULE_STATE_GOING, &mut *m);
+        (*m).state = ModState::Live;
+        kprobes_rust_module_callback(sys::MODULE_STATE_LIVE, m);
+        assert_eq!(flags(p3) & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
+        assert_eq!(flags(p1) & KPROBE_FLAG_GONE, 0);
+        (*m).state = ModState::Going;
+        kprobes_rust_module_callback(sys::MODULE_STATE_GOING, m);
     }
-    assert_eq!(p1.flags & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
-    assert_eq!(p2.flags & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
+    assert_eq!(flags(p1) & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
+    assert_eq!(flags(p2) & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
     let ev = events();
     assert!(ev.iter().all(|e| !e.starts_with("disarm")), "gone text is not patched: {ev:?}");
     assert!(list_text().contains("[GONE]"));
     hit(MODT + 4);
     assert!(calls().is_empty());
     // SAFETY: registered (gone) probe.
-    unsafe { assert_eq!(enable_kprobe(&mut *p1), -sys::EINVAL) };
-    unreg(&mut p1);
-    unreg(&mut p2);
-    unreg(&mut p3);
+    unsafe { assert_eq!(enable_kprobe(p1), -sys::EINVAL) };
+    unreg(p1);
+    unreg(p2);
+    unreg(p3);
     wait_for_kprobe_optimizer();
     assert!(hashed(MODT + 4).is_null() && hashed(MODI + 4).is_null());
     assert!(events().iter().all(|e| !e.starts_with("disarm")));
@@ -716,15 +771,15 @@ fn going_module_makes_its_probes_gone_and_unregister_stays_harmless() {
 #[test]
 fn free_init_mem_kills_probes_on_init_text() {
     let _g = sys::exclusive();
-    kernel();
-    let (mut p, mut q) = (kp(1, INIT + 4, false), kp(2, F0 + 4, false));
-    assert_eq!(reg(&mut p), 0);
-    assert_eq!(reg(&mut q), 0);
+    let _t = kernel();
+    let (p, q) = (kp(1, INIT + 4, false), kp(2, F0 + 4, false));
+    assert_eq!(reg(p), 0);
+    assert_eq!(reg(q), 0);
     kprobe_free_init_mem();
-    assert_eq!(p.flags & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
-    assert_eq!(q.flags & KPROBE_FLAG_GONE, 0);
-    unreg(&mut p);
-    unreg(&mut q);
+    assert_eq!(flags(p) & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
+    assert_eq!(flags(q) & KPROBE_FLAG_GONE, 0);
+    unreg(p);
+    unreg(q);
 }
 
 fn write_enabled(v: &str) -> isize {
@@ -744,13 +799,14 @@ fn read_enabled() -> String {
 #[test]
 fn kprobes_enabled_disarms_all_and_keeps_disabled_probes_disabled() {
     let _g = sys::exclusive();
-    kernel();
-    let (mut p1, mut p2) = (kp(1, F0 + 4, false), kp(2, F1, false));
-    let mut p3 = kp(3, F0 + 12, false);
-    p3.flags = KPROBE_FLAG_DISABLED;
-    assert_eq!(reg(&mut p1), 0);
-    assert_eq!(reg(&mut p2), 0);
-    assert_eq!(reg(&mut p3), 0);
+    let _t = kernel();
+    let (p1, p2) = (kp(1, F0 + 4, false), kp(2, F1, false));
+    let p3 = kp(3, F0 + 12, false);
+    // SAFETY: a live, unregistered test probe.
+    unsafe { (*p3).flags = KPROBE_FLAG_DISABLED };
+    assert_eq!(reg(p1), 0);
+    assert_eq!(reg(p2), 0);
+    assert_eq!(reg(p3), 0);
     events();
     assert_eq!(read_enabled(), "1\n");
     assert_eq!(write_enabled("0\n"), 2);
@@ -761,41 +817,41 @@ fn kprobes_enabled_disarms_all_and_keeps_disabled_probes_disabled() {
     assert_eq!(arch(|a| a.log.last().cloned()).unwrap(), "kprobes: Kprobes globally disabled");
     hit(F0 + 4);
     // Registering while disarmed does not arm.
-    let mut p4 = kp(4, F0 + 20, false);
-    assert_eq!(reg(&mut p4), 0);
+    let p4 = kp(4, F0 + 20, false);
+    assert_eq!(reg(p4), 0);
     assert_eq!(events(), ["prepare f0+0x14", "prepare-opt f0+0x14"]);
     assert_eq!(write_enabled("x"), -sys::EINVAL as isize);
     assert_eq!(write_enabled("1"), 1);
     let mut ev = events();
     ev.sort();
     assert_eq!(ev, ["arm f0+0x14", "arm f0+0x4", "ftrace-filter ftrace +f1+0x0", "ftrace-register ftrace"]);
-    assert_eq!(p3.flags & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED, "stays disabled");
+    assert_eq!(flags(p3) & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED, "stays disabled");
     // Enabling a probe while all are disarmed: it is armed when kprobes/
     // enabled goes back to 1 (intended divergence: upstream keeps it
     // disabled for good).
     assert_eq!(write_enabled("0"), 1);
     events();
     // SAFETY: registered probe.
-    assert_eq!(unsafe { enable_kprobe(&mut *p3) }, 0);
+    assert_eq!(unsafe { enable_kprobe(p3) }, 0);
     assert!(events().is_empty(), "nothing armed while disarmed");
-    assert_eq!(p3.flags & KPROBE_FLAG_DISABLED, 0);
+    assert_eq!(flags(p3) & KPROBE_FLAG_DISABLED, 0);
     assert_eq!(write_enabled("1"), 1);
     assert!(events().contains(&"arm f0+0xc".to_string()));
     calls();
     hit(F0 + 12);
     assert_eq!(calls(), ["pre3"]);
-    unreg(&mut p1);
-    unreg(&mut p2);
-    unreg(&mut p3);
-    unreg(&mut p4);
+    unreg(p1);
+    unreg(p2);
+    unreg(p3);
+    unreg(p4);
 }
 
 #[test]
 fn sysctl_kprobes_optimization_unoptimizes_and_reoptimizes() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, F0 + 8, false);
-    assert_eq!(reg(&mut p), 0);
+    let _t = kernel();
+    let p = kp(1, F0 + 8, false);
+    assert_eq!(reg(p), 0);
     sys::run_optimizer();
     events();
     let mut table = sys::CtlTable { data: &raw mut crate::opt::sysctl_kprobes_optimization };
@@ -807,7 +863,7 @@ fn sysctl_kprobes_optimization_unoptimizes_and_reoptimizes() {
     };
     assert_eq!(write("0"), 0);
     assert_eq!(events(), ["unoptimize f0+0x8"]);
-    assert_eq!(p.flags & KPROBE_FLAG_OPTIMIZED, 0);
+    assert_eq!(flags(p) & KPROBE_FLAG_OPTIMIZED, 0);
     let ap = hashed(F0 + 8);
     // SAFETY: live aggregate.
     unsafe { assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, 0) };
@@ -816,27 +872,27 @@ fn sysctl_kprobes_optimization_unoptimizes_and_reoptimizes() {
     assert_eq!(write("1"), 0);
     sys::run_optimizer();
     assert_eq!(events(), ["optimize f0+0x8"]);
-    unreg(&mut p);
+    unreg(p);
     wait_for_kprobe_optimizer();
 }
 
 #[test]
 fn a_probe_inside_an_optimized_jump_falls_back_to_int3() {
     let _g = sys::exclusive();
-    kernel();
-    let (mut p1, mut p2) = (kp(1, F0 + 8, false), kp(2, F0 + 10, false));
-    assert_eq!(reg(&mut p1), 0);
+    let _t = kernel();
+    let (p1, p2) = (kp(1, F0 + 8, false), kp(2, F0 + 10, false));
+    assert_eq!(reg(p1), 0);
     sys::run_optimizer();
     events();
     // f0+0xa is inside f0+0x8's 5-byte jump: f0+0x8 is unoptimized first.
-    assert_eq!(reg(&mut p2), 0);
+    assert_eq!(reg(p2), 0);
     let ev = events();
     assert_eq!(&ev[..3], ["prepare f0+0xa", "unoptimize f0+0x8", "arm f0+0xa"], "{ev:?}");
     hit(F0 + 10);
     hit(F0 + 8);
     assert_eq!(calls(), ["pre2", "pre1"]);
-    unreg(&mut p2);
-    unreg(&mut p1);
+    unreg(p2);
+    unreg(p1);
     wait_for_kprobe_optimizer();
 }
 
@@ -849,9 +905,9 @@ fn a_probe_inside_an_optimized_jump_falls_back_to_int3() {
 #[test]
 fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
     let _g = sys::exclusive();
-    kernel();
-    let mut p = kp(1, F0 + 8, false);
-    assert_eq!(reg(&mut p), 0);
+    let _t = kernel();
+    let p = kp(1, F0 + 8, false);
+    assert_eq!(reg(p), 0);
     sys::run_optimizer();
     let ap = hashed(F0 + 8);
     events();
@@ -867,7 +923,7 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
     sys::run_optimizer();
     assert!(events().is_empty(), "disarmed once: {:?}", events());
     // Unregistering while all are disarmed unhashes a disarmed probe.
-    unreg(&mut p);
+    unreg(p);
     wait_for_kprobe_optimizer();
     assert!(hashed(F0 + 8).is_null());
     assert!(!events().iter().any(|e| e.starts_with("arm")));

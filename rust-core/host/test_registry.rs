@@ -8,16 +8,34 @@ use crate::registry::{self, bucket, hash_ptr, KPROBE_TABLE_SIZE};
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode};
 
-fn probe(addr: usize) -> Box<Kprobe> {
+/// A probe allocated once and from then on reached only through the
+/// returned raw pointer, as the hash chains link it; freed by [`free`].
+fn probe(addr: usize) -> *mut Kprobe {
     // SAFETY: all-zero is a valid (unregistered) struct kprobe.
     let mut p: Box<Kprobe> = Box::new(unsafe { core::mem::zeroed() });
     p.addr = addr as *mut KprobeOpcode;
-    p
+    Box::into_raw(p)
 }
 
-fn hash(p: &mut Kprobe) {
-    // SAFETY: serialized test, `p` outlives its use.
-    unsafe { list::hlist_add_head_rcu(&mut p.hlist, bucket(p.addr as usize)) }
+/// Frees probes from [`probe`], after emptying the table that links them.
+///
+/// # Safety
+/// Each pointer comes from [`probe`], is freed once and not used after;
+/// the caller holds `sys::exclusive()`.
+unsafe fn free(ps: &[*mut Kprobe]) {
+    crate::registry::reset();
+    for &p in ps {
+        // SAFETY: from `Box::into_raw` in `probe()` (caller), no longer
+        // hashed.
+        drop(unsafe { Box::from_raw(p) });
+    }
+}
+
+fn hash(p: *mut Kprobe) {
+    // SAFETY: serialized test; `p` is a live probe from `probe()`, reached
+    // only through raw pointers, so the node pointer keeps the provenance
+    // of the whole probe (get_kprobe() reads `addr` through it).
+    unsafe { list::hlist_add_head_rcu(&raw mut (*p).hlist, bucket((*p).addr as usize)) }
 }
 
 fn get(addr: usize) -> *mut Kprobe {
@@ -56,11 +74,13 @@ fn hash_spreads_consecutive_text_addresses() {
 #[test]
 fn get_kprobe_finds_only_exact_addresses() {
     let _g = sys::exclusive();
-    let mut a = probe(0xffff_ffff_8100_1000);
-    hash(&mut a);
-    assert_eq!(get(0xffff_ffff_8100_1000), &mut *a as *mut Kprobe);
+    let a = probe(0xffff_ffff_8100_1000);
+    hash(a);
+    assert_eq!(get(0xffff_ffff_8100_1000), a);
     assert!(get(0xffff_ffff_8100_1001).is_null());
     assert!(get(0).is_null());
+    // SAFETY: from `probe()`, not used after; `_g` is held.
+    unsafe { free(&[a]) };
 }
 
 #[test]
@@ -70,18 +90,20 @@ fn get_kprobe_walks_a_bucket_chain() {
     let base = 0xffff_ffff_8100_0000usize;
     let b = hash_ptr(base);
     let same: Vec<usize> = (base..).filter(|&a| hash_ptr(a) == b).take(3).collect();
-    let mut ps: Vec<Box<Kprobe>> = same.iter().map(|&a| probe(a)).collect();
-    for p in ps.iter_mut() {
+    let ps: Vec<*mut Kprobe> = same.iter().map(|&a| probe(a)).collect();
+    for &p in &ps {
         hash(p);
     }
     for (i, &a) in same.iter().enumerate() {
-        assert_eq!(get(a), &mut *ps[i] as *mut Kprobe, "address {a:#x}");
+        assert_eq!(get(a), ps[i], "address {a:#x}");
     }
     // The newest is first in the chain (hlist_add_head_rcu).
     // SAFETY: serialized test.
     let first = unsafe { list::hlist_first_rcu(bucket(base)) };
-    assert_eq!(first as *mut Kprobe, &mut *ps[2] as *mut Kprobe);
+    assert_eq!(first as *mut Kprobe, ps[2]);
     assert!(get(same[2] + 1).is_null() || hash_ptr(same[2] + 1) != b);
+    // SAFETY: from `probe()`, not used after; `_g` is held.
+    unsafe { free(&ps) };
 }
 
 #[test]

@@ -38,12 +38,14 @@ fn pages() -> isize {
     PAGES.with(|p| p.get())
 }
 
-/// A heap-allocated cache, initialized like `kprobe_insn_slots`.
-struct Cache(Box<KprobeInsnCache>);
+/// A heap-allocated cache, initialized like `kprobe_insn_slots`: allocated
+/// once and from then on reached only through the raw pointer (its page
+/// list points into it, as in C), freed by [`Cache::destroy`].
+struct Cache(*mut KprobeInsnCache);
 
 impl Cache {
     fn new(insn_size: usize) -> Cache {
-        let mut c = Box::new(KprobeInsnCache {
+        let c = Box::into_raw(Box::new(KprobeInsnCache {
             mutex: sys::Mutex::new(),
             alloc: Some(page_alloc),
             free: Some(page_free),
@@ -51,13 +53,13 @@ impl Cache {
             pages: ListHead { next: core::ptr::null_mut(), prev: core::ptr::null_mut() },
             insn_size,
             nr_garbage: 0,
-        });
-        // SAFETY: the box is live.
-        unsafe { crate::list::init_list_head(&mut c.pages) };
+        }));
+        // SAFETY: `c` is a live box, reached only through this pointer.
+        unsafe { crate::list::init_list_head(&raw mut (*c).pages) };
         Cache(c)
     }
-    fn p(&mut self) -> *mut KprobeInsnCache {
-        &mut *self.0
+    fn p(&self) -> *mut KprobeInsnCache {
+        self.0
     }
     fn get(&mut self) -> *mut KprobeOpcode {
         // SAFETY: live cache.
@@ -70,6 +72,10 @@ impl Cache {
     fn is_slot(&mut self, a: usize) -> bool {
         // SAFETY: live cache.
         unsafe { __is_insn_slot_addr(self.p(), a as c_ulong) }
+    }
+    fn nr_garbage(&self) -> i32 {
+        // SAFETY: live cache, no slot operation in flight.
+        unsafe { (*self.p()).nr_garbage }
     }
     fn kallsym(&mut self, n: u32) -> (i32, u32, usize, u8, String) {
         let mut symnum: c_uint = n;
@@ -84,13 +90,15 @@ impl Cache {
     }
     fn npages(&mut self) -> usize {
         // SAFETY: live list.
-        unsafe { crate::list::iter_rcu(&mut self.0.pages) }.count()
+        unsafe { crate::list::iter_rcu(&raw mut (*self.p()).pages) }.count()
     }
-    /// Frees every page, as a test epilogue (not an upstream operation).
-    fn destroy(mut self) {
-        let head: *mut ListHead = &mut self.0.pages;
-        // SAFETY: test-only teardown of a quiescent cache.
+    /// Frees every page and the cache itself (not an upstream operation).
+    fn teardown(self) {
+        // SAFETY: test-only teardown of a quiescent cache: `self.0` is the
+        // box from `new()`, its pages came from `page_alloc()` and their
+        // descriptors from `sys::kmalloc()`; nothing uses them after.
         unsafe {
+            let head = &raw mut (*self.0).pages;
             let mut l = (*head).next;
             while l != head {
                 let next = (*l).next;
@@ -99,7 +107,13 @@ impl Cache {
                 sys::kfree(kip.cast());
                 l = next;
             }
+            drop(Box::from_raw(self.0));
         }
+    }
+    /// [`Cache::teardown`], as a test epilogue that checks that the core
+    /// leaked nothing.
+    fn destroy(self) {
+        self.teardown();
         assert_eq!(pages(), 0, "pages leaked");
         assert_eq!(record(|r| r.allocs), 0, "kmalloc leaked");
     }
@@ -182,7 +196,7 @@ fn dirty_free_is_not_reused_before_a_grace_period() {
     let mut c = Cache::new(INSN);
     let a = c.get();
     c.free(a, true);
-    assert_eq!(c.0.nr_garbage, 1);
+    assert_eq!(c.nr_garbage(), 1);
     let b = c.get();
     assert_ne!(a, b, "a dirty slot must not be handed out while clean ones remain");
     assert_eq!(record(|r| r.grace_periods), 0);
@@ -200,11 +214,11 @@ fn garbage_is_collected_when_it_exceeds_a_page_worth() {
     for &x in &s[..SPP] {
         c.free(x, true);
     }
-    assert_eq!(c.0.nr_garbage as usize, SPP, "not over the threshold yet");
+    assert_eq!(c.nr_garbage() as usize, SPP, "not over the threshold yet");
     assert_eq!(record(|r| r.grace_periods), 0);
     c.free(s[SPP], true);
     // nr_garbage > slots_per_page: collected after synchronize_rcu().
-    assert_eq!(c.0.nr_garbage, 0);
+    assert_eq!(c.nr_garbage(), 0);
     assert!(record(|r| r.grace_periods) >= 1);
     c.destroy();
 }
@@ -282,7 +296,8 @@ fn kallsym_name_is_truncated_to_ksym_name_len() {
     let mut cs = long.clone();
     cs.push(0);
     let mut c = Cache::new(INSN);
-    c.0.sym = cs.as_ptr() as *const c_char;
+    // SAFETY: live cache, no slot operation in flight.
+    unsafe { (*c.p()).sym = cs.as_ptr() as *const c_char };
     c.get();
     let (r, _, _, _, name) = c.kallsym(0);
     assert_eq!(r, 0);
@@ -340,7 +355,8 @@ fn broken_nused_is_fixed_with_a_warning() {
     let mut c = Cache::new(INSN);
     let a = c.get();
     // Corrupt the accounting: nused says free slots exist, the array is full.
-    let kip = crate::container_of!(c.0.pages.next, crate::slots::KprobeInsnPage, list);
+    // SAFETY: live cache with one page.
+    let kip = crate::container_of!(unsafe { (*c.p()).pages.next }, crate::slots::KprobeInsnPage, list);
     for _ in 1..SPP {
         c.get();
     }
@@ -357,21 +373,29 @@ fn broken_nused_is_fixed_with_a_warning() {
 
 #[test]
 fn concurrent_get_and_free_keep_slots_unique() {
-    use std::sync::Arc;
-    struct Shared(Box<KprobeInsnCache>);
+    /// The cache pointer, shared by the threads as C would share it.
+    #[derive(Clone, Copy)]
+    struct Shared(*mut KprobeInsnCache);
     // SAFETY: the cache is only touched through its mutex-protected API.
     unsafe impl Send for Shared {}
-    // SAFETY: as above.
-    unsafe impl Sync for Shared {}
+    impl Shared {
+        // A method, so that the closures capture the whole `Send` wrapper
+        // rather than its raw pointer field.
+        fn ptr(self) -> *mut KprobeInsnCache {
+            self.0
+        }
+    }
     let c = Cache::new(INSN);
-    let shared = Arc::new(Shared(c.0));
+    let shared = Shared(c.p());
+    // Fewer rounds under Miri, which interprets every step; still enough for
+    // several pages, dirty frees and garbage collections across threads.
+    let rounds = if cfg!(miri) { 300 } else { 2000 };
     let mut hs = Vec::new();
     for _ in 0..4 {
-        let sh = shared.clone();
         hs.push(std::thread::spawn(move || {
-            let cp = &*sh.0 as *const KprobeInsnCache as *mut KprobeInsnCache;
+            let cp = shared.ptr();
             let mut mine = Vec::new();
-            for i in 0..2000 {
+            for i in 0..rounds {
                 // SAFETY: live cache, API is mutex-protected.
                 let s = unsafe { __get_insn_slot(cp) };
                 assert!(!s.is_null());
@@ -382,16 +406,18 @@ fn concurrent_get_and_free_keep_slots_unique() {
                     unsafe { __free_insn_slot(cp, x as *mut KprobeOpcode, (i % 2) as i32) };
                 }
             }
-            let allocs = record(|r| r.allocs);
-            (mine, allocs)
+            mine
         }));
     }
     let mut all = Vec::new();
     for h in hs {
-        all.extend(h.join().unwrap().0);
+        all.extend(h.join().unwrap());
     }
     let n = all.len();
     all.sort();
     all.dedup();
     assert_eq!(all.len(), n, "a slot was handed out twice");
+    // The pages and descriptors were counted on the worker threads: free
+    // them without the per-thread leak checks.
+    c.teardown();
 }

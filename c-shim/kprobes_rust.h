@@ -112,6 +112,35 @@ extern void kprobes_rust_kvfree_call_rcu(struct rcu_head *head, void *p);
 
 extern size_t kprobes_rust_max_optinsn_size(void);
 
+int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+void aggr_post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
+
+void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+void dump_kprobe(struct kprobe *kp);
+
+void kprobes_inc_nmissed_count(struct kprobe *p);
+
+void kprobe_busy_begin(void);
+
+void kprobe_busy_end(void);
+
+int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
+
+void kretprobe_rethook_handler(struct rethook_node *rh,
+                               void *data,
+                               unsigned long _ret_addr,
+                               struct pt_regs *regs);
+
+#if !!(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
+struct kprobe *get_kprobe(void *addr);
+#endif
+
+#if !(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
+extern struct kprobe *get_kprobe(void *addr);
+#endif
+
 extern kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
 
 extern void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot, int dirty);
@@ -129,28 +158,6 @@ extern bool within_kprobe_blacklist(unsigned long addr);
 extern int kprobe_add_ksym_blacklist(unsigned long entry);
 
 extern int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
-
-#if !!(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
-struct kprobe *get_kprobe(void *addr);
-#endif
-
-#if !(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
-extern struct kprobe *get_kprobe(void *addr);
-#endif
-
-int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
-
-void aggr_post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
-
-void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
-
-void kprobes_inc_nmissed_count(struct kprobe *p);
-
-void kprobe_busy_begin(void);
-
-void kprobe_busy_end(void);
-
-void dump_kprobe(struct kprobe *kp);
 
 extern int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
 
@@ -207,13 +214,6 @@ extern int register_kretprobes(struct kretprobe **rps, int num);
 extern void unregister_kretprobe(struct kretprobe *rp);
 
 extern void unregister_kretprobes(struct kretprobe **rps, int num);
-
-int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
-
-void kretprobe_rethook_handler(struct rethook_node *rh,
-                               void *data,
-                               unsigned long ret_addr,
-                               struct pt_regs *regs);
 
 extern bool kprobe_disarmed(struct kprobe *p);
 

@@ -48,8 +48,9 @@ unsafe fn for_each_child(p: *mut Kprobe, mut f: impl FnMut(*mut Kprobe) -> bool)
 ///
 /// # Safety
 /// Handler context; `p` is a live aggregate.
-#[inline(always)]
-pub unsafe fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
+#[no_mangle]
+#[cfg_attr(miri, inline(never))]
+pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     let mut ret = 0;
     // SAFETY: caller's contract; children are live in this section.
     unsafe {
@@ -69,13 +70,14 @@ pub unsafe fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     }
     ret
 }
+crate::nokprobe_symbol!(aggr_pre_handler);
 
 /// `aggr_post_handler()`: runs the post-handlers of the enabled children.
 ///
 /// # Safety
 /// Handler context; `p` is a live aggregate.
-#[inline(always)]
-pub unsafe fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulong) {
+#[no_mangle]
+pub unsafe extern "C" fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulong) {
     // SAFETY: caller's contract; children are live in this section.
     unsafe {
         for_each_child(p, |kp| {
@@ -90,14 +92,15 @@ pub unsafe fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulon
         });
     }
 }
+crate::nokprobe_symbol!(aggr_post_handler);
 
 /// `opt_pre_handler()`: the pre-handler dispatch of an optimized probe: like
 /// [`aggr_pre_handler`] but every enabled child runs, whatever it returns.
 ///
 /// # Safety
 /// Optprobe handler context; `p` is a live aggregate.
-#[inline(always)]
-pub unsafe fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
+#[no_mangle]
+pub unsafe extern "C" fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
     // SAFETY: caller's contract; children are live in this section.
     unsafe {
         for_each_child(p, |kp| {
@@ -112,6 +115,7 @@ pub unsafe fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
         });
     }
 }
+crate::nokprobe_symbol!(opt_pre_handler);
 
 /// `kprobe_aggrprobe()`: is `p` an aggregator?
 ///
@@ -121,7 +125,7 @@ pub unsafe fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
 pub unsafe fn kprobe_aggrprobe(p: *const Kprobe) -> bool {
     // SAFETY: caller's contract.
     let h = unsafe { (*p).pre_handler };
-    h.map(|f| f as *const ()) == Some(crate::exports::aggr_pre_handler as *const ())
+    h.map(|f| f as *const ()) == Some(aggr_pre_handler as *const ())
 }
 
 /// `kprobes_inc_nmissed_count()`: counts a missed hit on `p`, or on each
@@ -151,7 +155,7 @@ struct BusyProbe(core::cell::UnsafeCell<Kprobe>);
 unsafe impl Sync for BusyProbe {}
 
 static KPROBE_BUSY: BusyProbe = BusyProbe(core::cell::UnsafeCell::new(Kprobe {
-    addr: crate::exports::get_kprobe as *mut KprobeOpcode,
+    addr: crate::registry::get_kprobe as *mut KprobeOpcode,
     // SAFETY: all-zero is a valid value for every other field.
     ..unsafe { core::mem::zeroed::<Kprobe>() }
 }));
@@ -184,8 +188,32 @@ pub fn busy_end() {
 ///
 /// # Safety
 /// `kp` is live.
-#[inline(always)]
-pub unsafe fn dump_kprobe(kp: *mut Kprobe) {
+#[no_mangle]
+pub unsafe extern "C" fn dump_kprobe(kp: *mut Kprobe) {
     // SAFETY: caller's contract; the format is upstream's.
     unsafe { sys::pr_err_dump_kprobe((*kp).symbol_name, (*kp).offset, (*kp).addr) }
+}
+crate::nokprobe_symbol!(dump_kprobe);
+
+/// `kprobes_inc_nmissed_count()`.
+///
+/// # Safety
+/// Handler context; `p` is live.
+#[no_mangle]
+pub unsafe extern "C" fn kprobes_inc_nmissed_count(p: *mut Kprobe) {
+    // SAFETY: forwarded caller contract.
+    unsafe { inc_nmissed_count(p) }
+}
+crate::nokprobe_symbol!(kprobes_inc_nmissed_count);
+
+/// `kprobe_busy_begin()`.
+#[no_mangle]
+pub extern "C" fn kprobe_busy_begin() {
+    busy_begin()
+}
+
+/// `kprobe_busy_end()`.
+#[no_mangle]
+pub extern "C" fn kprobe_busy_end() {
+    busy_end()
 }

@@ -238,11 +238,9 @@ pub unsafe fn remove_module(m: *mut sys::Module) {
 /// the previous test's entries would otherwise leak).
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
-    // SAFETY: host tests are serialized by `sys::exclusive()`, so no reader
-    // is left in the list; every entry on it came from `sys::kmalloc()` in
-    // `add_ksym_blacklist()` (removed ones are unlinked before they are
-    // freed), and the safe iterator has read the next link before the body
-    // frees the current entry.
+    // SAFETY: host tests are serialized (`sys::exclusive()`): no reader is
+    // left; each entry came from `sys::kmalloc()` in `add_ksym_blacklist()`,
+    // and `iter_safe` reads the next link before the body frees an entry.
     unsafe {
         for l in list::iter_safe(head()) {
             sys::kfree(entry_of(l).cast());

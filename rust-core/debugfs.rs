@@ -33,7 +33,7 @@ pub unsafe fn report_probe(
 ) {
     // SAFETY: caller's contract.
     unsafe {
-        let kretprobe = (*p).pre_handler.map(|f| f as *const ()) == Some(sys::pre_handler_kretprobe_addr());
+        let kretprobe = (*p).pre_handler.map(|f| f as *const ()) == Some(crate::kretprobe::pre_handler_kretprobe as *const ());
         let kprobe_type: &core::ffi::CStr = if kretprobe { c"r" } else { c"k" };
         let addr = if sys::seq_show_value(pi) { (*p).addr.cast::<c_void>() } else { ptr::null_mut() };
 

@@ -32,6 +32,8 @@ pub mod ffi {
     pub type c_char = u8;
 }
 
+#[macro_use]
+mod abi;
 pub mod addr;
 pub mod aggr;
 pub mod arm;

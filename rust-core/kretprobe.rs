@@ -40,8 +40,9 @@ fn rp_of(p: *mut Kprobe) -> *mut Kretprobe {
 ///
 /// # Safety
 /// Handler context; `p` is the `kp` of a registered kretprobe.
-#[inline(always)]
-pub unsafe fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
+#[no_mangle]
+#[cfg_attr(miri, inline(never))]
+pub unsafe extern "C" fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     let rp = rp_of(p);
     // SAFETY: caller's contract: `rp` and its rethook are live until a
     // grace period after unregistration.
@@ -59,14 +60,15 @@ pub unsafe fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int 
     }
     0
 }
+crate::nokprobe_symbol!(pre_handler_kretprobe);
 
 /// `kretprobe_rethook_handler()`: the rethook's callback on return.
 ///
 /// # Safety
 /// Rethook trampoline context; `data` is the kretprobe (set by
 /// `rethook_alloc()`), `rh` one of its instances.
-#[inline(always)]
-pub unsafe fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *mut c_void, _ret_addr: c_ulong, regs: *mut PtRegs) {
+#[no_mangle]
+pub unsafe extern "C" fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *mut c_void, _ret_addr: c_ulong, regs: *mut PtRegs) {
     let rp = data.cast::<Kretprobe>();
     // The data must NOT be null. This means rethook data structure is broken.
     if rp.is_null() {
@@ -82,6 +84,7 @@ pub unsafe fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *mut c_void,
         sys::clear_current_kprobe();
     }
 }
+crate::nokprobe_symbol!(kretprobe_rethook_handler);
 
 /// `register_kretprobe()`.
 ///
@@ -121,7 +124,7 @@ pub unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
             return -sys::E2BIG;
         }
 
-        (*kp).pre_handler = Some(crate::exports::pre_handler_kretprobe);
+        (*kp).pre_handler = Some(pre_handler_kretprobe);
         (*kp).post_handler = None;
 
         // Pre-allocate memory for max kretprobe instances.
@@ -131,7 +134,7 @@ pub unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
 
         let rh = sys::rethook_alloc(
             rp.cast(),
-            crate::exports::kretprobe_rethook_handler,
+            kretprobe_rethook_handler,
             (core::mem::size_of::<KretprobeInstance>() + (*rp).data_size) as c_int,
             (*rp).maxactive,
         );

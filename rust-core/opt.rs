@@ -19,11 +19,11 @@ use crate::flags;
 use crate::aggr::kprobe_aggrprobe;
 use crate::ffi::{c_int, c_void};
 use crate::list;
-use crate::registry::{self, get_kprobe};
+use crate::registry::{self, lookup as get_kprobe};
 use crate::state;
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_OPTIMIZED};
-use core::ptr::{self, addr_of_mut};
+use core::ptr::{self, addr_of, addr_of_mut};
 
 /// Optimization staging list, protected by `kprobe_mutex`.
 static mut OPTIMIZING_LIST: ListHead =
@@ -62,7 +62,8 @@ fn op_of_list(l: *mut ListHead) -> *mut OptimizedKprobe {
 /// # Safety
 /// `p` is live; `kprobe_mutex` held.
 pub unsafe fn kprobe_unused(p: *mut Kprobe) -> bool {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live and `kprobe_mutex` is held (this function's `# Safety`),
+    // so its `pre_handler`, flags and `list` are readable and the list is stable.
     unsafe { kprobe_aggrprobe(p) && flags::disabled(p) && list::list_empty(addr_of_mut!((*p).list)) }
 }
 
@@ -73,7 +74,9 @@ pub unsafe fn kprobe_unused(p: *mut Kprobe) -> bool {
 /// `p` is an unhashed aggregate no reader can see any more.
 pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
     let op = op_of(p);
-    // SAFETY: caller's contract; `op` came from `alloc_aggr_kprobe`.
+    // SAFETY: no reader can see the unhashed aggregate `p` any more (this function's
+    // `# Safety`), so its insn slots are unused; every aggregate is the `kp` of an
+    // `optimized_kprobe` that `alloc_aggr_kprobe()` got from `kzalloc()`.
     unsafe {
         sys::arch_remove_optimized_kprobe(op);
         sys::arch_remove_kprobe(p);
@@ -87,7 +90,8 @@ pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
 /// # Safety
 /// `p` is live.
 unsafe fn kprobe_optready(p: *mut Kprobe) -> bool {
-    // SAFETY: caller's contract; aggregates are `optimized_kprobe`s.
+    // SAFETY: `p` is live (this function's `# Safety`); `op_of(p)` is only used once
+    // `kprobe_aggrprobe(p)` said `p` is an aggregate, the `kp` of an `optimized_kprobe`.
     unsafe { kprobe_aggrprobe(p) && sys::arch_prepared_optinsn(op_of(p)) }
 }
 
@@ -96,7 +100,8 @@ unsafe fn kprobe_optready(p: *mut Kprobe) -> bool {
 /// # Safety
 /// `p` is live.
 pub unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`); `op_of(p)` is only used once
+    // `kprobe_aggrprobe(p)` said `p` is an aggregate, the `kp` of an `optimized_kprobe`.
     unsafe {
         // If kprobe is not aggr/opt probe, just return kprobe is disabled.
         if !kprobe_aggrprobe(p) {
@@ -111,7 +116,8 @@ pub unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
 /// # Safety
 /// `p` is live; `kprobe_mutex` held.
 pub unsafe fn kprobe_queued(p: *mut Kprobe) -> bool {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live and `kprobe_mutex` is held (this function's `# Safety`);
+    // `op_of(p)` only for an aggregate (checked first), whose `list` the mutex guards.
     unsafe { kprobe_aggrprobe(p) && !list::list_empty(addr_of_mut!((*op_of(p)).list)) }
 }
 
@@ -123,7 +129,9 @@ pub unsafe fn kprobe_queued(p: *mut Kprobe) -> bool {
 unsafe fn get_optimized_kprobe(addr: *mut KprobeOpcode) -> *mut Kprobe {
     // Don't check i == 0, since that is a breakpoint case.
     for i in 1..(sys::MAX_OPTIMIZED_LENGTH / core::mem::size_of::<KprobeOpcode>()) {
-        // SAFETY: caller's contract; the hash table is stable.
+        // SAFETY: `kprobe_mutex` is held (this function's `# Safety`), so `get_kprobe()`
+        // may walk the table and returns a live probe; `op_of(p)` only for an
+        // aggregate (`kprobe_optready()`), which `arch_within_optimized_kprobe()` reads.
         unsafe {
             let p = get_kprobe(addr.wrapping_sub(i));
             // A disabled probe can have prepared, but inactive, optinsns.
@@ -266,7 +274,8 @@ pub fn wait_for_kprobe_optimizer() {
 /// # Safety
 /// `kprobe_mutex` held (or the optimizer's locks, from the arch code).
 pub unsafe fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
-    // SAFETY: caller's contract.
+    // SAFETY: `kprobe_mutex` is held (this function's `# Safety`), so
+    // `unoptimizing_list` and its entries are stable while `iter_safe()` walks it.
     unsafe { list::iter_safe(unoptimizing_list()).any(|l| op_of_list(l) == op) }
 }
 
@@ -275,7 +284,9 @@ pub unsafe fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
 /// # Safety
 /// `p` is live; `kprobe_mutex` held.
 pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live and `kprobe_mutex` is held (this function's `# Safety`), as
+    // the flags writes, the staging lists and `arch_check_optimized_kprobe()` need;
+    // `op_of(p)` is only used once `kprobe_optready(p)` said `p` is an aggregate.
     unsafe {
         // Check if the kprobe is disabled or not ready for optimization.
         if !kprobe_optready(p) || !state::allow_optimization() || flags::disabled(p) || state::all_disarmed() {
@@ -315,10 +326,13 @@ pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
 /// hotplug lock held).
 ///
 /// # Safety
-/// `op` is live; `kprobe_mutex`, `text_mutex` held.
+/// `op` is live and optimized; `kprobe_mutex`, `text_mutex` and the CPU
+/// hotplug lock held.
 unsafe fn force_unoptimize_kprobe(op: *mut OptimizedKprobe) {
     sys::lockdep_assert_cpus_held();
-    // SAFETY: caller's contract.
+    // SAFETY: `op` is live and optimized, `text_mutex` and the CPU hotplug lock
+    // are held (this function's `# Safety`), as `arch_unoptimize_kprobe()` requires;
+    // `kprobe_mutex` makes us the flags' writer.
     unsafe {
         sys::arch_unoptimize_kprobe(op);
         flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
@@ -329,9 +343,12 @@ unsafe fn force_unoptimize_kprobe(op: *mut OptimizedKprobe) {
 /// at once if `force`).
 ///
 /// # Safety
-/// `p` is live; `kprobe_mutex` held (and `text_mutex` if `force`).
+/// `p` is live; `kprobe_mutex` held (and `text_mutex` and the CPU hotplug lock
+/// if `force`).
 pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live, `kprobe_mutex` is held, and so are `text_mutex` and the
+    // CPU hotplug lock if `force` (this function's `# Safety`); `op` is forcibly
+    // unoptimized only when it is an aggregate with KPROBE_FLAG_OPTIMIZED set.
     unsafe {
         if !kprobe_aggrprobe(p) || kprobe_disarmed(p) {
             return; // This is not an optprobe nor optimized.
@@ -375,7 +392,9 @@ pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
 /// # Safety
 /// `ap` is an unused aggregate; `kprobe_mutex` held.
 pub unsafe fn reuse_unused_kprobe(ap: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `ap` is an unused aggregate, the `kp` of a live `optimized_kprobe`,
+    // and `kprobe_mutex` is held (this function's `# Safety`), as the flags write,
+    // `kprobe_optready()` and `optimize_kprobe()` require.
     unsafe {
         // Unused kprobe MUST be on the way of delayed unoptimizing (means
         // there is still a relative jump) and disabled.
@@ -400,7 +419,9 @@ pub unsafe fn reuse_unused_kprobe(ap: *mut Kprobe) -> c_int {
 /// # Safety
 /// `p` is a live aggregate; `kprobe_mutex` held.
 pub unsafe fn kill_optimized_kprobe(p: *mut Kprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is a live aggregate, so `op` is its `optimized_kprobe`, and
+    // `kprobe_mutex` is held (this function's `# Safety`): the staging lists and the
+    // flags may be changed, and `arch_remove_optimized_kprobe()` needs only `op` live.
     unsafe {
         let op = op_of(p);
         let l = addr_of_mut!((*op).list);
@@ -428,7 +449,8 @@ pub unsafe fn kill_optimized_kprobe(p: *mut Kprobe) {
 /// # Safety
 /// `op`, `p` live; `text_mutex` held.
 unsafe fn prepare_optimized_kprobe_op(op: *mut OptimizedKprobe, p: *mut Kprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `op` and `p` are live and `text_mutex` is held (this function's
+    // `# Safety`), as `flags::ftrace()` and `arch_prepare_optimized_kprobe()` need.
     unsafe {
         if !flags::ftrace(p) {
             sys::arch_prepare_optimized_kprobe(op, p);
@@ -441,7 +463,8 @@ unsafe fn prepare_optimized_kprobe_op(op: *mut OptimizedKprobe, p: *mut Kprobe) 
 /// # Safety
 /// `p` is a live aggregate; `text_mutex` held.
 pub unsafe fn prepare_optimized_kprobe(p: *mut Kprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is a live aggregate, the `kp` of an `optimized_kprobe`, and
+    // `text_mutex` is held (this function's `# Safety`).
     unsafe { prepare_optimized_kprobe_op(op_of(p), p) }
 }
 
@@ -464,6 +487,55 @@ pub unsafe fn alloc_aggr_kprobe(p: *mut Kprobe) -> *mut Kprobe {
     }
 }
 
+/// `copy_kprobe()`: keep all fields in the kprobe consistent (copies the
+/// saved opcode and the insn slot of `ap` into `p`).
+///
+/// # Safety
+/// Both live, and distinct.
+pub unsafe fn copy_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
+    // SAFETY: `ap` and `p` are live and distinct (this function's `# Safety`), so the
+    // one-element copies of plain data (`opcode`, `ainsn`) do not overlap.
+    unsafe {
+        ptr::copy_nonoverlapping(addr_of!((*ap).opcode), addr_of_mut!((*p).opcode), 1);
+        ptr::copy_nonoverlapping(addr_of!((*ap).ainsn), addr_of_mut!((*p).ainsn), 1);
+    }
+}
+
+/// `init_aggr_kprobe()`: fills in aggregate `ap` for the hashed probe `p`
+/// and puts `ap` in `p`'s place in the hash table.
+///
+/// # Safety
+/// `ap` is fresh from `alloc_aggr_kprobe()`, `p` is hashed; `kprobe_mutex`
+/// held.
+pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
+    // SAFETY: `ap` is fresh and not yet visible to any reader, `p` is hashed and
+    // `kprobe_mutex` is held (this function's `# Safety`): `ap`'s fields may be
+    // written plainly before the RCU list updates publish it in `p`'s place.
+    unsafe {
+        // Copy the insn slot of 'p' to 'ap'.
+        copy_kprobe(p, ap);
+        // flush_insn_slot(ap): a no-op on x86.
+        (*ap).addr = (*p).addr;
+        flags::put(ap, flags::get(p) & !KPROBE_FLAG_OPTIMIZED);
+        (*ap).pre_handler = Some(crate::aggr::aggr_pre_handler);
+        // We don't care the kprobe which has gone.
+        if (*p).post_handler.is_some() && !flags::gone(p) {
+            (*ap).post_handler = Some(crate::aggr::aggr_post_handler);
+        }
+        list::init_list_head(addr_of_mut!((*ap).list));
+        list::init_hlist_node(addr_of_mut!((*ap).hlist));
+        // The aggregate takes over `p`'s arming: remember its ftrace ops
+        // (intended divergence, see ftrace.rs).
+        if flags::ftrace(p) {
+            #[cfg(CONFIG_KPROBES_ON_FTRACE)]
+            crate::ftrace::note_armed_ops(ap, (*p).post_handler.is_some());
+        }
+
+        list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
+        list::hlist_replace_rcu(addr_of_mut!((*p).hlist), addr_of_mut!((*ap).hlist));
+    }
+}
+
 /// `try_to_optimize_kprobe()`: prepare an `optimized_kprobe` for the
 /// normal registered probe `p` and optimize it.
 ///
@@ -471,7 +543,7 @@ pub unsafe fn alloc_aggr_kprobe(p: *mut Kprobe) -> *mut Kprobe {
 /// `p` is hashed; `kprobe_mutex` held.
 pub unsafe fn try_to_optimize_kprobe(p: *mut Kprobe) {
     // Impossible to optimize ftrace-based kprobe.
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is hashed, hence live (this function's `# Safety`).
     if unsafe { flags::ftrace(p) } {
         return;
     }
@@ -490,7 +562,7 @@ pub unsafe fn try_to_optimize_kprobe(p: *mut Kprobe) {
                 sys::arch_remove_optimized_kprobe(op);
                 sys::kfree(op.cast::<c_void>());
             } else {
-                crate::register::init_aggr_kprobe(ap, p);
+                init_aggr_kprobe(ap, p);
                 optimize_kprobe(ap); // This just kicks optimizer thread.
             }
         }
@@ -571,7 +643,8 @@ pub unsafe fn sysctl_handler(
     sys::sysctl_mutex_lock();
     // SAFETY: serialized by `kprobe_sysctl_mutex`, as upstream.
     unsafe { *(&raw mut sysctl_kprobes_optimization) = if state::allow_optimization() { 1 } else { 0 } };
-    // SAFETY: forwarded caller contract.
+    // SAFETY: the arguments are the sysctl core's (this function's `# Safety`), as
+    // `proc_dointvec_minmax()` expects; its `data` is serialized as above.
     let ret = unsafe { sys::proc_dointvec_minmax(table, write, buffer, length, ppos) };
 
     // SAFETY: as above.
@@ -587,11 +660,13 @@ pub unsafe fn sysctl_handler(
 /// `__arm_kprobe()`: puts the breakpoint of `p`.
 ///
 /// # Safety
-/// `p` is hashed; `kprobe_mutex` and `text_mutex` held.
+/// `p` is hashed; `kprobe_mutex`, `text_mutex` and the CPU hotplug lock held.
 #[inline] // one caller (arm.rs), as kprobes.c inlines it there
 pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
     sys::lockdep_assert_held_text_mutex();
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is hashed (so live and prepared) and `kprobe_mutex`, `text_mutex`
+    // and the CPU hotplug lock are held (this function's `# Safety`), as the forced
+    // unoptimization, `arch_arm_kprobe()` and `optimize_kprobe()` require.
     unsafe {
         // Find the overlapping optimized kprobes.
         let other = get_optimized_kprobe((*p).addr);
@@ -620,11 +695,14 @@ pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
 /// `__disarm_kprobe()`: removes the breakpoint of `p`.
 ///
 /// # Safety
-/// `p` is hashed; `kprobe_mutex` and `text_mutex` held.
+/// `p` is hashed and armed; `kprobe_mutex`, `text_mutex` and the CPU hotplug
+/// lock held.
 #[inline] // one caller (arm.rs), as kprobes.c inlines it there
 pub unsafe fn disarm_kprobe_locked(p: *mut Kprobe, reopt: bool) {
     sys::lockdep_assert_held_text_mutex();
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is hashed and armed, `kprobe_mutex`, `text_mutex` and the CPU
+    // hotplug lock are held (this function's `# Safety`), as the forced
+    // unoptimization and `arch_disarm_kprobe()` require.
     unsafe {
         // Try to unoptimize (at once when all probes are being disarmed).
         let forced = state::all_disarmed();

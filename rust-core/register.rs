@@ -13,14 +13,11 @@ use crate::arm;
 use crate::ffi::{c_int, c_ulong};
 use crate::list;
 use crate::opt;
-use crate::registry::{self, get_kprobe};
+use crate::registry::{self, lookup as get_kprobe};
 use crate::state;
 use crate::sys::{self, Module};
-use crate::types::{
-    Kprobe, ListHead, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY,
-    KPROBE_FLAG_OPTIMIZED,
-};
-use core::ptr::{self, addr_of, addr_of_mut};
+use crate::types::{Kprobe, ListHead, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY};
+use core::ptr::{self, addr_of_mut};
 
 /// The probe whose `list` member is `l`.
 #[inline]
@@ -28,67 +25,25 @@ fn probe_of(l: *mut ListHead) -> *mut Kprobe {
     crate::container_of!(l, Kprobe, list)
 }
 
-/// `copy_kprobe()`: keep all fields in the kprobe consistent (copies the
-/// saved opcode and the insn slot of `ap` into `p`).
-///
-/// # Safety
-/// Both live.
-unsafe fn copy_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
-    // SAFETY: caller's contract; distinct probes, plain data copied.
-    unsafe {
-        ptr::copy_nonoverlapping(addr_of!((*ap).opcode), addr_of_mut!((*p).opcode), 1);
-        ptr::copy_nonoverlapping(addr_of!((*ap).ainsn), addr_of_mut!((*p).ainsn), 1);
-    }
-}
-
 /// `add_new_kprobe()`: adds `p` to aggregate `ap`.
 ///
 /// # Safety
-/// `kprobe_mutex` and `text_mutex` held.
+/// `ap` is a hashed aggregate, `p` a live probe on no list; `kprobe_mutex`,
+/// `text_mutex` and the CPU hotplug lock held.
 unsafe fn add_new_kprobe(ap: *mut Kprobe, p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `ap` is a hashed aggregate, `p` a live probe on no list, and
+    // `kprobe_mutex`, `text_mutex` and the CPU hotplug lock are held (this
+    // function's `# Safety`), as the forced unoptimization and `list_add_rcu()` need.
     unsafe {
         if (*p).post_handler.is_some() {
             opt::unoptimize_kprobe(ap, true); // Fall back to normal kprobe.
         }
         list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
         if (*p).post_handler.is_some() && (*ap).post_handler.is_none() {
-            (*ap).post_handler = Some(crate::exports::aggr_post_handler);
+            (*ap).post_handler = Some(crate::aggr::aggr_post_handler);
         }
     }
     0
-}
-
-/// `init_aggr_kprobe()`: fills in aggregate `ap` for the hashed probe `p`
-/// and puts `ap` in `p`'s place in the hash table.
-///
-/// # Safety
-/// `ap` is fresh from `alloc_aggr_kprobe()`, `p` is hashed; locks held.
-pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
-    // SAFETY: caller's contract.
-    unsafe {
-        // Copy the insn slot of 'p' to 'ap'.
-        copy_kprobe(p, ap);
-        // flush_insn_slot(ap): a no-op on x86.
-        (*ap).addr = (*p).addr;
-        flags::put(ap, flags::get(p) & !KPROBE_FLAG_OPTIMIZED);
-        (*ap).pre_handler = Some(crate::exports::aggr_pre_handler);
-        // We don't care the kprobe which has gone.
-        if (*p).post_handler.is_some() && !flags::gone(p) {
-            (*ap).post_handler = Some(crate::exports::aggr_post_handler);
-        }
-        list::init_list_head(addr_of_mut!((*ap).list));
-        list::init_hlist_node(addr_of_mut!((*ap).hlist));
-        // The aggregate takes over `p`'s arming: remember its ftrace ops
-        // (intended divergence, see ftrace.rs).
-        if flags::ftrace(p) {
-            #[cfg(CONFIG_KPROBES_ON_FTRACE)]
-            crate::ftrace::note_armed_ops(ap, (*p).post_handler.is_some());
-        }
-
-        list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
-        list::hlist_replace_rcu(addr_of_mut!((*p).hlist), addr_of_mut!((*ap).hlist));
-    }
 }
 
 /// `register_aggr_kprobe()`: registers the second or subsequent kprobe at
@@ -105,7 +60,9 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
     sys::jump_label_lock();
     sys::text_mutex_lock();
 
-    // SAFETY: locks held; the probes are live.
+    // SAFETY: `orig_p` is hashed, `p` is live and `kprobe_mutex` is held (this
+    // function's `# Safety`); the CPU hotplug lock, `jump_label_lock` and
+    // `text_mutex`, taken above, are what the preparation and `add_new_kprobe()` need.
     unsafe {
         'out: {
             if !kprobe_aggrprobe(orig_p) {
@@ -115,7 +72,7 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
                     ret = -sys::ENOMEM;
                     break 'out;
                 }
-                init_aggr_kprobe(ap, orig_p);
+                opt::init_aggr_kprobe(ap, orig_p);
             } else if opt::kprobe_unused(ap) {
                 // This probe is going to die. Rescue it.
                 ret = opt::reuse_unused_kprobe(ap);
@@ -144,7 +101,7 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
             }
 
             // Copy the insn slot of 'p' to 'ap'.
-            copy_kprobe(ap, p);
+            opt::copy_kprobe(ap, p);
             ret = add_new_kprobe(ap, p);
         }
     }
@@ -178,7 +135,9 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
 /// `p` is readable; `kprobe_mutex` held.
 unsafe fn get_valid_kprobe(p: *mut Kprobe) -> *mut Kprobe {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is readable and `kprobe_mutex` is held (this function's
+    // `# Safety`): `get_kprobe()` may walk the table, and the hashed aggregate's
+    // child list is stable for `iter_rcu()`.
     unsafe {
         let ap = get_kprobe((*p).addr);
         if ap.is_null() {
@@ -217,13 +176,15 @@ pub unsafe fn warn_kprobe_rereg(p: *mut Kprobe) -> c_int {
 /// `register_kprobe()`.
 ///
 /// # Safety
-/// `p` is a caller-owned `struct kprobe` that stays alive until it is
-/// unregistered; process context.
+/// `p` is a caller-owned `struct kprobe` (its `symbol_name` null or a C
+/// string) that stays alive until it is unregistered; process context.
 pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
     let mut on_func_entry = false;
     let mut probed_mod: *mut Module = ptr::null_mut();
 
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is caller-owned, stays alive until unregistered, has a valid
+    // `symbol_name`, and we may sleep (this function's `# Safety`): what the address
+    // checks need; `register_locked()` also gets `kprobe_mutex`, taken below.
     unsafe {
         // Intended divergence: a live probe registered by `addr` with a
         // non-zero `offset` keeps both, so upstream resolves it to
@@ -271,7 +232,9 @@ pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
 /// # Safety
 /// As for [`register_kprobe`]; `kprobe_mutex` held.
 unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live and not hashed yet, `kprobe_mutex` is held (this function's
+    // `# Safety`): enough for `get_kprobe()`, `register_aggr_kprobe()`, the flags,
+    // the hashing and `arm_kprobe()`; `prepare_kprobe()` also gets `text_mutex`.
     unsafe {
         if on_func_entry {
             flags::set(p, KPROBE_FLAG_ON_FUNC_ENTRY);
@@ -316,7 +279,8 @@ unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
 /// `ap` is a live aggregate; `kprobe_mutex` held.
 unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: caller's contract.
+    // SAFETY: `ap` is a live aggregate and `kprobe_mutex` is held (this function's
+    // `# Safety`), so its child list and the children are stable for `iter_rcu()`.
     unsafe {
         // Since there is an active probe on the list, we can't disable
         // this 'ap'.
@@ -333,7 +297,9 @@ unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
 /// `p` is readable; `kprobe_mutex` held.
 unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is readable and `kprobe_mutex` is held (this function's `# Safety`);
+    // `p` is written only once `get_valid_kprobe()` found it registered (so live),
+    // and `orig_p` is hashed, and armed when it is disarmed, as `disarm_kprobe()` needs.
     unsafe {
         // Get an original kprobe for return.
         let orig_p = get_valid_kprobe(p);
@@ -372,7 +338,9 @@ unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
 /// # Safety
 /// `p` is readable; `kprobe_mutex` held.
 pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is readable and `kprobe_mutex` is held (this function's `# Safety`);
+    // past `disable_locked()`, `p` is registered and `ap` hashed, so the list and
+    // hlist removals and `optimize_kprobe()` run under the lock they need.
     unsafe {
         // Disable kprobe. This will disarm it if needed.
         let ap = disable_locked(p);
@@ -424,7 +392,9 @@ pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
 /// # Safety
 /// `unregister_top(p)` succeeded and a grace period has passed.
 pub unsafe fn unregister_bottom(p: *mut Kprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `unregister_top(p)` succeeded and a grace period has passed (this
+    // function's `# Safety`): no handler runs on `p`, and an aggregate left with `p`
+    // alone was unhashed disarmed and off the optimizer's lists, so it may be freed.
     unsafe {
         let l = addr_of_mut!((*p).list);
         if list::list_empty(l) {
@@ -443,14 +413,16 @@ pub unsafe fn unregister_bottom(p: *mut Kprobe) {
 /// `register_kprobes()`: all or nothing.
 ///
 /// # Safety
-/// `kps` holds `num` valid probe pointers (when `num > 0`).
+/// `kps` holds `num` (when `num > 0`) pointers to probes that meet
+/// [`register_kprobe`]'s contract; process context.
 pub unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
     let mut ret = 0;
     if num <= 0 {
         return -sys::EINVAL;
     }
     for i in 0..num as usize {
-        // SAFETY: caller's contract.
+        // SAFETY: `i < num` and `kps[i]` meets `register_kprobe()`'s contract (this
+        // function's `# Safety`).
         ret = unsafe { register_kprobe(*kps.add(i)) };
         if ret < 0 {
             if i > 0 {
@@ -466,7 +438,8 @@ pub unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
 /// `unregister_kprobes()`.
 ///
 /// # Safety
-/// `kps` holds `num` valid probe pointers (when `num > 0`).
+/// `kps` holds `num` (when `num > 0`) pointers to caller-owned (readable and
+/// writable) probes; process context.
 pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
     if num <= 0 {
         return;
@@ -474,7 +447,8 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
     let n = num as usize;
     state::lock();
     for i in 0..n {
-        // SAFETY: caller's contract.
+        // SAFETY: `i < num` and `kps[i]` is a caller-owned probe (this function's
+        // `# Safety`); `kprobe_mutex` is held, as `unregister_top()` requires.
         unsafe {
             let p = *kps.add(i);
             if unregister_top(p) < 0 {
@@ -491,7 +465,8 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
     // the cost of unregistering probes one by one (kprobe_events does).
     sys::synchronize_rcu_expedited();
     for i in 0..n {
-        // SAFETY: caller's contract; a grace period has passed.
+        // SAFETY: `kps[i]` is valid (this function's `# Safety`); its `addr` is non-null
+        // only if `unregister_top()` succeeded, and the grace period above has passed.
         unsafe {
             let p = *kps.add(i);
             if !(*p).addr.is_null() {
@@ -508,7 +483,8 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
 #[inline] // into its C ABI body (exports.rs): one jump less per call
 pub unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
     state::lock();
-    // SAFETY: caller's contract; `kprobe_mutex` held.
+    // SAFETY: `kp` is readable (this function's `# Safety`) and `kprobe_mutex` is
+    // held, all that `disable_locked()` requires.
     let ap = unsafe { disable_locked(kp) };
     let ret = if addr::is_err(ap.cast()) { addr::ptr_err(ap.cast()) } else { 0 };
     state::unlock();
@@ -523,7 +499,9 @@ pub unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
 pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
     let mut ret = 0;
     state::lock();
-    // SAFETY: caller's contract; `kprobe_mutex` held.
+    // SAFETY: `kp` is readable (this function's `# Safety`) and `kprobe_mutex` is
+    // held; `kp` is written only once `get_valid_kprobe()` found it registered (so
+    // live), and `p` is hashed, as `arm_kprobe()` needs.
     unsafe {
         'out: {
             // Check whether specified probe is valid.

@@ -7,10 +7,11 @@
 //! - normal hlist traversal and RCU add/del while `kprobe_mutex` is held, or
 //! - RCU hlist traversal with preemption disabled (breakpoint handlers).
 //!
-//! [`get_kprobe`] runs in the int3/ftrace/optprobe handlers: it is on the
+//! [`get_kprobe`] (and [`lookup`], its Rust body) runs in the int3/ftrace/optprobe handlers: it is on the
 //! kprobe blacklist, cannot panic (no indexing that can fail, wrapping
 //! arithmetic), does not allocate and does not sleep.
 
+use crate::ffi::c_void;
 use crate::list;
 use crate::types::{HlistHead, Kprobe, KprobeOpcode};
 use core::ptr;
@@ -51,7 +52,7 @@ pub fn bucket(addr: usize) -> *mut HlistHead {
 /// # Safety
 /// One of the two contexts above.
 #[inline]
-pub unsafe fn get_kprobe(addr: *mut KprobeOpcode) -> *mut Kprobe {
+pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
     // SAFETY: the caller's context keeps the nodes alive (RCU) or stable
     // (mutex); `hlist` is the first field of `struct kprobe`.
     unsafe {
@@ -101,3 +102,69 @@ pub unsafe fn hash_probe(p: *mut Kprobe) {
         list::hlist_add_head_rcu(core::ptr::addr_of_mut!((*p).hlist), bucket((*p).addr as usize));
     }
 }
+
+/// `get_kprobe()`: the probe registered at `addr`, or null.  Called under
+/// `kprobe_mutex` or with preemption disabled from the arch handlers.
+///
+/// # Safety
+/// One of those two contexts.
+#[cfg(not(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS)))))]
+#[no_mangle]
+// Miri gives a function that may be inlined a new address at each mention
+// (Rust does not promise one address per function); `kprobe_busy.addr` is
+// this one's address, and `aggr_pre_handler()`, `pre_handler_kretprobe()`
+// are compared by address: under Miri only, they are kept out of line, which
+// gives them one address there as they have in every real build.
+#[cfg_attr(miri, inline(never))]
+pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
+    // SAFETY: forwarded caller contract.
+    unsafe { lookup(addr.cast()) }
+}
+
+// `get_kprobe()`, kernel build: [`lookup`] written out in
+// assembly so that, like upstream's, it starts with an ftrace site and has
+// no extra jump on the probe hit path (every int3/ftrace hit calls it).
+// `hash_ptr()` is `(addr * GOLDEN_RATIO_64) >> (64 - KPROBE_HASH_BITS)`;
+// `hlist` is the first member of `struct kprobe`, so a chain node is its
+// probe; the loads are plain, as `rcu_dereference()` on x86.  (With return
+// thunks or SLS mitigation the plain Rust version above is used.)
+//
+// # Safety
+// One of those two contexts.
+#[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
+extern "C" {
+    /// The assembly below.
+    pub fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
+}
+#[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
+core::arch::global_asm!(
+    ".pushsection .text, \"ax\"",
+    ".globl get_kprobe",
+    ".type get_kprobe, @function",
+    ".p2align 4",
+    "get_kprobe:",
+    entry_endbr!(),
+    entry_fentry!(),
+    "movabsq ${golden}, %rax",
+    "imulq %rdi, %rax",
+    "shrq ${shift}, %rax",
+    "movq {table}(,%rax,8), %rax",
+    "testq %rax, %rax",
+    "je 3f",
+    "2:",
+    "cmpq %rdi, {off_addr}(%rax)",
+    "je 3f",
+    "movq (%rax), %rax",
+    "testq %rax, %rax",
+    "jne 2b",
+    "3:",
+    "retq",
+    ".size get_kprobe, .-get_kprobe",
+    ".popsection",
+    golden = const GOLDEN_RATIO_64,
+    shift = const 64 - KPROBE_HASH_BITS,
+    table = sym KPROBE_TABLE,
+    off_addr = const core::mem::offset_of!(Kprobe, addr),
+    options(att_syntax)
+);
+crate::nokprobe_symbol!(get_kprobe);

@@ -174,7 +174,8 @@ pub fn lockdep_assert_held_text_mutex() {
 /// hotplug (it checks only with lockdep), an empty inline without.
 #[inline(always)]
 pub fn lockdep_assert_cpus_held() {
-    // SAFETY: no preconditions.
+    // SAFETY: `lockdep_assert_cpus_held()` takes no argument; it only checks (with
+    // lockdep) that the current task holds the CPU hotplug lock.
     #[cfg(CONFIG_HOTPLUG_CPU)]
     unsafe {
         b::lockdep_assert_cpus_held()
@@ -212,7 +213,8 @@ pub fn synchronize_rcu_tasks() {
 /// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`.
 #[inline]
 pub fn kick_optimizer() {
-    // SAFETY: no preconditions.
+    // SAFETY: the shim's wrapper queues its static, statically initialized
+    // `optimizing_work`; `schedule_delayed_work()` may be called in any context.
     unsafe { kprobes_rust_kick_optimizer() }
 }
 
@@ -226,14 +228,16 @@ pub fn flush_optimizer() {
 /// `cpu_relax()`.
 #[inline]
 pub fn cpu_relax() {
-    // SAFETY: no preconditions.
+    // SAFETY: the shim's `cpu_relax()` wrapper takes no argument and only
+    // executes `pause` (x86); any context.
     unsafe { kprobes_rust_cpu_relax() }
 }
 
 /// `num_possible_cpus()`.
 #[inline]
 pub fn num_possible_cpus() -> c_uint {
-    // SAFETY: no preconditions.
+    // SAFETY: the shim's wrapper takes no argument and only reads
+    // `cpu_possible_mask`, which is fixed before any initcall runs.
     unsafe { kprobes_rust_num_possible_cpus() }
 }
 
@@ -283,7 +287,8 @@ pub const MAX_OPTIMIZED_LENGTH: usize = b::MAX_INSN_SIZE as usize + b::DISP32_SI
 /// `MAX_OPTINSN_SIZE` (x86: computed from the optprobe template's symbols).
 #[inline]
 pub fn max_optinsn_size() -> usize {
-    // SAFETY: no preconditions.
+    // SAFETY: the shim's wrapper takes no argument and returns the constant
+    // `MAX_OPTINSN_SIZE`.
     unsafe { kprobes_rust_max_optinsn_size() }
 }
 
@@ -293,7 +298,9 @@ pub fn max_optinsn_size() -> usize {
 /// `p` is live; `text_mutex` held.
 #[inline]
 pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `p` is live and `text_mutex` is held (this function's `# Safety`):
+    // x86's `arch_prepare_kprobe()` reads the instruction at `p->addr` and fills
+    // `p->opcode`, `p->ainsn`.  `Kprobe` has `struct kprobe`'s layout (types.rs).
     unsafe { b::arch_prepare_kprobe(p.cast()) }
 }
 
@@ -304,7 +311,8 @@ pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
 /// `p` is live.
 #[inline]
 pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `p` is live (this function's `# Safety`); x86's
+    // `arch_prepare_kprobe_ftrace()` only writes `p->ainsn`.
     #[cfg(CONFIG_KPROBES_ON_FTRACE)]
     unsafe {
         b::arch_prepare_kprobe_ftrace(p.cast())
@@ -322,7 +330,8 @@ pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
 /// `p` is prepared; `text_mutex` held.
 #[inline]
 pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `p` is prepared (its `opcode` saved) and `text_mutex` is held (this
+    // function's `# Safety`), as the `text_poke()` of `arch_arm_kprobe()` needs.
     unsafe { b::arch_arm_kprobe(p.cast()) }
 }
 
@@ -332,7 +341,9 @@ pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
 /// `p` is armed; `text_mutex` held.
 #[inline]
 pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `p` is armed (its `opcode` is the saved byte) and `text_mutex` is
+    // held (this function's `# Safety`), as `arch_disarm_kprobe()`'s
+    // `text_poke()` needs.
     unsafe { b::arch_disarm_kprobe(p.cast()) }
 }
 
@@ -342,7 +353,8 @@ pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
 /// `p` is prepared and not armed.
 #[inline]
 pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `p` is prepared and not armed (this function's `# Safety`), so no
+    // new hit enters the insn slot that `arch_remove_kprobe()` frees (and clears).
     unsafe { b::arch_remove_kprobe(p.cast()) }
 }
 
@@ -352,7 +364,8 @@ pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
 /// `p` is live.
 #[inline]
 pub unsafe fn arch_trampoline_kprobe(p: *mut Kprobe) -> bool {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `p` is live (this function's `# Safety`); x86's
+    // `arch_trampoline_kprobe()` does not even read it (it returns 0).
     unsafe { b::arch_trampoline_kprobe(p.cast()) != 0 }
 }
 
@@ -369,7 +382,9 @@ pub fn arch_init_kprobes() -> c_int {
 /// `op`, `orig` live; `text_mutex` held.
 #[inline]
 pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut Kprobe) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `op` and `orig` are live and `text_mutex` is held (this function's
+    // `# Safety`): x86's version reads the text at `op->kp.addr` and fills
+    // `op->optinsn`.  `OptimizedKprobe` is `struct optimized_kprobe` (types.rs).
     unsafe { b::arch_prepare_optimized_kprobe(op.cast(), orig.cast()) }
 }
 
@@ -379,7 +394,8 @@ pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut
 /// `op` is live.
 #[inline]
 pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `op` is live (this function's `# Safety`); the shim's wrapper only
+    // reads `op->optinsn.size`.
     unsafe { kprobes_rust_prepared_optinsn(op) }
 }
 
@@ -389,7 +405,8 @@ pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
 /// `op` is live; `kprobe_mutex` held.
 #[inline]
 pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `op` is live and `kprobe_mutex` is held (this function's `# Safety`),
+    // which x86's version needs: it calls `get_kprobe()` and `kprobe_disarmed()`.
     unsafe { b::arch_check_optimized_kprobe(op.cast()) }
 }
 
@@ -399,7 +416,8 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
 /// `op` is live.
 #[inline]
 pub unsafe fn arch_within_optimized_kprobe(op: *mut OptimizedKprobe, addr: *mut KprobeOpcode) -> bool {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `op` is live (this function's `# Safety`); x86's version only
+    // compares `addr` with `op->kp.addr` and `op->optinsn.size`.
     unsafe { b::arch_within_optimized_kprobe(op.cast(), addr) != 0 }
 }
 
@@ -409,7 +427,9 @@ pub unsafe fn arch_within_optimized_kprobe(op: *mut OptimizedKprobe, addr: *mut 
 /// `op` is live.
 #[inline]
 pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `op` is live (this function's `# Safety`); x86's version frees
+    // `op->optinsn.insn` as a dirty slot (reused only after an RCU grace period)
+    // and clears it, so a second call does nothing.
     unsafe { b::arch_remove_optimized_kprobe(op.cast()) }
 }
 
@@ -419,17 +439,21 @@ pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
 /// The optimizer's locks are held; `list` holds optimized_kprobes.
 #[inline]
 pub unsafe fn arch_optimize_kprobes(list: *mut crate::types::ListHead) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: the caller holds the optimizer's locks and `list` holds only
+    // `optimized_kprobe`s (this function's `# Safety`): x86's version
+    // `text_poke_bp()`s each probe's jump and empties `list`.
     unsafe { b::arch_optimize_kprobes(list.cast()) }
 }
 
 /// `arch_unoptimize_kprobes()`.
 ///
 /// # Safety
-/// As for [`arch_optimize_kprobes`].
+/// As for [`arch_optimize_kprobes`]; `done` is a live list head.
 #[inline]
 pub unsafe fn arch_unoptimize_kprobes(list: *mut crate::types::ListHead, done: *mut crate::types::ListHead) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: as for `arch_optimize_kprobes()` and `done` is a live list head (this
+    // function's `# Safety`): x86's version restores each int3 and moves the
+    // entries of `list` to `done`.
     unsafe { b::arch_unoptimize_kprobes(list.cast(), done.cast()) }
 }
 
@@ -439,7 +463,8 @@ pub unsafe fn arch_unoptimize_kprobes(list: *mut crate::types::ListHead, done: *
 /// `op` is optimized; `text_mutex` and the CPU hotplug lock held.
 #[inline]
 pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `op` is optimized and `text_mutex` and the CPU hotplug lock are
+    // held (this function's `# Safety`), as x86's `text_poke()` of the int3 needs.
     unsafe { b::arch_unoptimize_kprobe(op.cast()) }
 }
 
@@ -479,7 +504,7 @@ pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
 /// `WARN(1, "Failed to unregister kprobe-ftrace (error %d)\n", ret)`.
 #[inline]
 pub fn warn_ftrace_unregister(ret: c_int) {
-    // SAFETY: no preconditions.
+    // SAFETY: the shim's wrapper only formats the integer `ret` into a `WARN()`.
     unsafe { kprobes_rust_warn_ftrace_unregister(ret) }
 }
 
@@ -487,7 +512,8 @@ pub fn warn_ftrace_unregister(ret: c_int) {
 /// `WARN_ONCE(1, "Failed to disarm kprobe-ftrace at %pS (error %d)\n", ...)`.
 #[inline]
 pub fn warn_once_ftrace_disarm(addr: *mut KprobeOpcode, ret: c_int) {
-    // SAFETY: no preconditions (the address is only printed).
+    // SAFETY: the shim's `WARN_ONCE()` only formats `addr` with `%pS` (a symbol
+    // lookup of the value); it never dereferences it.
     unsafe { kprobes_rust_warn_ftrace_disarm(addr.cast(), ret) }
 }
 
@@ -497,17 +523,19 @@ pub fn warn_once_ftrace_disarm(addr: *mut KprobeOpcode, ret: c_int) {
 /// Handler context; `rh` is live.
 #[inline(always)]
 pub unsafe fn rethook_try_get(rh: *mut Rethook) -> *mut RethookNode {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `rh` is live and the caller runs a probe handler, with preemption
+    // disabled (this function's `# Safety`), as `rethook_try_get()` requires.
     unsafe { b::rethook_try_get(rh) }
 }
 
 /// `rethook_recycle()`.
 ///
 /// # Safety
-/// `n` came from [`rethook_try_get`].
+/// `n` came from [`rethook_try_get`] and was not passed to [`rethook_hook`].
 #[inline(always)]
 pub unsafe fn rethook_recycle(n: *mut RethookNode) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `n` came from `rethook_try_get()` and is not hooked (this function's
+    // `# Safety`), so `rethook_recycle()` may give it back to its pool.
     unsafe { b::rethook_recycle(n) }
 }
 
@@ -517,7 +545,9 @@ pub unsafe fn rethook_recycle(n: *mut RethookNode) {
 /// `n` came from [`rethook_try_get`]; `regs` are the probed context's.
 #[inline(always)]
 pub unsafe fn rethook_hook(n: *mut RethookNode, regs: *mut PtRegs, mcount: bool) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `n` is an unused node from `rethook_try_get()` (so the caller is a
+    // handler with preemption disabled) and `regs` are the probed context's (this
+    // function's `# Safety`), which is what `rethook_hook()` needs.
     unsafe { b::rethook_hook(n, regs, mcount) }
 }
 
@@ -532,7 +562,8 @@ pub unsafe fn rethook_alloc(
     size: c_int,
     num: c_int,
 ) -> *mut Rethook {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `data` outlives the rethook (this function's `# Safety`), as the
+    // handler that receives it assumes; `handler` is a function of the C type.
     unsafe { b::rethook_alloc(data, Some(handler), size, num) }
 }
 
@@ -542,7 +573,8 @@ pub unsafe fn rethook_alloc(
 /// `rh` came from [`rethook_alloc`] and is freed once.
 #[inline]
 pub unsafe fn rethook_free(rh: *mut Rethook) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `rh` came from `rethook_alloc()` and is freed once (this function's
+    // `# Safety`); `rethook_free()` frees it only after an RCU grace period.
     unsafe { b::rethook_free(rh) }
 }
 
@@ -625,10 +657,13 @@ pub unsafe fn printk_s(fmt: &core::ffi::CStr, s: *const c_char) {
 /// `simple_read_from_buffer()`.
 ///
 /// # Safety
-/// `to` is a user buffer of `count` bytes, `from` has `available` bytes.
+/// `to` is a user buffer of `count` bytes, `from` has `available` bytes,
+/// `ppos` points to the file position.
 #[inline]
 pub unsafe fn simple_read_from_buffer(to: *mut c_void, count: usize, ppos: *mut i64, from: *const c_void, available: usize) -> isize {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `from` has `available` readable bytes and `ppos` is valid (this
+    // function's `# Safety`); `to` is a user pointer, which
+    // `simple_read_from_buffer()` only accesses with `copy_to_user()`.
     unsafe { b::simple_read_from_buffer(to, count, ppos, from, available) }
 }
 
@@ -638,18 +673,23 @@ pub unsafe fn simple_read_from_buffer(to: *mut c_void, count: usize, ppos: *mut 
 /// `s` is a user buffer of `count` bytes.
 #[inline]
 pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut bool) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `s` is a user buffer of `count` bytes (this function's `# Safety`),
+    // read only with `copy_from_user()`; `res` is a valid `&mut bool`.
     unsafe { b::kstrtobool_from_user(s, count, res) }
 }
 
 /// `proc_dointvec_minmax()`.
 ///
 /// # Safety
-/// sysctl handler arguments.
+/// The arguments the sysctl core passed to a `proc_handler`: `table` is the
+/// entry (with `data`, `maxlen`, `extra1`, `extra2`), `buffer` the kernel copy
+/// of `*length` bytes, `ppos` the file position.
 #[cfg(CONFIG_SYSCTL)]
 #[inline]
 pub unsafe fn proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer: *mut c_void, length: *mut usize, ppos: *mut i64) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `table`, `buffer`, `length` and `ppos` are what the sysctl core
+    // passed to the handler (this function's `# Safety`), as
+    // `proc_dointvec_minmax()` expects.
     unsafe { b::proc_dointvec_minmax(table, write, buffer, length, ppos) }
 }
 
@@ -659,17 +699,21 @@ pub unsafe fn proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer:
 /// `head` is a list stable for the seq walk.
 #[inline]
 pub unsafe fn seq_list_start(head: *mut crate::types::ListHead, pos: i64) -> *mut c_void {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `head` is a list that stays stable during the walk (this function's
+    // `# Safety`), which `seq_list_start()` follows; `ListHead` is
+    // `struct list_head`.
     unsafe { b::seq_list_start(head.cast(), pos).cast() }
 }
 
 /// `seq_list_next()`.
 ///
 /// # Safety
-/// As for [`seq_list_start`].
+/// As for [`seq_list_start`]; `v` is the entry returned by the last
+/// [`seq_list_start`] or [`seq_list_next`] on `head`, `pos` is valid.
 #[inline]
 pub unsafe fn seq_list_next(v: *mut c_void, head: *mut crate::types::ListHead, pos: *mut i64) -> *mut c_void {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `v` is an entry of `head`, stable during the walk, and `pos` is
+    // valid (this function's `# Safety`), as `seq_list_next()` needs.
     unsafe { b::seq_list_next(v, head.cast(), pos).cast() }
 }
 
@@ -703,7 +747,8 @@ pub fn kprobe_sysctls_init() {
 /// `m` must point to an initialized mutex; may sleep.
 #[inline]
 pub unsafe fn mutex_lock(m: *mut Mutex) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `m` points to an initialized mutex and the caller may sleep (this
+    // function's `# Safety`), as `mutex_lock()` requires.
     unsafe { b::mutex_lock(m) }
 }
 
@@ -713,7 +758,8 @@ pub unsafe fn mutex_lock(m: *mut Mutex) {
 /// The caller holds `m`.
 #[inline]
 pub unsafe fn mutex_unlock(m: *mut Mutex) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: the current task holds `m` (this function's `# Safety`), as
+    // `mutex_unlock()` requires.
     unsafe { b::mutex_unlock(m) }
 }
 
@@ -723,7 +769,8 @@ pub unsafe fn mutex_unlock(m: *mut Mutex) {
 #[inline(always)]
 pub fn rcu_read_lock() {
     #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
-    // SAFETY: no preconditions.
+    // SAFETY: the shim's `rcu_read_lock()` wrapper takes no argument and may be
+    // called in any context; callers pair it with `rcu_read_unlock()`.
     unsafe {
         kprobes_rust_rcu_read_lock()
     }
@@ -780,7 +827,8 @@ pub fn kmalloc(size: usize) -> *mut c_void {
 /// `p` is null or came from [`kmalloc`] and is not used afterwards.
 #[inline]
 pub unsafe fn kfree(p: *mut c_void) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `p` is null or came from `kmalloc()`/`kzalloc()` (both
+    // `krealloc(NULL, ..)`) and is not used afterwards (this function's `# Safety`).
     unsafe { b::kfree(p) }
 }
 
@@ -790,7 +838,8 @@ pub unsafe fn kfree(p: *mut c_void) {
 /// `sym` is a NUL-terminated string.
 #[inline]
 pub unsafe fn perf_event_ksymbol(ksym_type: u16, addr: u64, len: u32, unregister: bool, sym: *const c_char) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `sym` is NUL-terminated (this function's `# Safety`);
+    // `perf_event_ksymbol()` reads it only during the call.
     unsafe { b::perf_event_ksymbol(ksym_type, addr, len, unregister, sym) }
 }
 
@@ -831,7 +880,8 @@ pub const ENODEV: c_int = b::ENODEV as c_int;
 /// `kernel_text_address()`.
 #[inline]
 pub fn kernel_text_address(addr: usize) -> bool {
-    // SAFETY: no preconditions.
+    // SAFETY: `kernel_text_address()` takes `addr` by value and only looks it up
+    // in the kernel's text ranges; no pointer is dereferenced.
     unsafe { b::kernel_text_address(addr as _) != 0 }
 }
 
@@ -852,7 +902,8 @@ pub fn kallsyms_lookup_size_offset(addr: usize, size: &mut usize, offset: &mut u
 /// `buf` is valid for `KSYM_NAME_LEN` bytes.
 #[inline]
 pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `buf` is valid for `KSYM_NAME_LEN` bytes (this function's
+    // `# Safety`), the most `lookup_symbol_name()` writes.
     unsafe { b::lookup_symbol_name(addr as _, buf) }
 }
 
@@ -862,14 +913,16 @@ pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
 /// `name` is NUL-terminated.
 #[inline]
 pub unsafe fn kprobe_lookup_name(name: *const c_char, offset: u32) -> *mut KprobeOpcode {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `name` is NUL-terminated (this function's `# Safety`); the weak
+    // default passes it to `kallsyms_lookup_name()`, which only reads it.
     unsafe { b::kprobe_lookup_name(name, offset) }
 }
 
 /// `arch_within_kprobe_blacklist()` (weak; the C shim has the default).
 #[inline]
 pub fn arch_within_kprobe_blacklist(addr: usize) -> bool {
-    // SAFETY: no preconditions.
+    // SAFETY: the weak default (or the arch's version) only compares `addr`, a
+    // value, with text section bounds.
     unsafe { b::arch_within_kprobe_blacklist(addr as _) }
 }
 
@@ -884,7 +937,8 @@ pub fn arch_populate_kprobe_blacklist() -> c_int {
 /// `dereference_symbol_descriptor()`.
 #[inline]
 pub fn dereference_symbol_descriptor(p: usize) -> usize {
-    // SAFETY: no preconditions; returns `p` or the function it describes.
+    // SAFETY: `p` is passed by value; without function descriptors (x86) the
+    // shim's wrapper returns it unchanged, with them it reads a kernel descriptor.
     unsafe { kprobes_rust_dereference_symbol_descriptor(p as *mut c_void) as usize }
 }
 
@@ -909,7 +963,9 @@ pub fn noinstr_text_area() -> (usize, usize) {
 /// reachable by new readers.
 #[inline]
 pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
-    // SAFETY: forwarded caller contract; `RcuHead` is `struct rcu_head`.
+    // SAFETY: `p` came from `kmalloc()`, `rcu` is its `rcu_head` and no new reader
+    // can reach `p` (this function's `# Safety`), as `kvfree_call_rcu()` requires;
+    // `RcuHead` is `struct rcu_head`.
     #[cfg(any(not(CONFIG_TINY_RCU), CONFIG_KASAN_GENERIC))]
     unsafe {
         b::kvfree_call_rcu(rcu.cast(), p)
@@ -1052,7 +1108,8 @@ pub fn set_kprobe_status_hit_active() {
 #[inline(always)]
 pub fn preempt_disable() {
     #[cfg(CONFIG_PREEMPT_COUNT)]
-    // SAFETY: no preconditions.
+    // SAFETY: the shim's `preempt_disable()` wrapper takes no argument and may be
+    // called in any context; callers pair it with `preempt_enable()`.
     unsafe {
         kprobes_rust_preempt_disable()
     }
@@ -1116,7 +1173,8 @@ pub fn optinsn_slots() -> *mut KprobeInsnCache {
 /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
 #[inline(always)]
 pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: the out pointers are valid and `sym` has `KSYM_NAME_LEN` bytes (this
+    // function's `# Safety`), all that the weak default or an arch's version writes.
     unsafe { b::arch_kprobe_get_kallsym(symnum, value, type_, sym) }
 }
 
@@ -1134,7 +1192,8 @@ pub fn arch_adjust_kprobe_addr(addr: usize, offset: usize, on_func_entry: &mut b
 /// `ftrace_location()`: the ftrace call site at or in the function of `addr`.
 #[inline]
 pub fn ftrace_location(addr: usize) -> usize {
-    // SAFETY: no preconditions.
+    // SAFETY: `ftrace_location()` takes `addr` by value and only searches
+    // ftrace's call-site records for it.
     #[cfg(CONFIG_DYNAMIC_FTRACE)]
     unsafe {
         b::ftrace_location(addr as _) as usize
@@ -1150,7 +1209,8 @@ pub fn ftrace_location(addr: usize) -> usize {
 /// `core_kernel_text()`.
 #[inline]
 pub fn core_kernel_text(addr: usize) -> bool {
-    // SAFETY: no preconditions.
+    // SAFETY: `core_kernel_text()` only compares `addr`, a value, with the core
+    // kernel's text bounds.
     unsafe { b::core_kernel_text(addr as _) != 0 }
 }
 
@@ -1173,7 +1233,8 @@ pub fn module_text_address(addr: usize) -> *mut Module {
 /// `in_gate_area_no_mm()`.
 #[inline]
 pub fn in_gate_area_no_mm(addr: usize) -> bool {
-    // SAFETY: no preconditions.
+    // SAFETY: the shim's wrapper only compares `addr`, a value, with the gate
+    // (vsyscall) page.
     unsafe { kprobes_rust_in_gate_area_no_mm(addr as c_ulong) != 0 }
 }
 
@@ -1187,14 +1248,16 @@ pub fn jump_label_text_reserved(addr: usize) -> bool {
 /// `static_call_text_reserved(addr, addr)`.
 #[inline]
 pub fn static_call_text_reserved(addr: usize) -> bool {
-    // SAFETY: no preconditions.
+    // SAFETY: the two (equal) pointers are only compared with static call sites,
+    // never dereferenced; the function does not sleep.
     unsafe { b::static_call_text_reserved(addr as *mut c_void, addr as *mut c_void) != 0 }
 }
 
 /// `find_bug()`: is there a BUG()/WARN() site at `addr`?
 #[inline]
 pub fn find_bug(addr: usize) -> bool {
-    // SAFETY: no preconditions.
+    // SAFETY: `find_bug()` compares `addr`, a value, with the kernel's and the
+    // modules' bug tables; the returned entry is only tested for null.
     #[cfg(CONFIG_GENERIC_BUG)]
     return unsafe { !b::find_bug(addr as _).is_null() };
     // Without GENERIC_BUG (so without BUG) there is no bug table: upstream's
@@ -1303,14 +1366,9 @@ pub type SeqFile = b::seq_file;
 /// `m` is a seq_file being shown.
 #[inline]
 pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `m` is a seq_file being shown (this function's `# Safety`), so
+    // `m->file` and its `f_cred`, which the shim's wrapper reads, are valid.
     unsafe { kprobes_rust_seq_show_value(m) }
-}
-
-/// The address of `pre_handler_kretprobe()`, which marks kretprobes.
-#[inline]
-pub fn pre_handler_kretprobe_addr() -> *const () {
-    crate::exports::pre_handler_kretprobe as *const ()
 }
 
 /// `seq_printf(pi, "%px  %s  %s+0x%x  %s ", ...)` (upstream's format).
@@ -1360,6 +1418,8 @@ pub unsafe fn seq_blacklist_line(m: *mut SeqFile, start: *mut c_void, end: *mut 
 /// `namebuf` has `KSYM_NAME_LEN` bytes.
 #[inline]
 pub unsafe fn kallsyms_lookup(addr: usize, offset: &mut c_ulong, modname: &mut *mut c_char, namebuf: *mut c_char) -> *const c_char {
-    // SAFETY: forwarded caller contract; valid out pointers.
+    // SAFETY: `namebuf` has `KSYM_NAME_LEN` bytes (this function's `# Safety`),
+    // the most `kallsyms_lookup()` writes; `offset` and `modname` are `&mut`s, and
+    // a null `symbolsize` is accepted (upstream's call passes one too).
     unsafe { b::kallsyms_lookup(addr as _, core::ptr::null_mut(), offset, modname, namebuf) }
 }

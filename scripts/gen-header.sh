@@ -6,14 +6,19 @@
 . "$(dirname "$0")/lib.sh"
 command -v cbindgen >/dev/null || die "cbindgen not found" "run scripts/setup.sh (make setup)"
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+src=$(mktemp -d)
+trap 'rm -rf "$tmp" "$src"' EXIT
+# cbindgen reads a copy of rust-core/ in which each ftrace_export! is
+# written out as the extern "C" declaration it stands for.
+cp -a "$ROOT/rust-core/." "$src/"
+python3 "$ROOT/scripts/export-decls.py" "$src"/*.rs || die "scripts/export-decls.py failed"
 # c-shim/kprobes_rust.h: the exports and the shim functions Rust
 # calls; c-shim/kprobes_rust_layout.h: Rust's view of the shared
 # structs, checked against the kernel's by c-shim/kprobes_layout.c.
 for pair in kprobes_rust.h:cbindgen.toml kprobes_rust_layout.h:cbindgen-layout.toml; do
 	h=${pair%%:*} cfg=${pair#*:}
 	hdr=$ROOT/c-shim/$h
-	(cd "$ROOT/rust-core" && cbindgen --quiet --config "$cfg" --output "$tmp" .) ||
+	(cd "$src" && cbindgen --quiet --config "$cfg" --output "$tmp" .) ||
 		die "cbindgen failed ($cfg)"
 	if [ "${1:-}" = --check ]; then
 		if ! diff -u "$hdr" "$tmp"; then

@@ -29,6 +29,8 @@ fi
 KSRC_PKG=linux-source-6.12
 KSRC_PIN=6.12.117-1~deb12u1
 KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+# The nightly that runs Miri on the host tests (make test, scripts/setup.sh).
+MIRI_TOOLCHAIN=${KP_MIRI_TOOLCHAIN:-nightly-2026-05-20}
 
 # A config fragment may include others and carry directives, in comment
 # lines: `# kp-include: NAME` (merged before its own lines, recursively),

@@ -71,6 +71,14 @@ if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
 	step "setup: rustup component add rust-src"
 	rustup component add rust-src || die "rustup component add rust-src failed"
 fi
+# Miri runs the host tests (make test) on a pinned nightly; the kernel
+# build keeps the machine's stable rustc.
+if ! rustup run "$MIRI_TOOLCHAIN" cargo miri --version >/dev/null 2>&1; then
+	step "setup: rustup toolchain install $MIRI_TOOLCHAIN with miri and rust-src (a few minutes)"
+	rustup toolchain install "$MIRI_TOOLCHAIN" --profile minimal --component miri,rust-src \
+		>"$WORK/miri-install.log" 2>&1 ||
+		die "installing $MIRI_TOOLCHAIN with miri failed (log: $WORK/miri-install.log)"
+fi
 if ! bindgen --version 2>/dev/null | grep -q '0\.69\.5'; then
 	step "setup: cargo install --locked bindgen-cli --version 0.69.5 (a few minutes)"
 	cargo install --locked bindgen-cli --version 0.69.5 >"$WORK/bindgen-install.log" 2>&1 ||

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make test`: everything, ending with one line `N passed, N failed`.
-#   1. host: cargo test of rust-core against the simulated kernel
+#   1. host: cargo test of rust-core against the simulated kernel, and
+#      the same tests under Miri (Stacked Borrows)
 #   2. c-shim/kprobes_rust.h is what cbindgen generates from
 #      rust-core; source rules (lint.py); the safety figures and their
 #      ratchet (safety.py); the patch series applies to pristine 6.12
@@ -58,6 +59,18 @@ P=$((P + cp)) F=$((F + cf))
 echo "cargo test: $cp passed, $cf failed" >>"$SUM"
 grep -q '^test result:' "$RESULTS/cargo-test.log" || record 1 cargo-test "cargo test did not run (log: $RESULTS/cargo-test.log)"
 [ "$rc" = 0 ] || [ "$cf" != 0 ] || record 1 cargo-test "cargo test exited $rc (log: $RESULTS/cargo-test.log)"
+
+step "test: cargo miri test (host tests under Miri, $MIRI_TOOLCHAIN)"
+rc=0
+(cd "$ROOT" && MIRIFLAGS=-Zmiri-permissive-provenance cargo "+$MIRI_TOOLCHAIN" miri test -p kprobes_core 2>&1) |
+	tee "$RESULTS/miri.log" | grep -E 'test result:|Undefined Behavior' || true
+rc=${PIPESTATUS[0]}
+read -r mp mf < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } } END { print p+0, f+0 }' "$RESULTS/miri.log")
+P=$((P + mp)) F=$((F + mf))
+echo "miri: $mp passed, $mf failed" >>"$SUM"
+if [ "$rc" != 0 ] && [ "$mf" = 0 ]; then
+	record 1 miri "cargo miri test exited $rc: $(grep -m1 -E '^error' "$RESULTS/miri.log") (log: $RESULTS/miri.log)"
+fi
 
 # 2. generated header and patch series ---------------------------------------
 step "test: c-shim/kprobes_rust.h matches rust-core (cbindgen)"

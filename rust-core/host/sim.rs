@@ -730,12 +730,7 @@ fn p_s_short(a: usize) -> String {
 }
 
 /// `pre_handler_kretprobe()` (the core's), by its old simulation name.
-pub use crate::exports::pre_handler_kretprobe as sim_pre_handler_kretprobe;
-
-/// The address of `pre_handler_kretprobe()`.
-pub fn pre_handler_kretprobe_addr() -> *const () {
-    crate::exports::pre_handler_kretprobe as *const ()
-}
+pub use crate::kretprobe::pre_handler_kretprobe as sim_pre_handler_kretprobe;
 
 /// `kallsyms_show_value(m->file->f_cred)`.
 ///
@@ -1153,7 +1148,7 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
     unsafe {
         for i in 1..(*op).optinsn.size {
             // A simulated text address, not a Rust allocation: no `add`.
-            let p = crate::registry::get_kprobe((*op).kp.addr.wrapping_add(i));
+            let p = crate::registry::lookup((*op).kp.addr.wrapping_add(i));
             if !p.is_null() && !crate::opt::kprobe_disarmed(p) {
                 return -EEXIST;
             }

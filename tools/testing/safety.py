@@ -8,8 +8,11 @@ on the sources, and a ratchet so that it only gets better.
 
 Figures (rust-core/*.rs; host/ is the simulated kernel and its tests):
   unsafe-fn-in-logic   `unsafe fn` in the logic modules (LOGIC below: not
-                       the FFI/sys/arch edge); target <= 10
-  unsafe-fn-no-safety-doc   of those, how many lack a `# Safety` section;
+                       the FFI/sys/arch edge); target <= 10.  The C
+                       symbols a module owns (`unsafe extern "C" fn`: the
+                       hit-path handlers, `get_kprobe`) are the FFI edge
+                       and counted apart
+  unsafe-fn-no-safety-doc   of both, how many lack a `# Safety` section;
                        target 0
   boilerplate-safety-%  SAFETY comments that give no reason ("forwarded
                        caller contract", "caller's contract", "no
@@ -53,20 +56,24 @@ def src(m):
 
 
 def unsafe_fns():
-    n = nodoc = 0
+    n = nodoc = cabi = 0
     for m in LOGIC:
         lines = src(m).split("\n")
         for i, l in enumerate(lines):
-            if re.search(r"\bunsafe\s+(extern\s+\"C\"\s+)?fn\b", l.split("//")[0]):
-                n += 1
+            code = l.split("//")[0]
+            if re.search(r"\bunsafe\s+(extern\s+\"C\"\s+)?fn\b", code):
+                if "extern" in code:
+                    cabi += 1  # a C symbol of the module that owns it: the FFI edge
+                else:
+                    n += 1
                 j = i - 1
                 doc = []
-                while j >= 0 and lines[j].strip().startswith(("///", "#[")):
+                while j >= 0 and lines[j].strip().startswith(("//", "#[")):
                     doc.append(lines[j])
                     j -= 1
                 if not any("# Safety" in d for d in doc):
                     nodoc += 1
-    return n, nodoc
+    return n, nodoc, cabi
 
 
 def boilerplate():
@@ -131,7 +138,7 @@ def sccs(g):
 
 
 def figures():
-    n, nodoc = unsafe_fns()
+    n, nodoc, cabi = unsafe_fns()
     pct, boiler, total = boilerplate()
     cyc = sccs(import_graph())
     f = {
@@ -142,6 +149,7 @@ def figures():
         "exports-lines": src("exports").count("\n"),
     }
     notes = {
+        "unsafe-fn-in-logic": "not counted: %d unsafe extern \"C\" fns, the C symbols these modules own" % cabi,
         "boilerplate-safety-%": "%d of %d SAFETY comments" % (boiler, total),
         "modules-in-cycles": "; ".join(" ".join(c) for c in cyc) or "none",
     }

@@ -44,6 +44,8 @@ def rust_name(name):
     """The last path component of a Rust v0 symbol (_RNv...3opt17alloc_aggr_kprobe)."""
     if not name.startswith("_R"):
         return name
+    if name.endswith("4body"):  # ftrace_export!'s NAME::body: the export NAME
+        return rust_name(name[:-5])
     for m in re.finditer(r"\d+", name):
         rest = name[m.end():]
         if rest and len(rest) == int(m.group()):

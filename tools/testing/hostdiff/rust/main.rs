@@ -30,6 +30,9 @@ pub mod ffi {
 }
 
 // The core's modules, unchanged, under their own names.
+#[macro_use]
+#[path = "../../../../rust-core/abi.rs"]
+mod abi;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../../rust-core/addr.rs"]
 pub mod addr;

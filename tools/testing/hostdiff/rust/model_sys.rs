@@ -1637,7 +1637,7 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
     // SAFETY: caller's contract.
     unsafe {
         for i in 1..(*op).optinsn.size {
-            let p = crate::exports::get_kprobe((*op).kp.addr.wrapping_add(i).cast());
+            let p = crate::registry::get_kprobe((*op).kp.addr.wrapping_add(i).cast());
             if !p.is_null() && !crate::exports::kprobe_disarmed(p) {
                 ret = -EEXIST;
                 break;
@@ -1995,11 +1995,6 @@ fn p_s_short(a: usize) -> String {
         Some(s) => s.name.to_string(),
         None => format!("0x{a:x}"),
     }
-}
-
-/// The address of `pre_handler_kretprobe()`.
-pub fn pre_handler_kretprobe_addr() -> *const () {
-    crate::exports::pre_handler_kretprobe as *const ()
 }
 
 /// `kallsyms_show_value()`: true.

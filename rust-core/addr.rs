@@ -91,7 +91,8 @@ pub unsafe fn kprobe_addr(
 /// `sym` is null or a C string.
 pub unsafe fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
     let mut on_func_entry = false;
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `sym` is null or a C string (this function's `# Safety`), all that
+    // `kprobe_addr()` requires.
     let kp_addr = unsafe { kprobe_addr(addr, sym, offset, &mut on_func_entry) };
     if is_err(kp_addr) {
         return ptr_err(kp_addr);
@@ -108,7 +109,8 @@ pub unsafe fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, 
 /// # Safety
 /// `p` is live and not yet registered.
 pub unsafe fn check_ftrace_location(p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live and not yet registered (this function's `# Safety`), so
+    // its `addr` may be read and we are its flags' only writer.
     unsafe {
         let addr = (*p).addr as usize;
         if sys::ftrace_location(addr) == addr {

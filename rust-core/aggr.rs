@@ -30,7 +30,9 @@ fn probe_of(l: *mut ListHead) -> *mut Kprobe {
 /// `kprobe_mutex` held.
 #[inline(always)]
 unsafe fn for_each_child(p: *mut Kprobe, mut f: impl FnMut(*mut Kprobe) -> bool) {
-    // SAFETY: caller's contract; children stay alive for the section.
+    // SAFETY: `p` is a live aggregate and the caller is an RCU reader or holds
+    // `kprobe_mutex` (this function's `# Safety`), so `next_rcu()` may follow its
+    // child list and each child stays live while `f` runs.
     unsafe {
         let head = addr_of_mut!((*p).list);
         let mut l = list::next_rcu(head);
@@ -52,7 +54,9 @@ unsafe fn for_each_child(p: *mut Kprobe, mut f: impl FnMut(*mut Kprobe) -> bool)
 #[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     let mut ret = 0;
-    // SAFETY: caller's contract; children are live in this section.
+    // SAFETY: `p` is a live aggregate and we run in handler context, an RCU read
+    // side (this function's `# Safety`), as `for_each_child()` requires; each
+    // enabled child's own `pre_handler` gets the child and the trap's `regs`.
     unsafe {
         for_each_child(p, |kp| {
             if let Some(h) = (*kp).pre_handler {
@@ -78,7 +82,9 @@ crate::nokprobe_symbol!(aggr_pre_handler);
 /// Handler context; `p` is a live aggregate.
 #[no_mangle]
 pub unsafe extern "C" fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulong) {
-    // SAFETY: caller's contract; children are live in this section.
+    // SAFETY: `p` is a live aggregate and we run in handler context, an RCU read
+    // side (this function's `# Safety`), as `for_each_child()` requires; each
+    // enabled child's own `post_handler` gets the child, `regs` and `flags`.
     unsafe {
         for_each_child(p, |kp| {
             if let Some(h) = (*kp).post_handler {
@@ -101,7 +107,9 @@ crate::nokprobe_symbol!(aggr_post_handler);
 /// Optprobe handler context; `p` is a live aggregate.
 #[no_mangle]
 pub unsafe extern "C" fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
-    // SAFETY: caller's contract; children are live in this section.
+    // SAFETY: `p` is a live aggregate and we run in optprobe handler context, an
+    // RCU read side (this function's `# Safety`), as `for_each_child()` requires;
+    // each enabled child's own `pre_handler` gets the child and `regs`.
     unsafe {
         for_each_child(p, |kp| {
             if let Some(h) = (*kp).pre_handler {
@@ -123,7 +131,7 @@ crate::nokprobe_symbol!(opt_pre_handler);
 /// `p` is live.
 #[inline(always)]
 pub unsafe fn kprobe_aggrprobe(p: *const Kprobe) -> bool {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`).
     let h = unsafe { (*p).pre_handler };
     h.map(|f| f as *const ()) == Some(aggr_pre_handler as *const ())
 }
@@ -135,7 +143,8 @@ pub unsafe fn kprobe_aggrprobe(p: *const Kprobe) -> bool {
 /// Handler context; `p` is live.
 #[inline(always)]
 pub unsafe fn inc_nmissed_count(p: *mut Kprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live and we are in handler context, an RCU read side (this
+    // function's `# Safety`), as `kprobe_aggrprobe()` and `for_each_child()` need.
     unsafe {
         if !kprobe_aggrprobe(p) {
             (*p).nmissed = (*p).nmissed.wrapping_add(1);
@@ -187,10 +196,12 @@ pub fn busy_end() {
 /// always inlined into the blacklisted export.
 ///
 /// # Safety
-/// `kp` is live.
+/// `kp` is live, with `symbol_name` null or a C string (as in any registered
+/// probe).
 #[no_mangle]
 pub unsafe extern "C" fn dump_kprobe(kp: *mut Kprobe) {
-    // SAFETY: caller's contract; the format is upstream's.
+    // SAFETY: `kp` is live and its `symbol_name` is null or a C string (this
+    // function's `# Safety`), as `pr_err_dump_kprobe()` requires.
     unsafe { sys::pr_err_dump_kprobe((*kp).symbol_name, (*kp).offset, (*kp).addr) }
 }
 crate::nokprobe_symbol!(dump_kprobe);
@@ -201,7 +212,8 @@ crate::nokprobe_symbol!(dump_kprobe);
 /// Handler context; `p` is live.
 #[no_mangle]
 pub unsafe extern "C" fn kprobes_inc_nmissed_count(p: *mut Kprobe) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `p` is live and we are in handler context (this function's
+    // `# Safety`), all that `inc_nmissed_count()` requires.
     unsafe { inc_nmissed_count(p) }
 }
 crate::nokprobe_symbol!(kprobes_inc_nmissed_count);

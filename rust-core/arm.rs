@@ -23,7 +23,8 @@ use crate::{
 /// # Safety
 /// `p` is live, not hashed; `kprobe_mutex` and `text_mutex` held.
 pub unsafe fn prepare_kprobe(p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live and not hashed, `kprobe_mutex` and `text_mutex` are held
+    // (this function's `# Safety`), as `flags::ftrace()` and the arch prepares need.
     unsafe {
         // Must ensure p->addr is really on ftrace.
         if flags::ftrace(p) {
@@ -36,9 +37,11 @@ pub unsafe fn prepare_kprobe(p: *mut Kprobe) -> c_int {
 /// `arm_kprobe()`.
 ///
 /// # Safety
-/// `p` is hashed; `kprobe_mutex` held.
+/// `kp` is hashed; `kprobe_mutex` held.
 pub unsafe fn arm_kprobe(kp: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `kp` is hashed (so live and prepared) and `kprobe_mutex` is held (this
+    // function's `# Safety`): all `arm_kprobe_ftrace()` needs; `arm_kprobe_locked()`
+    // also needs the CPU hotplug lock and `text_mutex`, taken here.
     unsafe {
         if flags::ftrace(kp) {
             return ftrace::arm_kprobe_ftrace(kp);
@@ -55,9 +58,11 @@ pub unsafe fn arm_kprobe(kp: *mut Kprobe) -> c_int {
 /// `disarm_kprobe()`.
 ///
 /// # Safety
-/// `p` is hashed; `kprobe_mutex` held.
+/// `kp` is hashed and armed; `kprobe_mutex` held.
 pub unsafe fn disarm_kprobe(kp: *mut Kprobe, reopt: bool) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `kp` is hashed and armed and `kprobe_mutex` is held (this function's
+    // `# Safety`): all `disarm_kprobe_ftrace()` needs; `disarm_kprobe_locked()` also
+    // needs the CPU hotplug lock and `text_mutex`, taken here.
     unsafe {
         if flags::ftrace(kp) {
             return ftrace::disarm_kprobe_ftrace(kp);
@@ -84,7 +89,8 @@ pub fn arm_all_kprobes() -> c_int {
         state::set_all_disarmed(false);
         // Arming kprobes doesn't optimize kprobe itself; arm all kprobes on
         // a best-effort basis.
-        // SAFETY: `kprobe_mutex` held.
+        // SAFETY: `kprobe_mutex` is held, as `for_each_hashed()` needs; each `p` it
+        // yields is hashed, as `arm_kprobe()` needs.
         unsafe {
             registry::for_each_hashed(|p| {
                 if !flags::disabled(p) {
@@ -123,7 +129,9 @@ pub fn disarm_all_kprobes() -> c_int {
     }
     state::set_all_disarmed(true);
     // Disarm all kprobes on a best-effort basis.
-    // SAFETY: `kprobe_mutex` held.
+    // SAFETY: `kprobe_mutex` is held, as `for_each_hashed()` needs; each `p` is
+    // hashed, and armed if enabled (probes were not all disarmed), as
+    // `disarm_kprobe()` needs.
     unsafe {
         registry::for_each_hashed(|p| {
             if !sys::arch_trampoline_kprobe(p) && !flags::disabled(p) {
@@ -156,10 +164,12 @@ pub fn disarm_all_kprobes() -> c_int {
 /// `read_enabled_file_bool()`: "1\n" or "0\n".
 ///
 /// # Safety
-/// The arguments of a debugfs `read`.
+/// `user_buf` is a user buffer of `count` bytes, `ppos` the valid file
+/// position (a debugfs `read`).
 pub unsafe fn read_enabled_file_bool(user_buf: *mut c_char, count: usize, ppos: *mut crate::types::Loff) -> isize {
     let buf: [u8; 3] = [if state::all_disarmed() { b'0' } else { b'1' }, b'\n', 0];
-    // SAFETY: forwarded caller contract; `buf` holds the 2 bytes.
+    // SAFETY: `user_buf` is a user buffer of `count` bytes and `ppos` is valid
+    // (this function's `# Safety`); `buf` holds the 2 bytes offered.
     unsafe { sys::simple_read_from_buffer(user_buf.cast(), count, ppos, buf.as_ptr().cast::<c_void>(), 2) }
 }
 
@@ -167,10 +177,11 @@ pub unsafe fn read_enabled_file_bool(user_buf: *mut c_char, count: usize, ppos: 
 /// `write_enabled_file_bool()`.
 ///
 /// # Safety
-/// The arguments of a debugfs `write`.
+/// `user_buf` is a user buffer of `count` bytes (a debugfs `write`).
 pub unsafe fn write_enabled_file_bool(user_buf: *const c_char, count: usize) -> isize {
     let mut enable = false;
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `user_buf` is a user buffer of `count` bytes (this function's
+    // `# Safety`), as `kstrtobool_from_user()` requires.
     let ret = unsafe { sys::kstrtobool_from_user(user_buf, count, &mut enable) };
     if ret != 0 {
         return ret as isize;

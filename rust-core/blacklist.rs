@@ -48,9 +48,14 @@ fn within_blacklist_ranges(addr: usize) -> bool {
     let mut ret = false;
     // SAFETY: RCU read side; entries are freed with kfree_rcu().
     for l in unsafe { list::iter_rcu(head()) } {
+        let e = entry_of(l);
+        // Its list and rcu members may be written meanwhile (a writer
+        // unlinking a neighbour, kfree_rcu()): no reference to the entry is
+        // formed, the range (never written once published) is read through
+        // the raw pointer.
         // SAFETY: `l` is a live entry in this read-side section.
-        let e = unsafe { &*entry_of(l) };
-        if addr >= e.start_addr && addr < e.end_addr {
+        let (start, end) = unsafe { ((*e).start_addr, (*e).end_addr) };
+        if addr >= start && addr < end {
             ret = true;
             break;
         }
@@ -204,7 +209,8 @@ fn remove_ksym_blacklist(entry: usize) {
 /// # Safety
 /// `m` is a live module; `kprobe_mutex` is held.
 pub unsafe fn add_module(m: *mut sys::Module) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `m` is a live module (this function's `# Safety`), as
+    // `sys::module_areas()` requires.
     let a = unsafe { sys::module_areas(m) };
     for &e in a.ksyms {
         add_ksym_blacklist(e);
@@ -222,7 +228,8 @@ pub unsafe fn add_module(m: *mut sys::Module) {
 /// # Safety
 /// `m` is a live module; `kprobe_mutex` is held.
 pub unsafe fn remove_module(m: *mut sys::Module) {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `m` is a live module (this function's `# Safety`), as
+    // `sys::module_areas()` requires.
     let a = unsafe { sys::module_areas(m) };
     for &e in a.ksyms {
         remove_ksym_blacklist(e);

@@ -21,8 +21,8 @@ pub use crate::types::Loff;
 /// (aggregate) hash entry is `pp` (null: `p` itself).
 ///
 /// # Safety
-/// `pi` is the seq_file being shown; `p`, `pp` are live; `sym` and
-/// `modname` are null or C strings.
+/// `pi` is the seq_file being shown; `p` is live, `pp` null or live; `sym`
+/// and `modname` are null or C strings.
 pub unsafe fn report_probe(
     pi: *mut SeqFile,
     p: *mut Kprobe,
@@ -31,7 +31,9 @@ pub unsafe fn report_probe(
     modname: *const c_char,
     pp: *mut Kprobe,
 ) {
-    // SAFETY: caller's contract.
+    // SAFETY: `pi` is being shown, `p` is live, `pp` null or live, `sym` and
+    // `modname` null or C strings (this function's `# Safety`), as the reads of the
+    // probes and the `seq_*` helpers need; every string passed is a C string.
     unsafe {
         let kretprobe = (*p).pre_handler.map(|f| f as *const ()) == Some(crate::kretprobe::pre_handler_kretprobe as *const ());
         let kprobe_type: &core::ffi::CStr = if kretprobe { c"r" } else { c"k" };
@@ -66,7 +68,7 @@ pub unsafe fn report_probe(
 /// # Safety
 /// `pos` is valid.
 pub unsafe fn seq_start(pos: *mut Loff) -> *mut c_void {
-    // SAFETY: caller's contract.
+    // SAFETY: `pos` is valid (this function's `# Safety`).
     if unsafe { *pos } < KPROBE_TABLE_SIZE as Loff { pos.cast() } else { ptr::null_mut() }
 }
 
@@ -75,7 +77,7 @@ pub unsafe fn seq_start(pos: *mut Loff) -> *mut c_void {
 /// # Safety
 /// `pos` is valid.
 pub unsafe fn seq_next(pos: *mut Loff) -> *mut c_void {
-    // SAFETY: caller's contract.
+    // SAFETY: `pos` is valid (this function's `# Safety`).
     unsafe {
         *pos += 1;
         if *pos >= KPROBE_TABLE_SIZE as Loff {

@@ -337,9 +337,9 @@ ftrace_export! {
     /// `unregister_kretprobes()`.
     ///
     /// # Safety
-    /// `rps` holds `num` readable kretprobes; process context.
+    /// `rps` holds `num` distinct, readable kretprobes; process context.
     unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
-        // SAFETY: `rps` holds `num` readable kretprobes, process context (`# Safety` above), as required.
+        // SAFETY: `rps` holds `num` distinct, readable kretprobes, process context (`# Safety` above), as required.
         unsafe { kretprobe::unregister_kretprobes(rps, num) }
     }
 }
@@ -360,7 +360,7 @@ ftrace_export! {
     /// `optprobe_queued_unopt()`: is `op` queued for unoptimization?
     ///
     /// # Safety
-    /// `kprobe_mutex` held (the arch calls it from the optimizer).
+    /// `kprobe_mutex` held (x86 calls it from `__recover_optprobed_insn()`, under it).
     unsafe fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
         // SAFETY: `kprobe_mutex` is held (`# Safety` above), which keeps `unoptimizing_list` stable for the walk.
         unsafe { opt::optprobe_queued_unopt(op) }

@@ -57,7 +57,7 @@ fn counter(ipmodify: bool) -> &'static AtomicI32 {
 unsafe fn arm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
     sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is hashed, hence live (this function's `# Safety`).
     let addr = unsafe { (*p).addr } as usize;
     let ret = sys::ftrace_set_filter_ip(ipmodify, addr, false);
     if ret < 0 {
@@ -81,7 +81,8 @@ unsafe fn arm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
 /// # Safety
 /// As for [`arm_ops`].
 pub unsafe fn arm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is hashed and `kprobe_mutex` is held (this function's `# Safety`,
+    // as for `arm_ops`), as `arm_ops()` and, for an aggregate, `note_armed_ops()` need.
     unsafe {
         let ipmodify = (*p).post_handler.is_some();
         let ret = arm_ops(p, ipmodify);
@@ -97,7 +98,8 @@ pub unsafe fn arm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
 /// # Safety
 /// `p` is a live aggregate; `kprobe_mutex` held.
 pub unsafe fn note_armed_ops(p: *mut Kprobe, ipmodify: bool) {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is a live aggregate and `kprobe_mutex` is held (this function's
+    // `# Safety`), so we are its flags' writer, as `flags::set()`/`clear()` require.
     unsafe {
         if ipmodify {
             flags::set(p, FLAG_ARMED_IPMODIFY);
@@ -113,7 +115,8 @@ pub unsafe fn note_armed_ops(p: *mut Kprobe, ipmodify: bool) {
 /// # Safety
 /// `p` is live.
 unsafe fn armed_ipmodify(p: *mut Kprobe) -> bool {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`), so its `pre_handler`, flags
+    // and `post_handler` may be read.
     unsafe {
         if crate::aggr::kprobe_aggrprobe(p) {
             flags::get(p) & FLAG_ARMED_IPMODIFY != 0
@@ -143,7 +146,7 @@ unsafe fn disarm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
     }
     cnt.store(cnt.load(Relaxed) - 1, Relaxed);
 
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is hashed, hence live (this function's `# Safety`).
     let addr = unsafe { (*p).addr };
     let ret = sys::ftrace_set_filter_ip(ipmodify, addr as usize, true);
     if ret < 0 {
@@ -157,8 +160,9 @@ unsafe fn disarm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
 /// # Safety
 /// As for [`disarm_ops`].
 pub unsafe fn disarm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract (upstream: `p->post_handler != NULL`; see the
-    // module documentation).
+    // SAFETY: `p` is hashed and armed, `kprobe_mutex` held (this function's
+    // `# Safety`, as for `disarm_ops`), which is also all `armed_ipmodify()` needs
+    // (upstream: `p->post_handler != NULL`; see the module documentation).
     unsafe { disarm_ops(p, armed_ipmodify(p)) }
 }
 

@@ -44,8 +44,9 @@ fn rp_of(p: *mut Kprobe) -> *mut Kretprobe {
 #[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     let rp = rp_of(p);
-    // SAFETY: caller's contract: `rp` and its rethook are live until a
-    // grace period after unregistration.
+    // SAFETY: `p` is the `kp` of a registered kretprobe, in handler context with
+    // preemption disabled (this function's `# Safety`): `rp` and its rethook stay live
+    // until a grace period after unregistration; `rhn` is then recycled or hooked once.
     unsafe {
         let rhn = sys::rethook_try_get((*rp).rh);
         if rhn.is_null() {
@@ -75,7 +76,9 @@ pub unsafe extern "C" fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *
         crate::warn_once!();
         return;
     }
-    // SAFETY: caller's contract.
+    // SAFETY: `rp` is the (non-null) kretprobe given to `rethook_alloc()` and `rh`
+    // one of its instances, in the rethook trampoline's preemption-disabled
+    // context (this function's `# Safety`), as the per-CPU writes need.
     unsafe {
         let Some(handler) = (*rp).handler else { return };
         sys::set_current_kprobe(addr_of_mut!((*rp).kp));
@@ -89,9 +92,12 @@ crate::nokprobe_symbol!(kretprobe_rethook_handler);
 /// `register_kretprobe()`.
 ///
 /// # Safety
-/// `rp` is a caller-owned kretprobe that stays alive until unregistered.
+/// `rp` is a caller-owned kretprobe (its `kp.symbol_name` null or a C string)
+/// that stays alive until unregistered; process context.
 pub unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `rp` is caller-owned, alive until unregistered, with a valid
+    // `kp.symbol_name`, and we may sleep (this function's `# Safety`): what the
+    // address checks, `rethook_alloc()` and `register_kprobe()` on `kp` need.
     unsafe {
         let kp = addr_of_mut!((*rp).kp);
         let ret = addr::kprobe_on_func_entry((*kp).addr, (*kp).symbol_name, (*kp).offset as c_ulong);
@@ -158,14 +164,16 @@ pub unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
 /// `register_kretprobes()`: all or nothing.
 ///
 /// # Safety
-/// `rps` holds `num` valid kretprobe pointers (when `num > 0`).
+/// `rps` holds `num` (when `num > 0`) pointers to kretprobes that meet
+/// [`register_kretprobe`]'s contract; process context.
 pub unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
     let mut ret = 0;
     if num <= 0 {
         return -sys::EINVAL;
     }
     for i in 0..num as usize {
-        // SAFETY: caller's contract.
+        // SAFETY: `i < num` and `rps[i]` meets `register_kretprobe()`'s contract
+        // (this function's `# Safety`).
         ret = unsafe { register_kretprobe(*rps.add(i)) };
         if ret < 0 {
             if i > 0 {
@@ -181,7 +189,8 @@ pub unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int
 /// `unregister_kretprobes()`.
 ///
 /// # Safety
-/// `rps` holds `num` valid kretprobe pointers (when `num > 0`).
+/// `rps` holds `num` (when `num > 0`) pointers to caller-owned (readable and
+/// writable) kretprobes, none of them twice; process context.
 pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
     if num <= 0 {
         return;
@@ -189,7 +198,9 @@ pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
     let n = num as usize;
     state::lock();
     for i in 0..n {
-        // SAFETY: caller's contract; `kprobe_mutex` held.
+        // SAFETY: `i < num` and `rps[i]` is caller-owned, listed once (this function's
+        // `# Safety`); `kprobe_mutex` is held, as `unregister_top()` requires; `rh`,
+        // unless null or an error, is the rethook from `rethook_alloc()`, not freed yet.
         unsafe {
             let rp = *rps.add(i);
             if register::unregister_top(addr_of_mut!((*rp).kp)) < 0 {
@@ -210,8 +221,9 @@ pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
     // the cost of unregistering kretprobes one by one.
     sys::synchronize_rcu_expedited();
     for i in 0..n {
-        // SAFETY: caller's contract; a grace period has passed, so no
-        // pre-handler still reads `rh`.
+        // SAFETY: `rps[i]` is valid (this function's `# Safety`); after the grace
+        // period above no pre-handler still reads `rh`, and a non-null `kp.addr` means
+        // `unregister_top()` succeeded, as `unregister_bottom()` requires.
         unsafe {
             let rp = *rps.add(i);
             if !(*rp).kp.addr.is_null() {

@@ -134,7 +134,8 @@ pub struct RcuIter {
 /// critical section (or hold the update-side lock) while iterating.
 #[inline]
 pub unsafe fn iter_rcu(head: *mut ListHead) -> RcuIter {
-    // SAFETY: caller's contract.
+    // SAFETY: `head` is live and the caller is an RCU reader or holds the
+    // update-side lock (this function's `# Safety`), as `next_rcu()` requires.
     RcuIter { head, pos: unsafe { next_rcu(head) } }
 }
 
@@ -184,10 +185,12 @@ pub unsafe fn hlist_next_rcu(node: *mut HlistNode) -> *mut HlistNode {
 /// `hlist_add_head_rcu()`.
 ///
 /// # Safety
-/// Both live; the caller holds the update-side lock.
+/// Both live, `n` not hashed; the caller holds the update-side lock.
 #[inline]
 pub unsafe fn hlist_add_head_rcu(n: *mut HlistNode, h: *mut HlistHead) {
-    // SAFETY: caller's contract.
+    // SAFETY: `n` and `h` are live, `n` is not hashed and the caller is the only
+    // writer (this function's `# Safety`): `n` is filled before the release store
+    // publishes it, and readers load only `first` and `next`, never `pprev`.
     unsafe {
         let first = (*h).first;
         (*n).next = first;
@@ -205,10 +208,13 @@ pub const LIST_POISON1: usize = 0x100 + 0xdead_0000_0000_0000;
 /// `list_add()`: insert `new` right after `head` (no RCU readers).
 ///
 /// # Safety
-/// Both live; the caller holds the list's lock.
+/// Both live, `new` on no list; the caller holds the list's lock (and the list
+/// has no RCU readers).
 #[inline]
 pub unsafe fn list_add(new: *mut ListHead, head: *mut ListHead) {
-    // SAFETY: caller's contract.
+    // SAFETY: `new` and `head` are live, `new` is on no list, and the caller holds
+    // the lock of this reader-less list (this function's `# Safety`), so `head`'s
+    // neighbour is live too and nobody else accesses the three entries.
     unsafe {
         let next = (*head).next;
         (*next).prev = new;
@@ -224,7 +230,8 @@ pub unsafe fn list_add(new: *mut ListHead, head: *mut ListHead) {
 /// `entry` is on a list; the caller holds the list's lock.
 #[inline]
 unsafe fn list_del_entry(entry: *mut ListHead) {
-    // SAFETY: caller's contract.
+    // SAFETY: `entry` is on a list whose lock the caller holds (this function's
+    // `# Safety`), so it and its neighbours are live and nobody else writes them.
     unsafe {
         let prev = (*entry).prev;
         let next = (*entry).next;
@@ -239,7 +246,8 @@ unsafe fn list_del_entry(entry: *mut ListHead) {
 /// As for [`list_del_init`].
 #[inline]
 pub unsafe fn list_del(entry: *mut ListHead) {
-    // SAFETY: caller's contract.
+    // SAFETY: `entry` is on a list whose lock the caller holds (this function's
+    // `# Safety`, as for `list_del_init`), as `list_del_entry()` requires.
     unsafe {
         list_del_entry(entry);
         (*entry).next = LIST_POISON1 as *mut ListHead;
@@ -253,7 +261,8 @@ pub unsafe fn list_del(entry: *mut ListHead) {
 /// `entry` is on a list (possibly its own, empty); lock held.
 #[inline]
 pub unsafe fn list_del_init(entry: *mut ListHead) {
-    // SAFETY: caller's contract.
+    // SAFETY: `entry` is on a list, maybe its own, whose lock the caller holds
+    // (this function's `# Safety`), as `list_del_entry()` and `init_list_head()` need.
     unsafe {
         list_del_entry(entry);
         init_list_head(entry);
@@ -263,10 +272,12 @@ pub unsafe fn list_del_init(entry: *mut ListHead) {
 /// `list_move()`: move `entry` to right after `head`.
 ///
 /// # Safety
-/// Both live; lock held.
+/// Both live, `entry` on a list; lock held.
 #[inline]
 pub unsafe fn list_move(entry: *mut ListHead, head: *mut ListHead) {
-    // SAFETY: caller's contract.
+    // SAFETY: `entry` is on a list and `head` is live, with the lock held (this
+    // function's `# Safety`): `list_del_entry()` unlinks `entry`, which then is on
+    // no list, as `list_add()` requires.
     unsafe {
         list_del_entry(entry);
         list_add(entry, head);
@@ -289,7 +300,8 @@ pub struct SafeIter {
 /// `head` is live and the caller holds the list's lock while iterating.
 #[inline]
 pub unsafe fn iter_safe(head: *mut ListHead) -> SafeIter {
-    // SAFETY: caller's contract.
+    // SAFETY: `head` is live and the caller holds the list's lock (this function's
+    // `# Safety`), so `head->next` and its `next` are live entries (or `head`).
     unsafe {
         let pos = (*head).next;
         SafeIter { head, pos, next: (*pos).next }
@@ -318,7 +330,9 @@ impl Iterator for SafeIter {
 /// `n` is hashed; the caller holds the update-side lock.
 #[inline]
 pub unsafe fn hlist_del_rcu(n: *mut HlistNode) {
-    // SAFETY: caller's contract.
+    // SAFETY: `n` is hashed and the caller holds the update-side lock (this
+    // function's `# Safety`), so `*pprev` and `next` are live; readers still on `n`
+    // keep following its untouched `next`.
     unsafe {
         let next = (*n).next;
         let pprev = (*n).pprev;
@@ -333,10 +347,13 @@ pub unsafe fn hlist_del_rcu(n: *mut HlistNode) {
 /// `hlist_replace_rcu()`: put `new` in the place of `old`.
 ///
 /// # Safety
-/// `old` is hashed, `new` is not; the caller holds the update-side lock.
+/// `old` is hashed, `new` is live and not hashed; the caller holds the
+/// update-side lock.
 #[inline]
 pub unsafe fn hlist_replace_rcu(old: *mut HlistNode, new: *mut HlistNode) {
-    // SAFETY: caller's contract.
+    // SAFETY: `old` is hashed, `new` is live and unhashed, and the caller holds the
+    // update-side lock (this function's `# Safety`): `new` is filled before the
+    // release store publishes it in `old`'s place.
     unsafe {
         let next = (*old).next;
         (*new).next = next;
@@ -355,7 +372,7 @@ pub unsafe fn hlist_replace_rcu(old: *mut HlistNode, new: *mut HlistNode) {
 /// `n` is valid for writes.
 #[inline]
 pub unsafe fn init_hlist_node(n: *mut HlistNode) {
-    // SAFETY: caller's contract.
+    // SAFETY: `n` is valid for writes (this function's `# Safety`).
     unsafe {
         (*n).next = core::ptr::null_mut();
         (*n).pprev = core::ptr::null_mut();
@@ -377,7 +394,8 @@ pub struct HlistIter {
 /// `head` is live; lock held or RCU read side.
 #[inline]
 pub unsafe fn hlist_iter(head: *mut HlistHead) -> HlistIter {
-    // SAFETY: caller's contract.
+    // SAFETY: `head` is live and the lock is held or the caller is an RCU reader
+    // (this function's `# Safety`), as `hlist_first_rcu()` requires.
     HlistIter { pos: unsafe { hlist_first_rcu(head) } }
 }
 

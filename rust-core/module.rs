@@ -27,7 +27,9 @@ use core::ptr::addr_of_mut;
 /// `p` is hashed; `kprobe_mutex` held.
 pub unsafe fn kill_kprobe(p: *mut Kprobe) {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is hashed, `kprobe_mutex` held (this function's `# Safety`): we may
+    // write flags, walk children, disarm an armed ftrace probe. The slot is freed with
+    // the int3 maybe still in place: nothing runs that text any more (see below).
     unsafe {
         // The module is going away. We should disarm the kprobe which is
         // using ftrace, because ftrace framework is still available at
@@ -66,7 +68,8 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
 
     if val == MODULE_STATE_COMING {
         state::lock();
-        // SAFETY: caller's contract.
+        // SAFETY: `m` is live (this function's `# Safety`) and `kprobe_mutex` is
+        // held, as `blacklist::add_module()` requires.
         unsafe { crate::blacklist::add_module(m) };
         state::unlock();
     }

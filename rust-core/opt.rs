@@ -552,7 +552,9 @@ pub unsafe fn try_to_optimize_kprobe(p: *mut Kprobe) {
     sys::jump_label_lock();
     sys::text_mutex_lock();
 
-    // SAFETY: locks held as required.
+    // SAFETY: `p` is hashed and `kprobe_mutex` held (this function's `# Safety`),
+    // `text_mutex` taken above: as `alloc_aggr_kprobe()`, `init_aggr_kprobe()` need;
+    // an unprepared `op` is freed before anyone else could see it.
     unsafe {
         let ap = alloc_aggr_kprobe(p);
         if !ap.is_null() {

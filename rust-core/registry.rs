@@ -83,8 +83,8 @@ pub(crate) fn reset() {
 pub unsafe fn for_each_hashed(mut f: impl FnMut(*mut Kprobe)) {
     for i in 0..KPROBE_TABLE_SIZE {
         let head = (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(i);
-        // SAFETY: caller's contract; `hlist` is the first field of `struct
-        // kprobe`.
+        // SAFETY: `kprobe_mutex` is held (this function's `# Safety`), so the chain is
+        // stable for `hlist_iter()`; `hlist` is the first field of `struct kprobe`.
         for n in unsafe { list::hlist_iter(head) } {
             f(n.cast::<Kprobe>());
         }
@@ -96,7 +96,8 @@ pub unsafe fn for_each_hashed(mut f: impl FnMut(*mut Kprobe)) {
 /// # Safety
 /// `p` is live and not hashed; `kprobe_mutex` held.
 pub unsafe fn hash_probe(p: *mut Kprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live and not hashed and `kprobe_mutex` is held (this
+    // function's `# Safety`), as `init_hlist_node()` and `hlist_add_head_rcu()` need.
     unsafe {
         list::init_hlist_node(core::ptr::addr_of_mut!((*p).hlist));
         list::hlist_add_head_rcu(core::ptr::addr_of_mut!((*p).hlist), bucket((*p).addr as usize));
@@ -117,7 +118,8 @@ pub unsafe fn hash_probe(p: *mut Kprobe) {
 // gives them one address there as they have in every real build.
 #[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: the caller holds `kprobe_mutex` or runs with preemption disabled
+    // (this function's `# Safety`), the two contexts `lookup()` accepts.
     unsafe { lookup(addr.cast()) }
 }
 

@@ -126,6 +126,52 @@ void kprobe_busy_begin(void);
 
 void kprobe_busy_end(void);
 
+#if defined(CONFIG_DEBUG_FS)
+extern void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern void *kprobe_seq_next(struct seq_file *_f, void *_v, loff_t *pos);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern void kprobe_seq_stop(struct seq_file *_f, void *_v);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern int show_kprobe_addr(struct seq_file *pi, void *v);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern int kprobe_blacklist_seq_show(struct seq_file *m, void *v);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern void *kprobe_blacklist_seq_start(struct seq_file *_m, loff_t *pos);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern void *kprobe_blacklist_seq_next(struct seq_file *_m, void *v, loff_t *pos);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern void kprobe_blacklist_seq_stop(struct seq_file *_m, void *_v);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern ptrdiff_t read_enabled_file_bool(struct file *_file,
+                                        char *user_buf,
+                                        size_t count,
+                                        loff_t *ppos);
+#endif
+
+#if defined(CONFIG_DEBUG_FS)
+extern ptrdiff_t write_enabled_file_bool(struct file *_file,
+                                         const char *user_buf,
+                                         size_t count,
+                                         loff_t *_ppos);
+#endif
+
 int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
 
 void kretprobe_rethook_handler(struct rethook_node *rh,
@@ -162,38 +208,6 @@ extern int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 extern int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
 
 extern int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset);
-
-#if defined(CONFIG_DEBUG_FS)
-void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-void *kprobe_seq_next(struct seq_file *_f, void *_v, loff_t *pos);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-void kprobe_seq_stop(struct seq_file *_f, void *_v);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-int show_kprobe_addr(struct seq_file *pi, void *v);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-int kprobe_blacklist_seq_show(struct seq_file *m, void *v);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-void *kprobe_blacklist_seq_start(struct seq_file *_m, loff_t *pos);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-void *kprobe_blacklist_seq_next(struct seq_file *_m, void *v, loff_t *pos);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-void kprobe_blacklist_seq_stop(struct seq_file *_m, void *_v);
-#endif
 
 extern int register_kprobe(struct kprobe *p);
 
@@ -243,17 +257,6 @@ int proc_kprobes_optimization_handler(const struct ctl_table *table,
                                       void *buffer,
                                       size_t *length,
                                       loff_t *ppos);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-ptrdiff_t read_enabled_file_bool(struct file *_file, char *user_buf, size_t count, loff_t *ppos);
-#endif
-
-#if defined(CONFIG_DEBUG_FS)
-ptrdiff_t write_enabled_file_bool(struct file *_file,
-                                  const char *user_buf,
-                                  size_t count,
-                                  loff_t *_ppos);
 #endif
 
 #endif  /* _KPROBES_RUST_H */

@@ -147,10 +147,10 @@ pub unsafe fn inc_nmissed_count(p: *mut Kprobe) {
     // function's `# Safety`), as `kprobe_aggrprobe()` and `for_each_child()` need.
     unsafe {
         if !kprobe_aggrprobe(p) {
-            (*p).nmissed = (*p).nmissed.wrapping_add(1);
+            crate::once::update(addr_of_mut!((*p).nmissed), |n| n.wrapping_add(1));
         } else {
             for_each_child(p, |kp| {
-                (*kp).nmissed = (*kp).nmissed.wrapping_add(1);
+                crate::once::update(addr_of_mut!((*kp).nmissed), |n| n.wrapping_add(1));
                 true
             });
         }

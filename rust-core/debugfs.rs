@@ -92,7 +92,7 @@ pub unsafe fn seq_next(pos: *mut Loff) -> *mut c_void {
 /// # Safety
 /// `pi` is the seq_file being shown; `v` is a position from [`seq_start`]
 /// or [`seq_next`].
-pub unsafe fn show_kprobe_addr(pi: *mut SeqFile, v: *mut c_void) -> c_int {
+pub unsafe fn show_bucket(pi: *mut SeqFile, v: *mut c_void) -> c_int {
     // SAFETY: `v` points to a valid position below KPROBE_TABLE_SIZE.
     let i = unsafe { *v.cast::<Loff>() } as usize;
     let mut namebuf = [0 as c_char; sys::KSYM_NAME_LEN];
@@ -141,4 +141,109 @@ pub unsafe fn blacklist_seq_show(m: *mut SeqFile, v: *mut c_void) -> c_int {
         }
     }
     0
+}
+
+// The seq_file and file callbacks of the debugfs files (the C shim
+// registers them): C symbols with an ftrace site, as upstream's.
+
+ftrace_export! {
+    /// `kprobe_seq_start()` of `kprobes/list`.
+    ///
+    /// # Safety
+    /// `pos` is the seq_file core's valid position pointer.
+    unsafe fn kprobe_seq_start(_f: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
+        // SAFETY: `pos` is valid (`# Safety` above), all that `seq_start()` requires.
+        unsafe { seq_start(pos) }
+    }
+}
+
+ftrace_export! {
+    /// `kprobe_seq_next()` of `kprobes/list`.
+    ///
+    /// # Safety
+    /// `pos` is the seq_file core's valid position pointer.
+    unsafe fn kprobe_seq_next(_f: *mut sys::SeqFile, _v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
+        // SAFETY: `pos` is valid (`# Safety` above), all that `seq_next()` requires.
+        unsafe { seq_next(pos) }
+    }
+}
+
+ftrace_export! {
+    /// `kprobe_seq_stop()` of `kprobes/list`: nothing to do.
+    fn kprobe_seq_stop(_f: *mut sys::SeqFile, _v: *mut c_void) {}
+}
+
+ftrace_export! {
+    /// `show_kprobe_addr()`: the lines of one hash bucket in `kprobes/list`.
+    ///
+    /// # Safety
+    /// `pi` is the seq_file being shown; `v` was returned by `kprobe_seq_start/next()`.
+    unsafe fn show_kprobe_addr(pi: *mut sys::SeqFile, v: *mut c_void) -> c_int {
+        // SAFETY: `pi` is being shown, `v` a position from the seq start/next (`# Safety` above), as required.
+        unsafe { show_bucket(pi, v) }
+    }
+}
+
+ftrace_export! {
+    /// `kprobe_blacklist_seq_show()`: one line of `kprobes/blacklist`.
+    ///
+    /// # Safety
+    /// `m` is being shown; `v` is from the seq start/next (`kprobe_mutex` held since the start).
+    unsafe fn kprobe_blacklist_seq_show(m: *mut sys::SeqFile, v: *mut c_void) -> c_int {
+        // SAFETY: `m` is being shown, `v` the `list` of an entry that `kprobe_mutex` keeps alive (`# Safety` above).
+        unsafe { blacklist_seq_show(m, v) }
+    }
+}
+
+ftrace_export! {
+    /// `kprobe_blacklist_seq_start()` of `kprobes/blacklist`: takes
+    /// `kprobe_mutex` until the seq stop.
+    ///
+    /// # Safety
+    /// `pos` is the seq_file core's valid position pointer.
+    unsafe fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
+        crate::state::lock();
+        // SAFETY: `pos` is valid (`# Safety` above); `kprobe_mutex`, taken above, keeps the list stable until the stop.
+        unsafe { sys::seq_list_start(&raw mut crate::blacklist::KPROBE_BLACKLIST, *pos) }
+    }
+}
+
+ftrace_export! {
+    /// `kprobe_blacklist_seq_next()` of `kprobes/blacklist`.
+    ///
+    /// # Safety
+    /// `v` is the entry the last start/next returned, `pos` is valid; `kprobe_mutex` is held.
+    unsafe fn kprobe_blacklist_seq_next(_m: *mut sys::SeqFile, v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
+        // SAFETY: `v` is an entry of the list that `kprobe_mutex` keeps stable, `pos` is valid (`# Safety` above).
+        unsafe { sys::seq_list_next(v, &raw mut crate::blacklist::KPROBE_BLACKLIST, pos) }
+    }
+}
+
+ftrace_export! {
+    /// `kprobe_blacklist_seq_stop()` of `kprobes/blacklist`.
+    fn kprobe_blacklist_seq_stop(_m: *mut sys::SeqFile, _v: *mut c_void) {
+        crate::state::unlock();
+    }
+}
+
+ftrace_export! {
+    /// `read_enabled_file_bool()`: `read` of `kprobes/enabled`.
+    ///
+    /// # Safety
+    /// `user_buf` is a user buffer of `count` bytes, `ppos` the valid file position.
+    unsafe fn read_enabled_file_bool(_file: *mut sys::File, user_buf: *mut c_char, count: usize, ppos: *mut crate::types::Loff) -> isize {
+        // SAFETY: `user_buf`, `count`, `ppos` as `crate::arm::read_enabled_file_bool()` requires them (`# Safety` above).
+        unsafe { crate::arm::read_enabled_file_bool(user_buf, count, ppos) }
+    }
+}
+
+ftrace_export! {
+    /// `write_enabled_file_bool()`: `write` of `kprobes/enabled`.
+    ///
+    /// # Safety
+    /// `user_buf` is a user buffer of `count` bytes.
+    unsafe fn write_enabled_file_bool(_file: *mut sys::File, user_buf: *const c_char, count: usize, _ppos: *mut crate::types::Loff) -> isize {
+        // SAFETY: `user_buf` is a user buffer of `count` bytes (`# Safety` above), as `crate::arm::write_enabled_file_bool()` requires.
+        unsafe { crate::arm::write_enabled_file_bool(user_buf, count) }
+    }
 }

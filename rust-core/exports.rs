@@ -11,21 +11,24 @@
 //! emit that call, so each exported function that is not on the probe hit
 //! path is a naked entry stub `endbr64; call __fentry__; jmp <body>`, whose
 //! `call __fentry__` objtool records and NOPs like the compiler's.  The hit
-//! path functions (`get_kprobe`, written in assembly below with its ftrace
-//! site inline, and the handlers) keep their plain entry.
+//! path functions (`get_kprobe`, written in assembly with its ftrace site
+//! inline in `registry.rs`, and the handlers) keep their plain entry.
 
 use crate::{addr, blacklist, init, kretprobe, module, opt, register, slots, sys};
-// The debugfs files' callbacks only.
-#[cfg(CONFIG_DEBUG_FS)]
-use crate::{arm, debugfs, state};
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
 use crate::ftrace;
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 // The C symbols that live with the code they belong to: the hit-path
-// handlers (no ftrace site, as upstream's are `NOKPROBE_SYMBOL`s) and
-// `get_kprobe()`.
+// handlers (no ftrace site, as upstream's are `NOKPROBE_SYMBOL`s),
+// `get_kprobe()` and the debugfs files' callbacks.
+#[cfg(CONFIG_DEBUG_FS)]
+pub use crate::debugfs::{
+    kprobe_blacklist_seq_next, kprobe_blacklist_seq_show, kprobe_blacklist_seq_start, kprobe_blacklist_seq_stop,
+    kprobe_seq_next, kprobe_seq_start, kprobe_seq_stop, read_enabled_file_bool, show_kprobe_addr,
+    write_enabled_file_bool,
+};
 pub use crate::aggr::{
     aggr_post_handler, aggr_pre_handler, dump_kprobe, kprobe_busy_begin, kprobe_busy_end, kprobes_inc_nmissed_count,
     opt_pre_handler,
@@ -150,86 +153,6 @@ ftrace_export! {
     }
 }
 
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `kprobe_seq_start()` of `kprobes/list`.
-///
-/// # Safety
-/// `pos` is the seq_file core's valid position pointer.
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_seq_start(_f: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
-    // SAFETY: `pos` is valid (`# Safety` above), all that `debugfs::seq_start()` requires.
-    unsafe { debugfs::seq_start(pos) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `kprobe_seq_next()` of `kprobes/list`.
-///
-/// # Safety
-/// `pos` is the seq_file core's valid position pointer.
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_seq_next(_f: *mut sys::SeqFile, _v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
-    // SAFETY: `pos` is valid (`# Safety` above), all that `debugfs::seq_next()` requires.
-    unsafe { debugfs::seq_next(pos) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `kprobe_seq_stop()` of `kprobes/list`: nothing to do.
-#[no_mangle]
-pub extern "C" fn kprobe_seq_stop(_f: *mut sys::SeqFile, _v: *mut c_void) {}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `show_kprobe_addr()`: the lines of one hash bucket in `kprobes/list`.
-///
-/// # Safety
-/// `pi` is the seq_file being shown; `v` was returned by `kprobe_seq_start/next()`.
-#[no_mangle]
-pub unsafe extern "C" fn show_kprobe_addr(pi: *mut sys::SeqFile, v: *mut c_void) -> c_int {
-    // SAFETY: `pi` is being shown, `v` a position from the seq start/next (`# Safety` above), as required.
-    unsafe { debugfs::show_kprobe_addr(pi, v) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `kprobe_blacklist_seq_show()`: one line of `kprobes/blacklist`.
-///
-/// # Safety
-/// `m` is being shown; `v` is from the seq start/next (`kprobe_mutex` held since the start).
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_blacklist_seq_show(m: *mut sys::SeqFile, v: *mut c_void) -> c_int {
-    // SAFETY: `m` is being shown, `v` the `list` of an entry that `kprobe_mutex` keeps alive (`# Safety` above).
-    unsafe { debugfs::blacklist_seq_show(m, v) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `kprobe_blacklist_seq_start()` of `kprobes/blacklist`: takes
-/// `kprobe_mutex` until the seq stop.
-///
-/// # Safety
-/// `pos` is the seq_file core's valid position pointer.
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
-    state::lock();
-    // SAFETY: `pos` is valid (`# Safety` above); `kprobe_mutex`, taken above, keeps the list stable until the stop.
-    unsafe { sys::seq_list_start(&raw mut blacklist::KPROBE_BLACKLIST, *pos) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `kprobe_blacklist_seq_next()` of `kprobes/blacklist`.
-///
-/// # Safety
-/// `v` is the entry the last start/next returned, `pos` is valid; `kprobe_mutex` is held.
-#[no_mangle]
-pub unsafe extern "C" fn kprobe_blacklist_seq_next(_m: *mut sys::SeqFile, v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
-    // SAFETY: `v` is an entry of the list that `kprobe_mutex` keeps stable, `pos` is valid (`# Safety` above).
-    unsafe { sys::seq_list_next(v, &raw mut blacklist::KPROBE_BLACKLIST, pos) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `kprobe_blacklist_seq_stop()` of `kprobes/blacklist`.
-#[no_mangle]
-pub extern "C" fn kprobe_blacklist_seq_stop(_m: *mut sys::SeqFile, _v: *mut c_void) {
-    state::unlock();
-}
 
 ftrace_export! {
     /// `register_kprobe()`: registers `p` (by `addr`, or `symbol_name` +
@@ -441,26 +364,4 @@ pub unsafe extern "C" fn proc_kprobes_optimization_handler(
 ) -> c_int {
     // SAFETY: the sysctl core's own arguments (`# Safety` above), as `opt::sysctl_handler()` requires.
     unsafe { opt::sysctl_handler(table, write, buffer, length, ppos) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `read_enabled_file_bool()`: `read` of `kprobes/enabled`.
-///
-/// # Safety
-/// `user_buf` is a user buffer of `count` bytes, `ppos` the valid file position.
-#[no_mangle]
-pub unsafe extern "C" fn read_enabled_file_bool(_file: *mut sys::File, user_buf: *mut c_char, count: usize, ppos: *mut crate::types::Loff) -> isize {
-    // SAFETY: `user_buf`, `count`, `ppos` as `arm::read_enabled_file_bool()` requires them (`# Safety` above).
-    unsafe { arm::read_enabled_file_bool(user_buf, count, ppos) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `write_enabled_file_bool()`: `write` of `kprobes/enabled`.
-///
-/// # Safety
-/// `user_buf` is a user buffer of `count` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn write_enabled_file_bool(_file: *mut sys::File, user_buf: *const c_char, count: usize, _ppos: *mut crate::types::Loff) -> isize {
-    // SAFETY: `user_buf` is a user buffer of `count` bytes (`# Safety` above), as `arm::write_enabled_file_bool()` requires.
-    unsafe { arm::write_enabled_file_bool(user_buf, count) }
 }

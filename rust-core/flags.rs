@@ -24,7 +24,7 @@ use core::ptr::{addr_of, addr_of_mut};
 pub unsafe fn get(p: *const Kprobe) -> u32 {
     // SAFETY: `p` is live (the function's contract); a volatile load of an
     // aligned `u32` field is one access that concurrent writers cannot tear.
-    unsafe { addr_of!((*p).flags).read_volatile() }
+    unsafe { crate::once::read(addr_of!((*p).flags)) }
 }
 
 /// `p->flags = f`.
@@ -36,7 +36,7 @@ pub unsafe fn get(p: *const Kprobe) -> u32 {
 pub unsafe fn put(p: *mut Kprobe, f: u32) {
     // SAFETY: `p` is live and the caller is the only writer (contract);
     // readers see the old or the new value, never a mix.
-    unsafe { addr_of_mut!((*p).flags).write_volatile(f) }
+    unsafe { crate::once::write(addr_of_mut!((*p).flags), f) }
 }
 
 /// `p->flags |= f`.

@@ -39,6 +39,7 @@ pub mod aggr;
 pub mod arm;
 pub mod blacklist;
 pub mod flags;
+pub mod once;
 #[cfg(CONFIG_DEBUG_FS)]
 pub mod debugfs;
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]

@@ -50,7 +50,7 @@ pub unsafe extern "C" fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs
     unsafe {
         let rhn = sys::rethook_try_get((*rp).rh);
         if rhn.is_null() {
-            (*rp).nmissed = (*rp).nmissed.wrapping_add(1);
+            crate::once::update(addr_of_mut!((*rp).nmissed), |n| n.wrapping_add(1));
             return 0;
         }
         let ri = rhn.cast::<KretprobeInstance>();
@@ -204,7 +204,7 @@ pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
         unsafe {
             let rp = *rps.add(i);
             if register::unregister_top(addr_of_mut!((*rp).kp)) < 0 {
-                (*rp).kp.addr = ptr::null_mut();
+                crate::once::write(addr_of_mut!((*rp).kp.addr), ptr::null_mut());
             }
             // Intended divergence: upstream frees unconditionally.
             if !(*rp).rh.is_null() && !addr::is_err((*rp).rh.cast()) {

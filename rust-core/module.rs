@@ -45,7 +45,7 @@ pub unsafe fn kill_kprobe(p: *mut Kprobe) {
             for l in list::iter_rcu(addr_of_mut!((*p).list)) {
                 flags::set(crate::container_of!(l, Kprobe, list), KPROBE_FLAG_GONE);
             }
-            (*p).post_handler = None;
+            crate::once::write(addr_of_mut!((*p).post_handler), None);
             opt::kill_optimized_kprobe(p);
         }
         // Here, we can remove insn_slot safely, because no thread calls the

@@ -520,7 +520,7 @@ pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
         (*ap).pre_handler = Some(crate::aggr::aggr_pre_handler);
         // We don't care the kprobe which has gone.
         if (*p).post_handler.is_some() && !flags::gone(p) {
-            (*ap).post_handler = Some(crate::aggr::aggr_post_handler);
+            crate::once::write(addr_of_mut!((*ap).post_handler), Some(crate::aggr::aggr_post_handler));
         }
         list::init_list_head(addr_of_mut!((*ap).list));
         list::init_hlist_node(addr_of_mut!((*ap).hlist));

@@ -40,7 +40,7 @@ unsafe fn add_new_kprobe(ap: *mut Kprobe, p: *mut Kprobe) -> c_int {
         }
         list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
         if (*p).post_handler.is_some() && (*ap).post_handler.is_none() {
-            (*ap).post_handler = Some(crate::aggr::aggr_post_handler);
+            crate::once::write(addr_of_mut!((*ap).post_handler), Some(crate::aggr::aggr_post_handler));
         }
     }
     0
@@ -366,7 +366,7 @@ pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
                     // post_handler setting to identify this aggrprobe armed
                     // with kprobe_ipmodify_ops.
                     if !other_post && !flags::ftrace(ap) {
-                        (*ap).post_handler = None;
+                        crate::once::write(addr_of_mut!((*ap).post_handler), None);
                     }
                 }
                 // Remove from the aggrprobe: this path will do nothing in
@@ -452,7 +452,7 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
         unsafe {
             let p = *kps.add(i);
             if unregister_top(p) < 0 {
-                (*p).addr = ptr::null_mut();
+                crate::once::write(addr_of_mut!((*p).addr), ptr::null_mut());
             }
         }
     }

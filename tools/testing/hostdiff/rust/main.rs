@@ -48,6 +48,9 @@ pub mod blacklist;
 #[allow(dead_code)]
 #[path = "../../../../rust-core/flags.rs"]
 pub mod flags;
+#[allow(dead_code)]
+#[path = "../../../../rust-core/once.rs"]
+pub mod once;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../../rust-core/debugfs.rs"]
 pub mod debugfs;

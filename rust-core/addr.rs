@@ -156,7 +156,7 @@ pub unsafe fn check_kprobe_address_safe(p: *mut Kprobe, probed_mod: &mut *mut Mo
     }
     // SAFETY: as above.
     let addr = unsafe { (*p).addr } as usize;
-    sys::jump_label_lock();
+    let jl = crate::locks::jump_label();
     sys::preempt_disable();
     let ret = 'out: {
         // Ensure the address is in a text area, and find a module if exists.
@@ -196,6 +196,6 @@ pub unsafe fn check_kprobe_address_safe(p: *mut Kprobe, probed_mod: &mut *mut Mo
         0
     };
     sys::preempt_enable();
-    sys::jump_label_unlock();
+    drop(jl);
     ret
 }

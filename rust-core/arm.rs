@@ -8,6 +8,7 @@
 use crate::flags;
 use crate::ffi::c_int;
 use crate::ftrace;
+use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
 use crate::sys;
 use crate::types::Kprobe;
@@ -21,10 +22,11 @@ use crate::{
 /// `prepare_kprobe()`.
 ///
 /// # Safety
-/// `p` is live, not hashed; `kprobe_mutex` and `text_mutex` held.
-pub unsafe fn prepare_kprobe(p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is live and not hashed, `kprobe_mutex` and `text_mutex` are held
-    // (this function's `# Safety`), as `flags::ftrace()` and the arch prepares need.
+/// `p` is live, not hashed.
+pub unsafe fn prepare_kprobe(_tl: &TextLocks<'_>, p: *mut Kprobe) -> c_int {
+    // SAFETY: `p` is live and not hashed (this function's `# Safety`) and `_tl`
+    // proves `kprobe_mutex` and `text_mutex` held, as `flags::ftrace()` and the
+    // arch prepares need.
     unsafe {
         // Must ensure p->addr is really on ftrace.
         if flags::ftrace(p) {
@@ -37,20 +39,16 @@ pub unsafe fn prepare_kprobe(p: *mut Kprobe) -> c_int {
 /// `arm_kprobe()`.
 ///
 /// # Safety
-/// `kp` is hashed; `kprobe_mutex` held.
-pub unsafe fn arm_kprobe(kp: *mut Kprobe) -> c_int {
-    // SAFETY: `kp` is hashed (so live and prepared) and `kprobe_mutex` is held (this
-    // function's `# Safety`): all `arm_kprobe_ftrace()` needs; `arm_kprobe_locked()`
-    // also needs the CPU hotplug lock and `text_mutex`, taken here.
+/// `kp` is hashed.
+pub unsafe fn arm_kprobe(km: &KprobeMutex, kp: *mut Kprobe) -> c_int {
+    // SAFETY: `kp` is hashed, so live and prepared (this function's `# Safety`), and
+    // `km` proves `kprobe_mutex` held: all `arm_kprobe_ftrace()` needs;
+    // `arm_kprobe_locked()` also gets the CPU hotplug lock and `text_mutex`.
     unsafe {
         if flags::ftrace(kp) {
-            return ftrace::arm_kprobe_ftrace(kp);
+            return ftrace::arm_kprobe_ftrace(km, kp);
         }
-        sys::cpus_read_lock();
-        sys::text_mutex_lock();
-        opt::arm_kprobe_locked(kp);
-        sys::text_mutex_unlock();
-        sys::cpus_read_unlock();
+        opt::arm_kprobe_locked(&locks::text(km), kp);
     }
     0
 }
@@ -58,20 +56,16 @@ pub unsafe fn arm_kprobe(kp: *mut Kprobe) -> c_int {
 /// `disarm_kprobe()`.
 ///
 /// # Safety
-/// `kp` is hashed and armed; `kprobe_mutex` held.
-pub unsafe fn disarm_kprobe(kp: *mut Kprobe, reopt: bool) -> c_int {
-    // SAFETY: `kp` is hashed and armed and `kprobe_mutex` is held (this function's
-    // `# Safety`): all `disarm_kprobe_ftrace()` needs; `disarm_kprobe_locked()` also
-    // needs the CPU hotplug lock and `text_mutex`, taken here.
+/// `kp` is hashed and armed.
+pub unsafe fn disarm_kprobe(km: &KprobeMutex, kp: *mut Kprobe, reopt: bool) -> c_int {
+    // SAFETY: `kp` is hashed and armed (this function's `# Safety`) and `km` proves
+    // `kprobe_mutex` held: all `disarm_kprobe_ftrace()` needs;
+    // `disarm_kprobe_locked()` also gets the CPU hotplug lock and `text_mutex`.
     unsafe {
         if flags::ftrace(kp) {
-            return ftrace::disarm_kprobe_ftrace(kp);
+            return ftrace::disarm_kprobe_ftrace(km, kp);
         }
-        sys::cpus_read_lock();
-        sys::text_mutex_lock();
-        opt::disarm_kprobe_locked(kp, reopt);
-        sys::text_mutex_unlock();
-        sys::cpus_read_unlock();
+        opt::disarm_kprobe_locked(&locks::text(km), kp, reopt);
     }
     0
 }
@@ -80,29 +74,29 @@ pub unsafe fn disarm_kprobe(kp: *mut Kprobe, reopt: bool) -> c_int {
 /// `arm_all_kprobes()`: `kprobes/enabled` = 1.
 pub fn arm_all_kprobes() -> c_int {
     let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, 0);
-    state::lock();
+    let km = locks::kprobe_mutex();
     // If kprobes are armed, just return.
     if state::all_disarmed() {
         // optimize_kprobe() called by arm_kprobe() checks
         // kprobes_all_disarmed, so set kprobes_all_disarmed before
         // arm_kprobe.
-        state::set_all_disarmed(false);
+        state::set_all_disarmed(&km, false);
         // Arming kprobes doesn't optimize kprobe itself; arm all kprobes on
         // a best-effort basis.
-        // SAFETY: `kprobe_mutex` is held, as `for_each_hashed()` needs; each `p` it
-        // yields is hashed, as `arm_kprobe()` needs.
-        unsafe {
-            registry::for_each_hashed(|p| {
+        registry::for_each_hashed(&km, |p| {
+            // SAFETY: `for_each_hashed()` yields hashed (so live) probes, as
+            // `flags::disabled()` and `arm_kprobe()` need.
+            unsafe {
                 if !flags::disabled(p) {
-                    let err = arm_kprobe(p);
+                    let err = arm_kprobe(&km, p);
                     if err != 0 {
                         errors += 1;
                         ret = err;
                     }
                     total += 1;
                 }
-            });
-        }
+            }
+        });
         if errors != 0 {
             sys::printk_ii(
                 c"\x014kprobes: Kprobes globally enabled, but failed to enable %d out of %d probes. Please check which kprobes are kept disabled via debugfs.\n",
@@ -113,7 +107,6 @@ pub fn arm_all_kprobes() -> c_int {
             sys::printk(c"\x016kprobes: Kprobes globally enabled\n");
         }
     }
-    state::unlock();
     ret
 }
 
@@ -121,39 +114,38 @@ pub fn arm_all_kprobes() -> c_int {
 /// `disarm_all_kprobes()`: `kprobes/enabled` = 0.
 pub fn disarm_all_kprobes() -> c_int {
     let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, 0);
-    state::lock();
-    // If kprobes are already disarmed, just return.
-    if state::all_disarmed() {
-        state::unlock();
-        return 0;
-    }
-    state::set_all_disarmed(true);
-    // Disarm all kprobes on a best-effort basis.
-    // SAFETY: `kprobe_mutex` is held, as `for_each_hashed()` needs; each `p` is
-    // hashed, and armed if enabled (probes were not all disarmed), as
-    // `disarm_kprobe()` needs.
-    unsafe {
-        registry::for_each_hashed(|p| {
-            if !sys::arch_trampoline_kprobe(p) && !flags::disabled(p) {
-                let err = disarm_kprobe(p, false);
-                if err != 0 {
-                    errors += 1;
-                    ret = err;
+    {
+        let km = locks::kprobe_mutex();
+        // If kprobes are already disarmed, just return.
+        if state::all_disarmed() {
+            return 0;
+        }
+        state::set_all_disarmed(&km, true);
+        // Disarm all kprobes on a best-effort basis.
+        registry::for_each_hashed(&km, |p| {
+            // SAFETY: `for_each_hashed()` yields hashed probes, armed if enabled
+            // (probes were not all disarmed), as `disarm_kprobe()` needs.
+            unsafe {
+                if !sys::arch_trampoline_kprobe(p) && !flags::disabled(p) {
+                    let err = disarm_kprobe(&km, p, false);
+                    if err != 0 {
+                        errors += 1;
+                        ret = err;
+                    }
+                    total += 1;
                 }
-                total += 1;
             }
         });
+        if errors != 0 {
+            sys::printk_ii(
+                c"\x014kprobes: Kprobes globally disabled, but failed to disable %d out of %d probes. Please check which kprobes are kept enabled via debugfs.\n",
+                errors,
+                total,
+            );
+        } else {
+            sys::printk(c"\x016kprobes: Kprobes globally disabled\n");
+        }
     }
-    if errors != 0 {
-        sys::printk_ii(
-            c"\x014kprobes: Kprobes globally disabled, but failed to disable %d out of %d probes. Please check which kprobes are kept enabled via debugfs.\n",
-            errors,
-            total,
-        );
-    } else {
-        sys::printk(c"\x016kprobes: Kprobes globally disabled\n");
-    }
-    state::unlock();
 
     // Wait for disarming all kprobes by optimizer.
     opt::wait_for_kprobe_optimizer();

@@ -16,6 +16,7 @@
 
 use crate::ffi::{c_char, c_int, c_ulong};
 use crate::list;
+use crate::locks::KprobeMutex;
 use crate::sys;
 use crate::types::{KprobeBlacklistEntry, ListHead};
 use core::ptr::addr_of_mut;
@@ -44,7 +45,7 @@ fn within_blacklist_ranges(addr: usize) -> bool {
     // (start_addr, end_addr) in the black list is shrinking but old entry
     // has not been removed yet. This is acceptable because the worst case
     // is that we reject more probes than we should.
-    sys::rcu_read_lock();
+    let _rcu = crate::locks::rcu_read();
     let mut ret = false;
     // SAFETY: RCU read side; entries are freed with kfree_rcu().
     for l in unsafe { list::iter_rcu(head()) } {
@@ -60,7 +61,6 @@ fn within_blacklist_ranges(addr: usize) -> bool {
             break;
         }
     }
-    sys::rcu_read_unlock();
     ret
 }
 
@@ -177,9 +177,9 @@ pub unsafe fn populate(start: *const c_ulong, end: *const c_ulong) -> c_int {
 }
 
 /// `kprobe_remove_area_blacklist()`: drops the entries starting in
-/// `[start, end)`.  Called with `kprobe_mutex` held.
-pub fn remove_area_blacklist(start: usize, end: usize) {
-    // SAFETY: writers are serialized by kprobe_mutex (caller); `next` is
+/// `[start, end)`.
+pub fn remove_area_blacklist(_km: &KprobeMutex, start: usize, end: usize) {
+    // SAFETY: writers are serialized by kprobe_mutex (`_km` proves it held); `next` is
     // read before an entry is unlinked, and entries are freed after a grace
     // period, so readers never see freed memory.
     unsafe {
@@ -199,16 +199,16 @@ pub fn remove_area_blacklist(start: usize, end: usize) {
 
 #[cfg(CONFIG_MODULES)]
 /// `kprobe_remove_ksym_blacklist()`.
-fn remove_ksym_blacklist(entry: usize) {
-    remove_area_blacklist(entry, entry.wrapping_add(1));
+fn remove_ksym_blacklist(km: &KprobeMutex, entry: usize) {
+    remove_area_blacklist(km, entry, entry.wrapping_add(1));
 }
 
 #[cfg(CONFIG_MODULES)]
 /// `add_module_kprobe_blacklist()`: a coming module's blacklist.
 ///
 /// # Safety
-/// `m` is a live module; `kprobe_mutex` is held.
-pub unsafe fn add_module(m: *mut sys::Module) {
+/// `m` is a live module.
+pub unsafe fn add_module(_km: &KprobeMutex, m: *mut sys::Module) {
     // SAFETY: `m` is a live module (this function's `# Safety`), as
     // `sys::module_areas()` requires.
     let a = unsafe { sys::module_areas(m) };
@@ -226,17 +226,17 @@ pub unsafe fn add_module(m: *mut sys::Module) {
 /// `remove_module_kprobe_blacklist()`: a going module's blacklist.
 ///
 /// # Safety
-/// `m` is a live module; `kprobe_mutex` is held.
-pub unsafe fn remove_module(m: *mut sys::Module) {
+/// `m` is a live module.
+pub unsafe fn remove_module(km: &KprobeMutex, m: *mut sys::Module) {
     // SAFETY: `m` is a live module (this function's `# Safety`), as
     // `sys::module_areas()` requires.
     let a = unsafe { sys::module_areas(m) };
     for &e in a.ksyms {
-        remove_ksym_blacklist(e);
+        remove_ksym_blacklist(km, e);
     }
     for (start, size) in [a.kprobes_text, a.noinstr_text] {
         if start != 0 {
-            remove_area_blacklist(start, start.wrapping_add(size));
+            remove_area_blacklist(km, start, start.wrapping_add(size));
         }
     }
 }

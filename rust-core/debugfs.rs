@@ -202,7 +202,7 @@ ftrace_export! {
     /// # Safety
     /// `pos` is the seq_file core's valid position pointer.
     unsafe fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
-        crate::state::lock();
+        crate::locks::kprobe_mutex().keep_held();
         // SAFETY: `pos` is valid (`# Safety` above); `kprobe_mutex`, taken above, keeps the list stable until the stop.
         unsafe { sys::seq_list_start(&raw mut crate::blacklist::KPROBE_BLACKLIST, *pos) }
     }
@@ -220,9 +220,15 @@ ftrace_export! {
 }
 
 ftrace_export! {
-    /// `kprobe_blacklist_seq_stop()` of `kprobes/blacklist`.
-    fn kprobe_blacklist_seq_stop(_m: *mut sys::SeqFile, _v: *mut c_void) {
-        crate::state::unlock();
+    /// `kprobe_blacklist_seq_stop()` of `kprobes/blacklist`: releases the
+    /// `kprobe_mutex` that the start took.
+    ///
+    /// # Safety
+    /// Called by the seq_file core once after `kprobe_blacklist_seq_start()`.
+    unsafe fn kprobe_blacklist_seq_stop(_m: *mut sys::SeqFile, _v: *mut c_void) {
+        // SAFETY: the seq_file core calls the stop after the start, which left
+        // `kprobe_mutex` held for it (`# Safety` above).
+        drop(unsafe { crate::locks::KprobeMutexGuard::resume() });
     }
 }
 

@@ -285,8 +285,8 @@ ftrace_export! {
     /// # Safety
     /// `kprobe_mutex` held (x86 calls it from `__recover_optprobed_insn()`, under it).
     unsafe fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
-        // SAFETY: `kprobe_mutex` is held (`# Safety` above), which keeps `unoptimizing_list` stable for the walk.
-        unsafe { opt::optprobe_queued_unopt(op) }
+        // SAFETY: the caller holds `kprobe_mutex` for the whole call (`# Safety` above).
+        opt::optprobe_queued_unopt(&unsafe { crate::locks::KprobeMutex::assume_held() }, op)
     }
 }
 

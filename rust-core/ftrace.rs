@@ -22,6 +22,7 @@
 
 use crate::flags;
 use crate::ffi::c_int;
+use crate::locks::KprobeMutex;
 use crate::sys;
 use crate::types::Kprobe;
 use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
@@ -53,8 +54,8 @@ fn counter(ipmodify: bool) -> &'static AtomicI32 {
 /// `__arm_kprobe_ftrace()`.
 ///
 /// # Safety
-/// `p` is hashed; `kprobe_mutex` held.
-unsafe fn arm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
+/// `p` is hashed.
+unsafe fn arm_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) -> c_int {
     sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
     // SAFETY: `p` is hashed, hence live (this function's `# Safety`).
@@ -80,14 +81,14 @@ unsafe fn arm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
 ///
 /// # Safety
 /// As for [`arm_ops`].
-pub unsafe fn arm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is hashed and `kprobe_mutex` is held (this function's `# Safety`,
-    // as for `arm_ops`), as `arm_ops()` and, for an aggregate, `note_armed_ops()` need.
+pub unsafe fn arm_kprobe_ftrace(km: &KprobeMutex, p: *mut Kprobe) -> c_int {
+    // SAFETY: `p` is hashed (this function's `# Safety`, as for `arm_ops`) and `km`
+    // proves `kprobe_mutex`, as `arm_ops()` and, for an aggregate, `note_armed_ops()` need.
     unsafe {
         let ipmodify = (*p).post_handler.is_some();
-        let ret = arm_ops(p, ipmodify);
+        let ret = arm_ops(km, p, ipmodify);
         if ret == 0 && crate::aggr::kprobe_aggrprobe(p) {
-            note_armed_ops(p, ipmodify);
+            note_armed_ops(km, p, ipmodify);
         }
         ret
     }
@@ -96,10 +97,10 @@ pub unsafe fn arm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
 /// Records in aggregate `p` which ops it is armed through.
 ///
 /// # Safety
-/// `p` is a live aggregate; `kprobe_mutex` held.
-pub unsafe fn note_armed_ops(p: *mut Kprobe, ipmodify: bool) {
-    // SAFETY: `p` is a live aggregate and `kprobe_mutex` is held (this function's
-    // `# Safety`), so we are its flags' writer, as `flags::set()`/`clear()` require.
+/// `p` is a live aggregate.
+pub unsafe fn note_armed_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) {
+    // SAFETY: `p` is a live aggregate (this function's `# Safety`) and `_km` proves
+    // `kprobe_mutex` held, so we are its flags' writer, as `flags::set()`/`clear()` require.
     unsafe {
         if ipmodify {
             flags::set(p, FLAG_ARMED_IPMODIFY);
@@ -129,8 +130,8 @@ unsafe fn armed_ipmodify(p: *mut Kprobe) -> bool {
 /// `__disarm_kprobe_ftrace()`.
 ///
 /// # Safety
-/// `p` is hashed and armed; `kprobe_mutex` held.
-unsafe fn disarm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
+/// `p` is hashed and armed.
+unsafe fn disarm_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) -> c_int {
     sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
     if ftrace_disabled() {
@@ -159,11 +160,11 @@ unsafe fn disarm_ops(p: *mut Kprobe, ipmodify: bool) -> c_int {
 ///
 /// # Safety
 /// As for [`disarm_ops`].
-pub unsafe fn disarm_kprobe_ftrace(p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is hashed and armed, `kprobe_mutex` held (this function's
-    // `# Safety`, as for `disarm_ops`), which is also all `armed_ipmodify()` needs
-    // (upstream: `p->post_handler != NULL`; see the module documentation).
-    unsafe { disarm_ops(p, armed_ipmodify(p)) }
+pub unsafe fn disarm_kprobe_ftrace(km: &KprobeMutex, p: *mut Kprobe) -> c_int {
+    // SAFETY: `p` is hashed and armed (this function's `# Safety`, as for
+    // `disarm_ops`), so live, all `armed_ipmodify()` needs (upstream:
+    // `p->post_handler != NULL`; see the module documentation).
+    unsafe { disarm_ops(km, p, armed_ipmodify(p)) }
 }
 
 /// `kprobe_ftrace_kill()`: ftrace is dead; never touch it again.

@@ -48,7 +48,7 @@ pub unsafe fn init_kprobes() -> c_int {
     }
 
     // By default, kprobes are armed.
-    state::set_all_disarmed(false);
+    state::set_all_disarmed(&crate::locks::kprobe_mutex(), false);
 
     // Init 'kprobe_optinsn_slots' for allocation.
     // SAFETY: boot; nothing allocates optinsn slots before this.

@@ -49,13 +49,14 @@ pub mod ftrace;
 #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
 pub mod ftrace {
     use crate::ffi::c_int;
+    use crate::locks::KprobeMutex;
     use crate::types::Kprobe;
 
     /// `arm_kprobe_ftrace()`: `-ENODEV`.
     ///
     /// # Safety
     /// None needed; unsafe only to match the real one.
-    pub unsafe fn arm_kprobe_ftrace(_p: *mut Kprobe) -> c_int {
+    pub unsafe fn arm_kprobe_ftrace(_km: &KprobeMutex, _p: *mut Kprobe) -> c_int {
         -crate::sys::ENODEV
     }
 
@@ -63,13 +64,14 @@ pub mod ftrace {
     ///
     /// # Safety
     /// None needed; unsafe only to match the real one.
-    pub unsafe fn disarm_kprobe_ftrace(_p: *mut Kprobe) -> c_int {
+    pub unsafe fn disarm_kprobe_ftrace(_km: &KprobeMutex, _p: *mut Kprobe) -> c_int {
         -crate::sys::ENODEV
     }
 }
 pub mod init;
 pub mod kretprobe;
 pub mod list;
+pub mod locks;
 pub mod module;
 pub mod opt;
 pub mod register;
@@ -155,7 +157,6 @@ mod test_register;
 #[cfg(test)]
 pub(crate) fn debugfs_list_is_empty() -> bool {
     let mut empty = true;
-    // SAFETY: host tests are serialized.
-    unsafe { registry::for_each_hashed(|_| empty = false) };
+    registry::for_each_hashed(&locks::kprobe_mutex(), |_| empty = false);
     empty
 }

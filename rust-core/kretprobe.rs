@@ -20,8 +20,8 @@
 use crate::flags;
 use crate::addr;
 use crate::ffi::{c_int, c_ulong, c_void};
+use crate::locks;
 use crate::register;
-use crate::state;
 use crate::sys;
 use crate::types::{Kprobe, Kretprobe, KretprobeInstance, PtRegs, RethookNode};
 use core::ptr::{self, addr_of_mut};
@@ -196,23 +196,24 @@ pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
         return;
     }
     let n = num as usize;
-    state::lock();
-    for i in 0..n {
-        // SAFETY: `i < num` and `rps[i]` is caller-owned, listed once (this function's
-        // `# Safety`); `kprobe_mutex` is held, as `unregister_top()` requires; `rh`,
-        // unless null or an error, is the rethook from `rethook_alloc()`, not freed yet.
-        unsafe {
-            let rp = *rps.add(i);
-            if register::unregister_top(addr_of_mut!((*rp).kp)) < 0 {
-                crate::once::write(addr_of_mut!((*rp).kp.addr), ptr::null_mut());
-            }
-            // Intended divergence: upstream frees unconditionally.
-            if !(*rp).rh.is_null() && !addr::is_err((*rp).rh.cast()) {
-                sys::rethook_free((*rp).rh);
+    {
+        let km = locks::kprobe_mutex();
+        for i in 0..n {
+            // SAFETY: `i < num` and `rps[i]` is caller-owned, listed once (this
+            // function's `# Safety`), as `unregister_top()` requires; `rh`, unless
+            // null or an error, is the rethook from `rethook_alloc()`, not freed yet.
+            unsafe {
+                let rp = *rps.add(i);
+                if register::unregister_top(&km, addr_of_mut!((*rp).kp)) < 0 {
+                    crate::once::write(addr_of_mut!((*rp).kp.addr), ptr::null_mut());
+                }
+                // Intended divergence: upstream frees unconditionally.
+                if !(*rp).rh.is_null() && !addr::is_err((*rp).rh.cast()) {
+                    sys::rethook_free((*rp).rh);
+                }
             }
         }
     }
-    state::unlock();
 
     // Upstream waits with synchronize_rcu().  An expedited grace period is
     // the same guarantee (no handler still runs on these probes once it

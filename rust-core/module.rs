@@ -11,6 +11,7 @@ use crate::aggr::kprobe_aggrprobe;
 use crate::ffi::{c_int, c_ulong};
 use crate::ftrace;
 use crate::list;
+use crate::locks::{self, KprobeMutex};
 use crate::opt;
 use crate::registry;
 use crate::state;
@@ -24,10 +25,10 @@ use core::ptr::addr_of_mut;
 /// buffer.
 ///
 /// # Safety
-/// `p` is hashed; `kprobe_mutex` held.
-pub unsafe fn kill_kprobe(p: *mut Kprobe) {
+/// `p` is hashed.
+pub unsafe fn kill_kprobe(km: &KprobeMutex, p: *mut Kprobe) {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: `p` is hashed, `kprobe_mutex` held (this function's `# Safety`): we may
+    // SAFETY: `p` is hashed (this function's `# Safety`), `km` proves `kprobe_mutex`: we may
     // write flags, walk children, disarm an armed ftrace probe. The slot is freed with
     // the int3 maybe still in place: nothing runs that text any more (see below).
     unsafe {
@@ -35,7 +36,7 @@ pub unsafe fn kill_kprobe(p: *mut Kprobe) {
         // using ftrace, because ftrace framework is still available at
         // 'MODULE_STATE_GOING' notification.
         if flags::ftrace(p) && !flags::disabled(p) && !state::all_disarmed() {
-            ftrace::disarm_kprobe_ftrace(p);
+            ftrace::disarm_kprobe_ftrace(km, p);
         }
 
         flags::set(p, KPROBE_FLAG_GONE);
@@ -46,7 +47,7 @@ pub unsafe fn kill_kprobe(p: *mut Kprobe) {
                 flags::set(crate::container_of!(l, Kprobe, list), KPROBE_FLAG_GONE);
             }
             crate::once::write(addr_of_mut!((*p).post_handler), None);
-            opt::kill_optimized_kprobe(p);
+            opt::kill_optimized_kprobe(km, p);
         }
         // Here, we can remove insn_slot safely, because no thread calls the
         // original probed function (which will be freed soon) any more.
@@ -67,11 +68,9 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
     let checkcore = val == MODULE_STATE_GOING;
 
     if val == MODULE_STATE_COMING {
-        state::lock();
-        // SAFETY: `m` is live (this function's `# Safety`) and `kprobe_mutex` is
-        // held, as `blacklist::add_module()` requires.
-        unsafe { crate::blacklist::add_module(m) };
-        state::unlock();
+        // SAFETY: `m` is live (this function's `# Safety`), as
+        // `blacklist::add_module()` requires.
+        unsafe { crate::blacklist::add_module(&locks::kprobe_mutex(), m) };
     }
     if val != MODULE_STATE_GOING && val != MODULE_STATE_LIVE {
         return sys::NOTIFY_DONE;
@@ -81,10 +80,11 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
     // '.init.text' sections would be freed. When 'MODULE_STATE_LIVE' was
     // notified, only '.init.text' section would be freed. We need to
     // disable kprobes which have been inserted in the sections.
-    state::lock();
-    // SAFETY: `kprobe_mutex` held; `m` is live.
+    let km = locks::kprobe_mutex();
+    // SAFETY: `m` is live (this function's `# Safety`); `for_each_hashed()` yields
+    // hashed probes, as `kill_kprobe()` needs.
     unsafe {
-        registry::for_each_hashed(|p| {
+        registry::for_each_hashed(&km, |p| {
             let a = (*p).addr as usize;
             if sys::within_module_init(a, m) || (checkcore && sys::within_module_core(a, m)) {
                 // The vaddr this probe is installed will soon be vfreed but
@@ -95,14 +95,14 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
                 // pending to be removed from their corresponding lists to
                 // the 'freeing_list' and will not be touched by the delayed
                 // kprobe_optimizer() work handler.
-                kill_kprobe(p);
+                kill_kprobe(&km, p);
             }
         });
         if val == MODULE_STATE_GOING {
-            crate::blacklist::remove_module(m);
+            crate::blacklist::remove_module(&km, m);
         }
     }
-    state::unlock();
+    drop(km);
     sys::NOTIFY_DONE
 }
 
@@ -110,16 +110,15 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
 /// which is about to be freed.
 pub fn kprobe_free_init_mem() {
     let (start, end) = sys::init_area();
-    state::lock();
+    let km = locks::kprobe_mutex();
     // Kill all kprobes on initmem because the target code has been freed.
-    // SAFETY: `kprobe_mutex` held.
-    unsafe {
-        registry::for_each_hashed(|p| {
+    registry::for_each_hashed(&km, |p| {
+        // SAFETY: `for_each_hashed()` yields hashed probes, as `kill_kprobe()` needs.
+        unsafe {
             let a = (*p).addr as usize;
             if start <= a && a < end {
-                kill_kprobe(p);
+                kill_kprobe(&km, p);
             }
-        });
-    }
-    state::unlock();
+        }
+    });
 }

@@ -19,6 +19,7 @@ use crate::flags;
 use crate::aggr::kprobe_aggrprobe;
 use crate::ffi::{c_int, c_void};
 use crate::list;
+use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::registry::{self, lookup as get_kprobe};
 use crate::state;
 use crate::sys;
@@ -60,10 +61,10 @@ fn op_of_list(l: *mut ListHead) -> *mut OptimizedKprobe {
 /// `kprobe_unused()`: an aggregate that is disabled and has no child left.
 ///
 /// # Safety
-/// `p` is live; `kprobe_mutex` held.
-pub unsafe fn kprobe_unused(p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is live and `kprobe_mutex` is held (this function's `# Safety`),
-    // so its `pre_handler`, flags and `list` are readable and the list is stable.
+/// `p` is live.
+pub unsafe fn kprobe_unused(_km: &KprobeMutex, p: *mut Kprobe) -> bool {
+    // SAFETY: `p` is live (this function's `# Safety`) and `_km` proves `kprobe_mutex`
+    // held, so its `pre_handler`, flags and `list` are readable and the list is stable.
     unsafe { kprobe_aggrprobe(p) && flags::disabled(p) && list::list_empty(addr_of_mut!((*p).list)) }
 }
 
@@ -114,22 +115,20 @@ pub unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
 /// `kprobe_queued()`: is `p` on one of the (un)optimizing lists?
 ///
 /// # Safety
-/// `p` is live; `kprobe_mutex` held.
-pub unsafe fn kprobe_queued(p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is live and `kprobe_mutex` is held (this function's `# Safety`);
-    // `op_of(p)` only for an aggregate (checked first), whose `list` the mutex guards.
+/// `p` is live.
+pub unsafe fn kprobe_queued(_km: &KprobeMutex, p: *mut Kprobe) -> bool {
+    // SAFETY: `p` is live (this function's `# Safety`); `op_of(p)` only for an
+    // aggregate (checked first), whose `list` the mutex `_km` proves held guards.
     unsafe { kprobe_aggrprobe(p) && !list::list_empty(addr_of_mut!((*op_of(p)).list)) }
 }
 
 /// `get_optimized_kprobe()`: an optimized probe whose jump replaces
 /// instructions including `addr` (excluding its own breakpoint).
 ///
-/// # Safety
-/// `kprobe_mutex` held.
-unsafe fn get_optimized_kprobe(addr: *mut KprobeOpcode) -> *mut Kprobe {
+fn get_optimized_kprobe(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> *mut Kprobe {
     // Don't check i == 0, since that is a breakpoint case.
     for i in 1..(sys::MAX_OPTIMIZED_LENGTH / core::mem::size_of::<KprobeOpcode>()) {
-        // SAFETY: `kprobe_mutex` is held (this function's `# Safety`), so `get_kprobe()`
+        // SAFETY: `_km` proves `kprobe_mutex` held, so `get_kprobe()`
         // may walk the table and returns a live probe; `op_of(p)` only for an
         // aggregate (`kprobe_optready()`), which `arch_within_optimized_kprobe()` reads.
         unsafe {
@@ -149,25 +148,27 @@ unsafe fn get_optimized_kprobe(addr: *mut KprobeOpcode) -> *mut Kprobe {
 /// `do_optimize_kprobes()`: optimizes the probes on `optimizing_list`
 /// (`text_mutex` and the CPU hotplug lock held: the arch code uses
 /// stop_machine-like text patching, see upstream's comment).
-fn do_optimize_kprobes() {
+fn do_optimize_kprobes(_tl: &TextLocks<'_>) {
     sys::lockdep_assert_held_text_mutex();
     sys::lockdep_assert_cpus_held();
     // Optimization never be done when disarmed.
-    // SAFETY: `kprobe_mutex` held by the optimizer.
+    // SAFETY: `_tl` proves `kprobe_mutex` held, which guards the list.
     if state::all_disarmed() || !state::allow_optimization() || unsafe { list::list_empty(optimizing_list()) } {
         return;
     }
-    // SAFETY: the list is ours, locks held as the arch code requires.
+    // SAFETY: the list is ours (`kprobe_mutex`), and `_tl` proves the CPU hotplug
+    // lock and `text_mutex` held, as the arch code requires.
     unsafe { sys::arch_optimize_kprobes(optimizing_list()) }
 }
 
 /// `do_unoptimize_kprobes()`: unoptimizes the probes on
 /// `unoptimizing_list`, then disarms and unhashes the unused ones.
-fn do_unoptimize_kprobes() {
+fn do_unoptimize_kprobes(tl: &TextLocks<'_>) {
     sys::lockdep_assert_held_text_mutex();
     sys::lockdep_assert_cpus_held();
-    // SAFETY: `kprobe_mutex`, the CPU hotplug lock and `text_mutex` are
-    // held by the optimizer.
+    // SAFETY: `tl` proves `kprobe_mutex`, the CPU hotplug lock and `text_mutex`
+    // held, as the arch code, the flags writes and the list walks need; the
+    // entries of the staging lists are live aggregates.
     unsafe {
         if !list::list_empty(unoptimizing_list()) {
             sys::arch_unoptimize_kprobes(unoptimizing_list(), freeing_list());
@@ -182,7 +183,7 @@ fn do_unoptimize_kprobes() {
             if flags::disabled(kp) && !flags::gone(kp) {
                 sys::arch_disarm_kprobe(kp);
             }
-            if kprobe_unused(kp) {
+            if kprobe_unused(tl, kp) {
                 // Remove unused probes from hash list. After waiting for
                 // synchronization, these probes are reclaimed (by
                 // do_free_cleaned_kprobes()).
@@ -195,14 +196,14 @@ fn do_unoptimize_kprobes() {
 }
 
 /// `do_free_cleaned_kprobes()`: reclaims the probes on `freeing_list`.
-fn do_free_cleaned_kprobes() {
-    // SAFETY: `kprobe_mutex` held; the entries were unhashed before an RCU
-    // tasks grace period.
+fn do_free_cleaned_kprobes(km: &KprobeMutex) {
+    // SAFETY: `km` proves `kprobe_mutex` held, which guards the list; the entries
+    // were unhashed before an RCU tasks grace period.
     unsafe {
         for l in list::iter_safe(freeing_list()) {
             list::list_del_init(l);
             let kp = addr_of_mut!((*op_of_list(l)).kp);
-            if !kprobe_unused(kp) {
+            if !kprobe_unused(km, kp) {
                 // This must not happen, but if there is a kprobe still in
                 // use, keep it on kprobes hash list.
                 crate::warn_once!();
@@ -220,13 +221,12 @@ fn kick_kprobe_optimizer() {
 
 /// `kprobe_optimizer()`: the delayed work.
 pub fn kprobe_optimizer() {
-    state::lock();
-    sys::cpus_read_lock();
-    sys::text_mutex_lock();
+    let km = locks::kprobe_mutex();
+    let tl = locks::text(&km);
 
     // Step 1: Unoptimize kprobes and collect cleaned (unused and disarmed)
     // kprobes before waiting for quiesence period.
-    do_unoptimize_kprobes();
+    do_unoptimize_kprobes(&tl);
 
     // Step 2: Wait for quiesence period to ensure all potentially preempted
     // tasks to have normally scheduled. Because optprobe may modify
@@ -236,55 +236,52 @@ pub fn kprobe_optimizer() {
     sys::synchronize_rcu_tasks();
 
     // Step 3: Optimize kprobes after quiesence period.
-    do_optimize_kprobes();
+    do_optimize_kprobes(&tl);
 
     // Step 4: Free cleaned kprobes after quiesence period.
-    do_free_cleaned_kprobes();
+    do_free_cleaned_kprobes(&km);
 
-    sys::text_mutex_unlock();
-    sys::cpus_read_unlock();
+    drop(tl);
 
     // Step 5: Kick optimizer again if needed.
-    // SAFETY: `kprobe_mutex` held.
-    if unsafe { !list::list_empty(optimizing_list()) || !list::list_empty(unoptimizing_list()) } {
+    if queues_busy(&km) {
         kick_kprobe_optimizer();
     }
+}
 
-    state::unlock();
+/// Is either staging list non-empty?
+fn queues_busy(_km: &KprobeMutex) -> bool {
+    // SAFETY: `_km` proves `kprobe_mutex` held, which guards both lists.
+    unsafe { !list::list_empty(optimizing_list()) || !list::list_empty(unoptimizing_list()) }
 }
 
 /// `wait_for_kprobe_optimizer()`: waits until both staging lists are
 /// empty.
 pub fn wait_for_kprobe_optimizer() {
-    state::lock();
-    // SAFETY: `kprobe_mutex` held at each check.
-    while unsafe { !list::list_empty(optimizing_list()) || !list::list_empty(unoptimizing_list()) } {
-        state::unlock();
+    while queues_busy(&locks::kprobe_mutex()) {
+        // `kprobe_mutex` is released here (the temporary guard above).
         // This will also make 'optimizing_work' execute immmediately.
         sys::flush_optimizer();
         // 'optimizing_work' might not have been queued yet, relax.
         sys::cpu_relax();
-        state::lock();
     }
-    state::unlock();
 }
 
 /// `optprobe_queued_unopt()`: is `op` on `unoptimizing_list`?
 ///
-/// # Safety
-/// `kprobe_mutex` held (or the optimizer's locks, from the arch code).
-pub unsafe fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
-    // SAFETY: `kprobe_mutex` is held (this function's `# Safety`), so
-    // `unoptimizing_list` and its entries are stable while `iter_safe()` walks it.
+/// Under `kprobe_mutex` (the optimizer's locks include it).
+pub fn optprobe_queued_unopt(_km: &KprobeMutex, op: *mut OptimizedKprobe) -> bool {
+    // SAFETY: `_km` proves `kprobe_mutex` held, so `unoptimizing_list` and its
+    // entries are stable while `iter_safe()` walks it; `op` is only compared.
     unsafe { list::iter_safe(unoptimizing_list()).any(|l| op_of_list(l) == op) }
 }
 
 /// `optimize_kprobe()`: queues `p` for optimization if it is ready.
 ///
 /// # Safety
-/// `p` is live; `kprobe_mutex` held.
-pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
-    // SAFETY: `p` is live and `kprobe_mutex` is held (this function's `# Safety`), as
+/// `p` is live.
+pub unsafe fn optimize_kprobe(km: &KprobeMutex, p: *mut Kprobe) {
+    // SAFETY: `p` is live (this function's `# Safety`) and `km` proves `kprobe_mutex` held, as
     // the flags writes, the staging lists and `arch_check_optimized_kprobe()` need;
     // `op_of(p)` is only used once `kprobe_optready(p)` said `p` is an aggregate.
     unsafe {
@@ -303,7 +300,7 @@ pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
         }
         // Check if it is already optimized.
         if flags::get(addr_of_mut!((*op).kp)) & KPROBE_FLAG_OPTIMIZED != 0 {
-            if optprobe_queued_unopt(op) {
+            if optprobe_queued_unopt(km, op) {
                 // This is under unoptimizing. Just dequeue the probe.
                 list::list_del_init(addr_of_mut!((*op).list));
             }
@@ -326,13 +323,12 @@ pub unsafe fn optimize_kprobe(p: *mut Kprobe) {
 /// hotplug lock held).
 ///
 /// # Safety
-/// `op` is live and optimized; `kprobe_mutex`, `text_mutex` and the CPU
-/// hotplug lock held.
-unsafe fn force_unoptimize_kprobe(op: *mut OptimizedKprobe) {
+/// `op` is live and optimized.
+unsafe fn force_unoptimize_kprobe(_tl: &TextLocks<'_>, op: *mut OptimizedKprobe) {
     sys::lockdep_assert_cpus_held();
-    // SAFETY: `op` is live and optimized, `text_mutex` and the CPU hotplug lock
-    // are held (this function's `# Safety`), as `arch_unoptimize_kprobe()` requires;
-    // `kprobe_mutex` makes us the flags' writer.
+    // SAFETY: `op` is live and optimized (this function's `# Safety`) and `_tl`
+    // proves `text_mutex` and the CPU hotplug lock held, as `arch_unoptimize_kprobe()`
+    // requires, and `kprobe_mutex`, which makes us the flags' writer.
     unsafe {
         sys::arch_unoptimize_kprobe(op);
         flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
@@ -340,14 +336,14 @@ unsafe fn force_unoptimize_kprobe(op: *mut OptimizedKprobe) {
 }
 
 /// `unoptimize_kprobe()`: unoptimizes `p` if it is optimized (queued, or
-/// at once if `force`).
+/// at once if `force`, which is upstream's `force` and needs the text
+/// locks).
 ///
 /// # Safety
-/// `p` is live; `kprobe_mutex` held (and `text_mutex` and the CPU hotplug lock
-/// if `force`).
-pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
-    // SAFETY: `p` is live, `kprobe_mutex` is held, and so are `text_mutex` and the
-    // CPU hotplug lock if `force` (this function's `# Safety`); `op` is forcibly
+/// `p` is live.
+pub unsafe fn unoptimize_kprobe(km: &KprobeMutex, p: *mut Kprobe, force: Option<&TextLocks<'_>>) {
+    // SAFETY: `p` is live (this function's `# Safety`), `km` proves `kprobe_mutex`
+    // held, and `force` the text locks when forcing; `op` is forcibly
     // unoptimized only when it is an aggregate with KPROBE_FLAG_OPTIMIZED set.
     unsafe {
         if !kprobe_aggrprobe(p) || kprobe_disarmed(p) {
@@ -359,12 +355,12 @@ pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
         }
         let l = addr_of_mut!((*op).list);
         if !list::list_empty(l) {
-            if optprobe_queued_unopt(op) {
+            if optprobe_queued_unopt(km, op) {
                 // Queued in unoptimizing queue.
-                if force {
+                if let Some(tl) = force {
                     // Forcibly unoptimize the kprobe here, and queue it in
                     // the freeing list for release afterwards.
-                    force_unoptimize_kprobe(op);
+                    force_unoptimize_kprobe(tl, op);
                     list::list_move(l, freeing_list());
                 }
             } else {
@@ -376,9 +372,9 @@ pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
         }
 
         // Optimized kprobe case.
-        if force {
+        if let Some(tl) = force {
             // Forcibly update the code: this is a special case.
-            force_unoptimize_kprobe(op);
+            force_unoptimize_kprobe(tl, op);
         } else {
             list::list_add(l, unoptimizing_list());
             kick_kprobe_optimizer();
@@ -390,10 +386,10 @@ pub unsafe fn unoptimize_kprobe(p: *mut Kprobe, force: bool) {
 /// so that it can be reused.
 ///
 /// # Safety
-/// `ap` is an unused aggregate; `kprobe_mutex` held.
-pub unsafe fn reuse_unused_kprobe(ap: *mut Kprobe) -> c_int {
-    // SAFETY: `ap` is an unused aggregate, the `kp` of a live `optimized_kprobe`,
-    // and `kprobe_mutex` is held (this function's `# Safety`), as the flags write,
+/// `ap` is an unused aggregate.
+pub unsafe fn reuse_unused_kprobe(km: &KprobeMutex, ap: *mut Kprobe) -> c_int {
+    // SAFETY: `ap` is an unused aggregate, the `kp` of a live `optimized_kprobe`
+    // (this function's `# Safety`), and `km` proves `kprobe_mutex` held, as the flags write,
     // `kprobe_optready()` and `optimize_kprobe()` require.
     unsafe {
         // Unused kprobe MUST be on the way of delayed unoptimizing (means
@@ -408,7 +404,7 @@ pub unsafe fn reuse_unused_kprobe(ap: *mut Kprobe) -> c_int {
         if !kprobe_optready(ap) {
             return -sys::EINVAL;
         }
-        optimize_kprobe(ap);
+        optimize_kprobe(km, ap);
     }
     0
 }
@@ -417,10 +413,10 @@ pub unsafe fn reuse_unused_kprobe(ap: *mut Kprobe) -> c_int {
 /// aggregate.
 ///
 /// # Safety
-/// `p` is a live aggregate; `kprobe_mutex` held.
-pub unsafe fn kill_optimized_kprobe(p: *mut Kprobe) {
-    // SAFETY: `p` is a live aggregate, so `op` is its `optimized_kprobe`, and
-    // `kprobe_mutex` is held (this function's `# Safety`): the staging lists and the
+/// `p` is a live aggregate.
+pub unsafe fn kill_optimized_kprobe(km: &KprobeMutex, p: *mut Kprobe) {
+    // SAFETY: `p` is a live aggregate (this function's `# Safety`), so `op` is its
+    // `optimized_kprobe`, and `km` proves `kprobe_mutex` held: the staging lists and the
     // flags may be changed, and `arch_remove_optimized_kprobe()` needs only `op` live.
     unsafe {
         let op = op_of(p);
@@ -431,11 +427,11 @@ pub unsafe fn kill_optimized_kprobe(p: *mut Kprobe) {
         }
         flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
 
-        if kprobe_unused(p) {
+        if kprobe_unused(km, p) {
             // Unused kprobe is on unoptimizing or freeing list. We move it
             // to freeing_list and let the kprobe_optimizer() remove it from
             // the kprobe hash list and free it.
-            if optprobe_queued_unopt(op) {
+            if optprobe_queued_unopt(km, op) {
                 list::list_move(l, freeing_list());
             }
         }
@@ -447,10 +443,10 @@ pub unsafe fn kill_optimized_kprobe(p: *mut Kprobe) {
 /// `__prepare_optimized_kprobe()`.
 ///
 /// # Safety
-/// `op`, `p` live; `text_mutex` held.
-unsafe fn prepare_optimized_kprobe_op(op: *mut OptimizedKprobe, p: *mut Kprobe) {
-    // SAFETY: `op` and `p` are live and `text_mutex` is held (this function's
-    // `# Safety`), as `flags::ftrace()` and `arch_prepare_optimized_kprobe()` need.
+/// `op`, `p` live.
+unsafe fn prepare_optimized_kprobe_op(_tl: &TextLocks<'_>, op: *mut OptimizedKprobe, p: *mut Kprobe) {
+    // SAFETY: `op` and `p` are live (this function's `# Safety`) and `_tl` proves
+    // `text_mutex` held, as `flags::ftrace()` and `arch_prepare_optimized_kprobe()` need.
     unsafe {
         if !flags::ftrace(p) {
             sys::arch_prepare_optimized_kprobe(op, p);
@@ -461,19 +457,19 @@ unsafe fn prepare_optimized_kprobe_op(op: *mut OptimizedKprobe, p: *mut Kprobe) 
 /// `prepare_optimized_kprobe()`: try to prepare optimized instructions.
 ///
 /// # Safety
-/// `p` is a live aggregate; `text_mutex` held.
-pub unsafe fn prepare_optimized_kprobe(p: *mut Kprobe) {
-    // SAFETY: `p` is a live aggregate, the `kp` of an `optimized_kprobe`, and
-    // `text_mutex` is held (this function's `# Safety`).
-    unsafe { prepare_optimized_kprobe_op(op_of(p), p) }
+/// `p` is a live aggregate.
+pub unsafe fn prepare_optimized_kprobe(tl: &TextLocks<'_>, p: *mut Kprobe) {
+    // SAFETY: `p` is a live aggregate, the `kp` of an `optimized_kprobe` (this
+    // function's `# Safety`).
+    unsafe { prepare_optimized_kprobe_op(tl, op_of(p), p) }
 }
 
 /// `alloc_aggr_kprobe()`: a new `optimized_kprobe` at `p`'s address, with
 /// optimized instructions prepared if possible; null without memory.
 ///
 /// # Safety
-/// `p` is live; `text_mutex` held.
-pub unsafe fn alloc_aggr_kprobe(p: *mut Kprobe) -> *mut Kprobe {
+/// `p` is live.
+pub unsafe fn alloc_aggr_kprobe(tl: &TextLocks<'_>, p: *mut Kprobe) -> *mut Kprobe {
     let op = sys::kzalloc(core::mem::size_of::<OptimizedKprobe>()).cast::<OptimizedKprobe>();
     if op.is_null() {
         return ptr::null_mut();
@@ -482,7 +478,7 @@ pub unsafe fn alloc_aggr_kprobe(p: *mut Kprobe) -> *mut Kprobe {
     unsafe {
         list::init_list_head(addr_of_mut!((*op).list));
         (*op).kp.addr = (*p).addr;
-        prepare_optimized_kprobe_op(op, p);
+        prepare_optimized_kprobe_op(tl, op, p);
         addr_of_mut!((*op).kp)
     }
 }
@@ -505,11 +501,10 @@ pub unsafe fn copy_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
 /// and puts `ap` in `p`'s place in the hash table.
 ///
 /// # Safety
-/// `ap` is fresh from `alloc_aggr_kprobe()`, `p` is hashed; `kprobe_mutex`
-/// held.
-pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
-    // SAFETY: `ap` is fresh and not yet visible to any reader, `p` is hashed and
-    // `kprobe_mutex` is held (this function's `# Safety`): `ap`'s fields may be
+/// `ap` is fresh from `alloc_aggr_kprobe()`, `p` is hashed.
+pub unsafe fn init_aggr_kprobe(km: &KprobeMutex, ap: *mut Kprobe, p: *mut Kprobe) {
+    // SAFETY: `ap` is fresh and not yet visible to any reader, `p` is hashed (this
+    // function's `# Safety`) and `km` proves `kprobe_mutex` held: `ap`'s fields may be
     // written plainly before the RCU list updates publish it in `p`'s place.
     unsafe {
         // Copy the insn slot of 'p' to 'ap'.
@@ -528,7 +523,7 @@ pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
         // (intended divergence, see ftrace.rs).
         if flags::ftrace(p) {
             #[cfg(CONFIG_KPROBES_ON_FTRACE)]
-            crate::ftrace::note_armed_ops(ap, (*p).post_handler.is_some());
+            crate::ftrace::note_armed_ops(km, ap, (*p).post_handler.is_some());
         }
 
         list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
@@ -540,23 +535,21 @@ pub unsafe fn init_aggr_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
 /// normal registered probe `p` and optimize it.
 ///
 /// # Safety
-/// `p` is hashed; `kprobe_mutex` held.
-pub unsafe fn try_to_optimize_kprobe(p: *mut Kprobe) {
+/// `p` is hashed.
+pub unsafe fn try_to_optimize_kprobe(km: &KprobeMutex, p: *mut Kprobe) {
     // Impossible to optimize ftrace-based kprobe.
     // SAFETY: `p` is hashed, hence live (this function's `# Safety`).
     if unsafe { flags::ftrace(p) } {
         return;
     }
     // For preparing optimization, jump_label_text_reserved() is called.
-    sys::cpus_read_lock();
-    sys::jump_label_lock();
-    sys::text_mutex_lock();
+    let tl = locks::text_and_jump_label(km);
 
-    // SAFETY: `p` is hashed and `kprobe_mutex` held (this function's `# Safety`),
-    // `text_mutex` taken above: as `alloc_aggr_kprobe()`, `init_aggr_kprobe()` need;
-    // an unprepared `op` is freed before anyone else could see it.
+    // SAFETY: `p` is hashed (this function's `# Safety`), and `tl` holds the
+    // text locks under `kprobe_mutex`, as `alloc_aggr_kprobe()`, `init_aggr_kprobe()`
+    // need; an unprepared `op` is freed before anyone else could see it.
     unsafe {
-        let ap = alloc_aggr_kprobe(p);
+        let ap = alloc_aggr_kprobe(&tl, p);
         if !ap.is_null() {
             let op = op_of(ap);
             if !sys::arch_prepared_optinsn(op) {
@@ -564,59 +557,55 @@ pub unsafe fn try_to_optimize_kprobe(p: *mut Kprobe) {
                 sys::arch_remove_optimized_kprobe(op);
                 sys::kfree(op.cast::<c_void>());
             } else {
-                init_aggr_kprobe(ap, p);
-                optimize_kprobe(ap); // This just kicks optimizer thread.
+                init_aggr_kprobe(km, ap, p);
+                optimize_kprobe(km, ap); // This just kicks optimizer thread.
             }
         }
     }
-
-    sys::text_mutex_unlock();
-    sys::jump_label_unlock();
-    sys::cpus_read_unlock();
 }
 
 /// `optimize_all_kprobes()`.
 pub fn optimize_all_kprobes() {
-    state::lock();
+    let km = locks::kprobe_mutex();
     // If optimization is already allowed, just return.
     if !state::allow_optimization() {
-        sys::cpus_read_lock();
-        state::set_allow_optimization(true);
-        // SAFETY: `kprobe_mutex` held.
-        unsafe {
-            registry::for_each_hashed(|p| {
+        let cpus = locks::cpus_read(&km);
+        state::set_allow_optimization(&km, true);
+        registry::for_each_hashed(&km, |p| {
+            // SAFETY: `for_each_hashed()` yields hashed (so live) probes, as
+            // `flags::disabled()` and `optimize_kprobe()` need.
+            unsafe {
                 if !flags::disabled(p) {
-                    optimize_kprobe(p);
+                    optimize_kprobe(&km, p);
                 }
-            });
-        }
-        sys::cpus_read_unlock();
+            }
+        });
+        drop(cpus);
         sys::printk(c"\x016kprobes: kprobe jump-optimization is enabled. All kprobes are optimized if possible.\n");
     }
-    state::unlock();
 }
 
 #[cfg(CONFIG_SYSCTL)]
 /// `unoptimize_all_kprobes()`.
 pub fn unoptimize_all_kprobes() {
-    state::lock();
-    // If optimization is already prohibited, just return.
-    if !state::allow_optimization() {
-        state::unlock();
-        return;
-    }
-    sys::cpus_read_lock();
-    state::set_allow_optimization(false);
-    // SAFETY: `kprobe_mutex` held.
-    unsafe {
-        registry::for_each_hashed(|p| {
-            if !flags::disabled(p) {
-                unoptimize_kprobe(p, false);
+    {
+        let km = locks::kprobe_mutex();
+        // If optimization is already prohibited, just return.
+        if !state::allow_optimization() {
+            return;
+        }
+        let _cpus = locks::cpus_read(&km);
+        state::set_allow_optimization(&km, false);
+        registry::for_each_hashed(&km, |p| {
+            // SAFETY: `for_each_hashed()` yields hashed (so live) probes, as
+            // `flags::disabled()` and `unoptimize_kprobe()` need.
+            unsafe {
+                if !flags::disabled(p) {
+                    unoptimize_kprobe(&km, p, None);
+                }
             }
         });
     }
-    sys::cpus_read_unlock();
-    state::unlock();
 
     // Wait for unoptimizing completion.
     wait_for_kprobe_optimizer();
@@ -642,7 +631,7 @@ pub unsafe fn sysctl_handler(
     length: *mut usize,
     ppos: *mut crate::types::Loff,
 ) -> c_int {
-    sys::sysctl_mutex_lock();
+    let _sysctl = locks::sysctl();
     // SAFETY: serialized by `kprobe_sysctl_mutex`, as upstream.
     unsafe { *(&raw mut sysctl_kprobes_optimization) = if state::allow_optimization() { 1 } else { 0 } };
     // SAFETY: the arguments are the sysctl core's (this function's `# Safety`), as
@@ -655,26 +644,25 @@ pub unsafe fn sysctl_handler(
     } else {
         unoptimize_all_kprobes();
     }
-    sys::sysctl_mutex_unlock();
     ret
 }
 
 /// `__arm_kprobe()`: puts the breakpoint of `p`.
 ///
 /// # Safety
-/// `p` is hashed; `kprobe_mutex`, `text_mutex` and the CPU hotplug lock held.
+/// `p` is hashed.
 #[inline] // one caller (arm.rs), as kprobes.c inlines it there
-pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
+pub unsafe fn arm_kprobe_locked(tl: &TextLocks<'_>, p: *mut Kprobe) {
     sys::lockdep_assert_held_text_mutex();
-    // SAFETY: `p` is hashed (so live and prepared) and `kprobe_mutex`, `text_mutex`
-    // and the CPU hotplug lock are held (this function's `# Safety`), as the forced
+    // SAFETY: `p` is hashed, so live and prepared (this function's `# Safety`), and
+    // `tl` proves `kprobe_mutex`, `text_mutex` and the CPU hotplug lock held, as the forced
     // unoptimization, `arch_arm_kprobe()` and `optimize_kprobe()` require.
     unsafe {
         // Find the overlapping optimized kprobes.
-        let other = get_optimized_kprobe((*p).addr);
+        let other = get_optimized_kprobe(tl, (*p).addr);
         if !other.is_null() {
             // Fallback to unoptimized kprobe.
-            unoptimize_kprobe(other, true);
+            unoptimize_kprobe(tl, other, Some(tl));
         }
         // Intended divergence: an optimized probe whose unoptimization is
         // still queued (disabled, then enabled again before the optimizer
@@ -685,30 +673,29 @@ pub unsafe fn arm_kprobe_locked(p: *mut Kprobe) {
         // unoptimization (optimize_kprobe() dequeues it; if it declines,
         // the optimizer turns the jump back into an int3) keeps the text
         // consistent.
-        if kprobe_aggrprobe(p) && flags::optimized(p) && optprobe_queued_unopt(op_of(p)) {
-            optimize_kprobe(p);
+        if kprobe_aggrprobe(p) && flags::optimized(p) && optprobe_queued_unopt(tl, op_of(p)) {
+            optimize_kprobe(tl, p);
             return;
         }
         sys::arch_arm_kprobe(p);
-        optimize_kprobe(p); // Try to optimize (add kprobe to a list).
+        optimize_kprobe(tl, p); // Try to optimize (add kprobe to a list).
     }
 }
 
 /// `__disarm_kprobe()`: removes the breakpoint of `p`.
 ///
 /// # Safety
-/// `p` is hashed and armed; `kprobe_mutex`, `text_mutex` and the CPU hotplug
-/// lock held.
+/// `p` is hashed and armed.
 #[inline] // one caller (arm.rs), as kprobes.c inlines it there
-pub unsafe fn disarm_kprobe_locked(p: *mut Kprobe, reopt: bool) {
+pub unsafe fn disarm_kprobe_locked(tl: &TextLocks<'_>, p: *mut Kprobe, reopt: bool) {
     sys::lockdep_assert_held_text_mutex();
-    // SAFETY: `p` is hashed and armed, `kprobe_mutex`, `text_mutex` and the CPU
-    // hotplug lock are held (this function's `# Safety`), as the forced
+    // SAFETY: `p` is hashed and armed (this function's `# Safety`), and `tl` proves
+    // `kprobe_mutex`, `text_mutex` and the CPU hotplug lock held, as the forced
     // unoptimization and `arch_disarm_kprobe()` require.
     unsafe {
         // Try to unoptimize (at once when all probes are being disarmed).
         let forced = state::all_disarmed();
-        unoptimize_kprobe(p, forced);
+        unoptimize_kprobe(tl, p, forced.then_some(tl));
 
         // Intended divergence: when all probes are being disarmed
         // (`kprobes/enabled` = 0), an optimized probe whose unoptimization
@@ -721,15 +708,15 @@ pub unsafe fn disarm_kprobe_locked(p: *mut Kprobe, reopt: bool) {
         // with its int3 still in the text: the next hit oopses ("Oops:
         // int3"; the stress suite hits it on both kernels).  A forced
         // unoptimization leaves the int3 form, so disarm it here.
-        let queued = kprobe_queued(p);
+        let queued = kprobe_queued(tl, p);
         if !queued || forced {
             sys::arch_disarm_kprobe(p);
         }
         if !queued {
             // If another kprobe was blocked, re-optimize it.
-            let other = get_optimized_kprobe((*p).addr);
+            let other = get_optimized_kprobe(tl, (*p).addr);
             if !other.is_null() && reopt {
-                optimize_kprobe(other);
+                optimize_kprobe(tl, other);
             }
         }
         // TODO (upstream): Since unoptimization and real disarming will be

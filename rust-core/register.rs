@@ -12,6 +12,7 @@ use crate::aggr::kprobe_aggrprobe;
 use crate::arm;
 use crate::ffi::{c_int, c_ulong};
 use crate::list;
+use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
 use crate::registry::{self, lookup as get_kprobe};
 use crate::state;
@@ -28,15 +29,14 @@ fn probe_of(l: *mut ListHead) -> *mut Kprobe {
 /// `add_new_kprobe()`: adds `p` to aggregate `ap`.
 ///
 /// # Safety
-/// `ap` is a hashed aggregate, `p` a live probe on no list; `kprobe_mutex`,
-/// `text_mutex` and the CPU hotplug lock held.
-unsafe fn add_new_kprobe(ap: *mut Kprobe, p: *mut Kprobe) -> c_int {
-    // SAFETY: `ap` is a hashed aggregate, `p` a live probe on no list, and
-    // `kprobe_mutex`, `text_mutex` and the CPU hotplug lock are held (this
-    // function's `# Safety`), as the forced unoptimization and `list_add_rcu()` need.
+/// `ap` is a hashed aggregate, `p` a live probe on no list.
+unsafe fn add_new_kprobe(tl: &TextLocks<'_>, ap: *mut Kprobe, p: *mut Kprobe) -> c_int {
+    // SAFETY: `ap` is a hashed aggregate, `p` a live probe on no list (this
+    // function's `# Safety`), and `tl` proves `kprobe_mutex`, `text_mutex` and the
+    // CPU hotplug lock held, as the forced unoptimization and `list_add_rcu()` need.
     unsafe {
         if (*p).post_handler.is_some() {
-            opt::unoptimize_kprobe(ap, true); // Fall back to normal kprobe.
+            opt::unoptimize_kprobe(tl, ap, Some(tl)); // Fall back to normal kprobe.
         }
         list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
         if (*p).post_handler.is_some() && (*ap).post_handler.is_none() {
@@ -50,32 +50,30 @@ unsafe fn add_new_kprobe(ap: *mut Kprobe, p: *mut Kprobe) -> c_int {
 /// the same address.
 ///
 /// # Safety
-/// `orig_p` is hashed at `p->addr`; `kprobe_mutex` held.
-unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
+/// `orig_p` is hashed at `p->addr`, `p` is live.
+unsafe fn register_aggr_kprobe(km: &KprobeMutex, orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
     let mut ret: c_int;
     let mut ap = orig_p;
 
-    sys::cpus_read_lock();
     // For preparing optimization, jump_label_text_reserved() is called.
-    sys::jump_label_lock();
-    sys::text_mutex_lock();
+    let tl = locks::text_and_jump_label(km);
 
-    // SAFETY: `orig_p` is hashed, `p` is live and `kprobe_mutex` is held (this
-    // function's `# Safety`); the CPU hotplug lock, `jump_label_lock` and
-    // `text_mutex`, taken above, are what the preparation and `add_new_kprobe()` need.
+    // SAFETY: `orig_p` is hashed and `p` is live (this function's `# Safety`); `tl`
+    // holds the CPU hotplug lock, `jump_label_lock` and `text_mutex` under
+    // `kprobe_mutex`: what the preparation and `add_new_kprobe()` need.
     unsafe {
         'out: {
             if !kprobe_aggrprobe(orig_p) {
                 // If 'orig_p' is not an 'aggr_kprobe', create new one.
-                ap = opt::alloc_aggr_kprobe(orig_p);
+                ap = opt::alloc_aggr_kprobe(&tl, orig_p);
                 if ap.is_null() {
                     ret = -sys::ENOMEM;
                     break 'out;
                 }
-                opt::init_aggr_kprobe(ap, orig_p);
-            } else if opt::kprobe_unused(ap) {
+                opt::init_aggr_kprobe(km, ap, orig_p);
+            } else if opt::kprobe_unused(km, ap) {
                 // This probe is going to die. Rescue it.
-                ret = opt::reuse_unused_kprobe(ap);
+                ret = opt::reuse_unused_kprobe(km, ap);
                 if ret != 0 {
                     break 'out;
                 }
@@ -94,7 +92,7 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
                     break 'out;
                 }
                 // Prepare optimized instructions if possible.
-                opt::prepare_optimized_kprobe(ap);
+                opt::prepare_optimized_kprobe(&tl, ap);
                 // Clear gone flag to prevent allocating new slot again, and
                 // set disabled flag because it is not armed yet.
                 flags::put(ap, (flags::get(ap) & !KPROBE_FLAG_GONE) | KPROBE_FLAG_DISABLED);
@@ -102,21 +100,20 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
 
             // Copy the insn slot of 'p' to 'ap'.
             opt::copy_kprobe(ap, p);
-            ret = add_new_kprobe(ap, p);
+            ret = add_new_kprobe(&tl, ap, p);
         }
     }
 
-    sys::text_mutex_unlock();
-    sys::jump_label_unlock();
-    sys::cpus_read_unlock();
+    drop(tl);
 
-    // SAFETY: `kprobe_mutex` still held.
+    // SAFETY: `km` proves `kprobe_mutex` still held; on success `ap` is the hashed
+    // aggregate at `p->addr` and `p` one of its children.
     unsafe {
         if ret == 0 && flags::disabled(ap) && !flags::disabled(p) {
             flags::clear(ap, KPROBE_FLAG_DISABLED);
             if !state::all_disarmed() {
                 // Arm the breakpoint again.
-                ret = arm::arm_kprobe(ap);
+                ret = arm::arm_kprobe(km, ap);
                 if ret != 0 {
                     flags::set(ap, KPROBE_FLAG_DISABLED);
                     list::list_del_rcu(addr_of_mut!((*p).list));
@@ -132,12 +129,12 @@ unsafe fn register_aggr_kprobe(orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
 /// probe hashed at its address (`p` itself or its aggregate), else null.
 ///
 /// # Safety
-/// `p` is readable; `kprobe_mutex` held.
-unsafe fn get_valid_kprobe(p: *mut Kprobe) -> *mut Kprobe {
+/// `p` is readable.
+unsafe fn get_valid_kprobe(_km: &KprobeMutex, p: *mut Kprobe) -> *mut Kprobe {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: `p` is readable and `kprobe_mutex` is held (this function's
-    // `# Safety`): `get_kprobe()` may walk the table, and the hashed aggregate's
-    // child list is stable for `iter_rcu()`.
+    // SAFETY: `p` is readable (this function's `# Safety`) and `_km` proves
+    // `kprobe_mutex` held: `get_kprobe()` may walk the table, and the hashed
+    // aggregate's child list is stable for `iter_rcu()`.
     unsafe {
         let ap = get_kprobe((*p).addr);
         if ap.is_null() {
@@ -163,13 +160,12 @@ unsafe fn get_valid_kprobe(p: *mut Kprobe) -> *mut Kprobe {
 /// `p` is readable.
 pub unsafe fn warn_kprobe_rereg(p: *mut Kprobe) -> c_int {
     let mut ret = 0;
-    state::lock();
-    // SAFETY: `kprobe_mutex` held.
-    if unsafe { !get_valid_kprobe(p).is_null() } {
+    let km = locks::kprobe_mutex();
+    // SAFETY: `p` is readable (this function's `# Safety`).
+    if unsafe { !get_valid_kprobe(&km, p).is_null() } {
         crate::warn_once!();
         ret = -sys::EINVAL;
     }
-    state::unlock();
     ret
 }
 
@@ -184,7 +180,7 @@ pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
 
     // SAFETY: `p` is caller-owned, stays alive until unregistered, has a valid
     // `symbol_name`, and we may sleep (this function's `# Safety`): what the address
-    // checks need; `register_locked()` also gets `kprobe_mutex`, taken below.
+    // checks and `register_locked()` need.
     unsafe {
         // Intended divergence: a live probe registered by `addr` with a
         // non-zero `offset` keeps both, so upstream resolves it to
@@ -216,9 +212,7 @@ pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
             return ret;
         }
 
-        state::lock();
-        let ret = register_locked(p, on_func_entry);
-        state::unlock();
+        let ret = register_locked(&locks::kprobe_mutex(), p, on_func_entry);
 
         if !probed_mod.is_null() {
             sys::module_put(probed_mod);
@@ -230,11 +224,11 @@ pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
 /// The part of `register_kprobe()` under `kprobe_mutex`.
 ///
 /// # Safety
-/// As for [`register_kprobe`]; `kprobe_mutex` held.
-unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
-    // SAFETY: `p` is live and not hashed yet, `kprobe_mutex` is held (this function's
-    // `# Safety`): enough for `get_kprobe()`, `register_aggr_kprobe()`, the flags,
-    // the hashing and `arm_kprobe()`; `prepare_kprobe()` also gets `text_mutex`.
+/// As for [`register_kprobe`].
+unsafe fn register_locked(km: &KprobeMutex, p: *mut Kprobe, on_func_entry: bool) -> c_int {
+    // SAFETY: `p` is live and not hashed yet (this function's `# Safety`) and `km`
+    // proves `kprobe_mutex` held: enough for `get_kprobe()`, `register_aggr_kprobe()`,
+    // the flags, the hashing and `arm_kprobe()`; `prepare_kprobe()` also gets `text_mutex`.
     unsafe {
         if on_func_entry {
             flags::set(p, KPROBE_FLAG_ON_FUNC_ENTRY);
@@ -243,23 +237,19 @@ unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
         let old_p = get_kprobe((*p).addr);
         if !old_p.is_null() {
             // Since this may unoptimize 'old_p', locking 'text_mutex'.
-            return register_aggr_kprobe(old_p, p);
+            return register_aggr_kprobe(km, old_p, p);
         }
 
-        sys::cpus_read_lock();
         // Prevent text modification.
-        sys::text_mutex_lock();
-        let ret = arm::prepare_kprobe(p);
-        sys::text_mutex_unlock();
-        sys::cpus_read_unlock();
+        let ret = arm::prepare_kprobe(&locks::text(km), p);
         if ret != 0 {
             return ret;
         }
 
-        registry::hash_probe(p);
+        registry::hash_probe(km, p);
 
         if !state::all_disarmed() && !flags::disabled(p) {
-            let ret = arm::arm_kprobe(p);
+            let ret = arm::arm_kprobe(km, p);
             if ret != 0 {
                 list::hlist_del_rcu(addr_of_mut!((*p).hlist));
                 sys::synchronize_rcu();
@@ -268,7 +258,7 @@ unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
         }
 
         // Try to optimize kprobe.
-        opt::try_to_optimize_kprobe(p);
+        opt::try_to_optimize_kprobe(km, p);
     }
     0
 }
@@ -276,11 +266,11 @@ unsafe fn register_locked(p: *mut Kprobe, on_func_entry: bool) -> c_int {
 /// `aggr_kprobe_disabled()`: are all probes of aggregate `ap` disabled?
 ///
 /// # Safety
-/// `ap` is a live aggregate; `kprobe_mutex` held.
-unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
+/// `ap` is a live aggregate.
+unsafe fn aggr_kprobe_disabled(_km: &KprobeMutex, ap: *mut Kprobe) -> bool {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: `ap` is a live aggregate and `kprobe_mutex` is held (this function's
-    // `# Safety`), so its child list and the children are stable for `iter_rcu()`.
+    // SAFETY: `ap` is a live aggregate (this function's `# Safety`) and `_km` proves
+    // `kprobe_mutex` held, so its child list and the children are stable for `iter_rcu()`.
     unsafe {
         // Since there is an active probe on the list, we can't disable
         // this 'ap'.
@@ -294,15 +284,15 @@ unsafe fn aggr_kprobe_disabled(ap: *mut Kprobe) -> bool {
 /// `Result` would be returned through memory on every enable/disable).
 ///
 /// # Safety
-/// `p` is readable; `kprobe_mutex` held.
-unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
+/// `p` is readable.
+unsafe fn disable_locked(km: &KprobeMutex, p: *mut Kprobe) -> *mut Kprobe {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: `p` is readable and `kprobe_mutex` is held (this function's `# Safety`);
+    // SAFETY: `p` is readable (this function's `# Safety`) and `km` proves `kprobe_mutex`;
     // `p` is written only once `get_valid_kprobe()` found it registered (so live),
     // and `orig_p` is hashed, and armed when it is disarmed, as `disarm_kprobe()` needs.
     unsafe {
         // Get an original kprobe for return.
-        let orig_p = get_valid_kprobe(p);
+        let orig_p = get_valid_kprobe(km, p);
         if orig_p.is_null() {
             return addr::err_ptr(-sys::EINVAL).cast();
         }
@@ -313,13 +303,13 @@ unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
                 flags::set(p, KPROBE_FLAG_DISABLED);
             }
             // Try to disarm and disable this/parent probe.
-            if p == orig_p || aggr_kprobe_disabled(orig_p) {
+            if p == orig_p || aggr_kprobe_disabled(km, orig_p) {
                 // Don't be lazy here. Even if 'kprobes_all_disarmed' is
                 // false, 'orig_p' might not have been armed yet. Note
                 // arm_all_kprobes() __tries__ to arm all kprobes on the best
                 // effort basis.
                 if !state::all_disarmed() && !flags::disabled(orig_p) {
-                    let ret = arm::disarm_kprobe(orig_p, true);
+                    let ret = arm::disarm_kprobe(km, orig_p, true);
                     if ret != 0 {
                         flags::clear(p, KPROBE_FLAG_DISABLED);
                         return addr::err_ptr(ret).cast();
@@ -336,14 +326,14 @@ unsafe fn disable_locked(p: *mut Kprobe) -> *mut Kprobe {
 /// grace period.
 ///
 /// # Safety
-/// `p` is readable; `kprobe_mutex` held.
-pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is readable and `kprobe_mutex` is held (this function's `# Safety`);
+/// `p` is readable.
+pub unsafe fn unregister_top(km: &KprobeMutex, p: *mut Kprobe) -> c_int {
+    // SAFETY: `p` is readable (this function's `# Safety`) and `km` proves `kprobe_mutex`;
     // past `disable_locked()`, `p` is registered and `ap` hashed, so the list and
     // hlist removals and `optimize_kprobe()` run under the lock they need.
     unsafe {
         // Disable kprobe. This will disarm it if needed.
-        let ap = disable_locked(p);
+        let ap = disable_locked(km, p);
         if addr::is_err(ap.cast()) {
             return addr::ptr_err(ap.cast());
         }
@@ -375,7 +365,7 @@ pub unsafe fn unregister_top(p: *mut Kprobe) -> c_int {
                 if !flags::disabled(ap) && !state::all_disarmed() {
                     // Try to optimize this probe again, because post
                     // handler may have been changed.
-                    opt::optimize_kprobe(ap);
+                    opt::optimize_kprobe(km, ap);
                 }
                 return 0;
             }
@@ -445,18 +435,19 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
         return;
     }
     let n = num as usize;
-    state::lock();
-    for i in 0..n {
-        // SAFETY: `i < num` and `kps[i]` is a caller-owned probe (this function's
-        // `# Safety`); `kprobe_mutex` is held, as `unregister_top()` requires.
-        unsafe {
-            let p = *kps.add(i);
-            if unregister_top(p) < 0 {
-                crate::once::write(addr_of_mut!((*p).addr), ptr::null_mut());
+    {
+        let km = locks::kprobe_mutex();
+        for i in 0..n {
+            // SAFETY: `i < num` and `kps[i]` is a caller-owned probe (this function's
+            // `# Safety`), as `unregister_top()` requires.
+            unsafe {
+                let p = *kps.add(i);
+                if unregister_top(&km, p) < 0 {
+                    crate::once::write(addr_of_mut!((*p).addr), ptr::null_mut());
+                }
             }
         }
     }
-    state::unlock();
 
     // Upstream waits with synchronize_rcu().  An expedited grace period is
     // the same guarantee (no handler still runs on these probes once it
@@ -482,13 +473,11 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
 /// `kp` is readable.
 #[inline] // into its C ABI body (exports.rs): one jump less per call
 pub unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
-    state::lock();
-    // SAFETY: `kp` is readable (this function's `# Safety`) and `kprobe_mutex` is
-    // held, all that `disable_locked()` requires.
-    let ap = unsafe { disable_locked(kp) };
-    let ret = if addr::is_err(ap.cast()) { addr::ptr_err(ap.cast()) } else { 0 };
-    state::unlock();
-    ret
+    let km = locks::kprobe_mutex();
+    // SAFETY: `kp` is readable (this function's `# Safety`), all that
+    // `disable_locked()` requires.
+    let ap = unsafe { disable_locked(&km, kp) };
+    if addr::is_err(ap.cast()) { addr::ptr_err(ap.cast()) } else { 0 }
 }
 
 /// `enable_kprobe()`.
@@ -498,14 +487,14 @@ pub unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
 #[inline] // into its C ABI body (exports.rs): one jump less per call
 pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
     let mut ret = 0;
-    state::lock();
-    // SAFETY: `kp` is readable (this function's `# Safety`) and `kprobe_mutex` is
-    // held; `kp` is written only once `get_valid_kprobe()` found it registered (so
-    // live), and `p` is hashed, as `arm_kprobe()` needs.
+    let km = locks::kprobe_mutex();
+    // SAFETY: `kp` is readable (this function's `# Safety`); `kp` is written only
+    // once `get_valid_kprobe()` found it registered (so live), and `p` is hashed,
+    // as `arm_kprobe()` needs.
     unsafe {
         'out: {
             // Check whether specified probe is valid.
-            let p = get_valid_kprobe(kp);
+            let p = get_valid_kprobe(&km, kp);
             if p.is_null() {
                 ret = -sys::EINVAL;
                 break 'out;
@@ -530,7 +519,7 @@ pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
                 }
             } else if flags::disabled(p) {
                 flags::clear(p, KPROBE_FLAG_DISABLED);
-                ret = arm::arm_kprobe(p);
+                ret = arm::arm_kprobe(&km, p);
                 if ret != 0 {
                     flags::set(p, KPROBE_FLAG_DISABLED);
                     if p != kp {
@@ -540,6 +529,5 @@ pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
             }
         }
     }
-    state::unlock();
     ret
 }

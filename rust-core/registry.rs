@@ -13,6 +13,7 @@
 
 use crate::ffi::c_void;
 use crate::list;
+use crate::locks::KprobeMutex;
 use crate::types::{HlistHead, Kprobe, KprobeOpcode};
 use core::ptr;
 
@@ -76,15 +77,14 @@ pub(crate) fn reset() {
 }
 
 /// Calls `f` on every hashed probe (`hlist_for_each_entry` over each
-/// bucket).  `f` may not unhash the probe it is given.
-///
-/// # Safety
-/// `kprobe_mutex` held.
-pub unsafe fn for_each_hashed(mut f: impl FnMut(*mut Kprobe)) {
+/// bucket, under `kprobe_mutex`).  `f` may not unhash the probe it is
+/// given; each probe it gets is hashed, so live.
+pub fn for_each_hashed(_km: &KprobeMutex, mut f: impl FnMut(*mut Kprobe)) {
     for i in 0..KPROBE_TABLE_SIZE {
         let head = (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(i);
-        // SAFETY: `kprobe_mutex` is held (this function's `# Safety`), so the chain is
-        // stable for `hlist_iter()`; `hlist` is the first field of `struct kprobe`.
+        // SAFETY: `_km` proves `kprobe_mutex` held, so no other task changes the
+        // chain while `hlist_iter()` walks it (and `f` only unhashes no probe);
+        // `hlist` is the first field of `struct kprobe`.
         for n in unsafe { list::hlist_iter(head) } {
             f(n.cast::<Kprobe>());
         }
@@ -94,10 +94,11 @@ pub unsafe fn for_each_hashed(mut f: impl FnMut(*mut Kprobe)) {
 /// `hlist_add_head_rcu(&p->hlist, &kprobe_table[hash_ptr(p->addr)])`.
 ///
 /// # Safety
-/// `p` is live and not hashed; `kprobe_mutex` held.
-pub unsafe fn hash_probe(p: *mut Kprobe) {
-    // SAFETY: `p` is live and not hashed and `kprobe_mutex` is held (this
-    // function's `# Safety`), as `init_hlist_node()` and `hlist_add_head_rcu()` need.
+/// `p` is live and not hashed.
+pub unsafe fn hash_probe(_km: &KprobeMutex, p: *mut Kprobe) {
+    // SAFETY: `p` is live and not hashed (this function's `# Safety`) and `_km`
+    // proves `kprobe_mutex` held, the table's writer lock, as `init_hlist_node()`
+    // and `hlist_add_head_rcu()` need.
     unsafe {
         list::init_hlist_node(core::ptr::addr_of_mut!((*p).hlist));
         list::hlist_add_head_rcu(core::ptr::addr_of_mut!((*p).hlist), bucket((*p).addr as usize));

@@ -16,6 +16,7 @@
 //! mutex, as in C.
 
 use crate::list;
+use crate::locks;
 use crate::sys;
 use crate::types::{KprobeInsnCache, KprobeOpcode, ListHead};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong};
@@ -98,27 +99,27 @@ pub unsafe fn get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
         let mut found: *mut KprobeOpcode = ptr::null_mut();
 
         // Since the slot array is not protected by rcu, we need a mutex.
-        sys::mutex_lock(ptr::addr_of_mut!((*c).mutex));
+        let _m = locks::mutex(ptr::addr_of_mut!((*c).mutex));
         'retry: loop {
-            sys::rcu_read_lock();
-            for l in list::iter_rcu(ptr::addr_of_mut!((*c).pages)) {
-                let kip = kip_of(l);
-                if ((*kip).nused as usize) < spp {
-                    for i in 0..spp {
-                        if *slot(kip, i) == SlotState::Clean as u8 {
-                            *slot(kip, i) = SlotState::Used as u8;
-                            (*kip).nused += 1;
-                            found = (*kip).insns.add(i * (*c).insn_size);
-                            sys::rcu_read_unlock();
-                            break 'retry;
+            {
+                let _rcu = locks::rcu_read();
+                for l in list::iter_rcu(ptr::addr_of_mut!((*c).pages)) {
+                    let kip = kip_of(l);
+                    if ((*kip).nused as usize) < spp {
+                        for i in 0..spp {
+                            if *slot(kip, i) == SlotState::Clean as u8 {
+                                *slot(kip, i) = SlotState::Used as u8;
+                                (*kip).nused += 1;
+                                found = (*kip).insns.add(i * (*c).insn_size);
+                                break 'retry;
+                            }
                         }
+                        // kip->nused is broken. Fix it.
+                        (*kip).nused = spp as c_int;
+                        sys::warn();
                     }
-                    // kip->nused is broken. Fix it.
-                    (*kip).nused = spp as c_int;
-                    sys::warn();
                 }
             }
-            sys::rcu_read_unlock();
 
             // If there are any garbage slots, collect it and try again.
             if (*c).nr_garbage != 0 && collect_garbage_slots(c) == 0 {
@@ -158,7 +159,6 @@ pub unsafe fn get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
             );
             break 'retry;
         }
-        sys::mutex_unlock(ptr::addr_of_mut!((*c).mutex));
         found
     }
 }
@@ -249,21 +249,22 @@ pub unsafe fn free_insn_slot(c: *mut KprobeInsnCache, slot_addr: *mut KprobeOpco
         let unit = ((*c).insn_size * size_of::<KprobeOpcode>()) as isize;
         let mut hit: Option<(*mut KprobeInsnPage, usize)> = None;
 
-        sys::mutex_lock(ptr::addr_of_mut!((*c).mutex));
-        sys::rcu_read_lock();
-        for l in list::iter_rcu(ptr::addr_of_mut!((*c).pages)) {
-            let kip = kip_of(l);
-            let idx = (slot_addr as isize).wrapping_sub((*kip).insns as isize) / unit;
-            if idx >= 0 && (idx as usize) < spp {
-                hit = Some((kip, idx as usize));
-                break;
+        let _m = locks::mutex(ptr::addr_of_mut!((*c).mutex));
+        {
+            let _rcu = locks::rcu_read();
+            for l in list::iter_rcu(ptr::addr_of_mut!((*c).pages)) {
+                let kip = kip_of(l);
+                let idx = (slot_addr as isize).wrapping_sub((*kip).insns as isize) / unit;
+                if idx >= 0 && (idx as usize) < spp {
+                    hit = Some((kip, idx as usize));
+                    break;
+                }
+            }
+            // Could not find this slot.
+            if hit.is_none() {
+                sys::warn();
             }
         }
-        // Could not find this slot.
-        if hit.is_none() {
-            sys::warn();
-        }
-        sys::rcu_read_unlock();
         // Mark and sweep: this may sleep.
         if let Some((kip, idx)) = hit {
             // Check double free.
@@ -281,7 +282,6 @@ pub unsafe fn free_insn_slot(c: *mut KprobeInsnCache, slot_addr: *mut KprobeOpco
                 collect_one_slot(kip, idx);
             }
         }
-        sys::mutex_unlock(ptr::addr_of_mut!((*c).mutex));
     }
 }
 
@@ -292,7 +292,7 @@ pub unsafe fn free_insn_slot(c: *mut KprobeInsnCache, slot_addr: *mut KprobeOpco
 /// `c` is a live cache.
 pub unsafe fn is_insn_slot_addr(c: *mut KprobeInsnCache, addr: usize) -> bool {
     let mut ret = false;
-    sys::rcu_read_lock();
+    let _rcu = locks::rcu_read();
     // SAFETY: RCU read side; pages are freed only after a grace period.
     for l in unsafe { list::iter_rcu(ptr::addr_of_mut!((*c).pages)) } {
         // SAFETY: `l` is an entry of the list, live in this section.
@@ -302,7 +302,6 @@ pub unsafe fn is_insn_slot_addr(c: *mut KprobeInsnCache, addr: usize) -> bool {
             break;
         }
     }
-    sys::rcu_read_unlock();
     ret
 }
 
@@ -321,7 +320,7 @@ pub unsafe fn cache_get_kallsym(
     sym: *mut c_char,
 ) -> c_int {
     let mut ret = -sys::ERANGE;
-    sys::rcu_read_lock();
+    let _rcu = locks::rcu_read();
     // SAFETY: RCU read side for the list; out pointers valid (caller).
     unsafe {
         for l in list::iter_rcu(ptr::addr_of_mut!((*c).pages)) {
@@ -337,7 +336,6 @@ pub unsafe fn cache_get_kallsym(
             break;
         }
     }
-    sys::rcu_read_unlock();
     ret
 }
 

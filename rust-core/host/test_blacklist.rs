@@ -211,12 +211,12 @@ fn module_blacklist_comes_and_goes() {
     kprobe_add_ksym_blacklist(A as c_ulong);
     let mut m = module();
     // SAFETY: live module.
-    unsafe { crate::blacklist::add_module(&mut m) };
+    unsafe { crate::blacklist::add_module(&crate::locks::kprobe_mutex(), &mut m) };
     assert_eq!(entries(), vec![(A, A + 0x100), (MODT, MODT + 0x20), (MODT + 0x100, MODT + 0x140)]);
     assert!(within_kprobe_blacklist((MODT + 0x110) as c_ulong));
     assert!(!within_kprobe_blacklist((MODT + 0x210) as c_ulong));
     // SAFETY: live module.
-    unsafe { crate::blacklist::remove_module(&mut m) };
+    unsafe { crate::blacklist::remove_module(&crate::locks::kprobe_mutex(), &mut m) };
     assert_eq!(entries(), vec![(A, A + 0x100)]);
     assert_eq!(image(|i| i.kfree_rcu), 2, "removed entries are freed after a grace period");
     assert!(!within_kprobe_blacklist((MODT + 0x110) as c_ulong));
@@ -228,10 +228,10 @@ fn module_without_sections_adds_nothing() {
     kernel();
     let mut m = Module::default();
     // SAFETY: live module.
-    unsafe { crate::blacklist::add_module(&mut m) };
+    unsafe { crate::blacklist::add_module(&crate::locks::kprobe_mutex(), &mut m) };
     assert!(entries().is_empty());
     // SAFETY: live module.
-    unsafe { crate::blacklist::remove_module(&mut m) };
+    unsafe { crate::blacklist::remove_module(&crate::locks::kprobe_mutex(), &mut m) };
     assert_eq!(image(|i| i.kfree_rcu), 0);
 }
 
@@ -241,6 +241,6 @@ fn remove_area_only_drops_entries_starting_inside() {
     kernel();
     kprobe_add_ksym_blacklist((A + 0x10) as c_ulong); // [A+0x10, A+0x110) overlaps B
     kprobe_add_ksym_blacklist(B as c_ulong);
-    blacklist::remove_area_blacklist(B, B + 1);
+    blacklist::remove_area_blacklist(&crate::locks::kprobe_mutex(), B, B + 1);
     assert_eq!(entries(), vec![(A + 0x10, A + 0x110)]);
 }

@@ -56,7 +56,7 @@ fn kernel() -> Teardown {
         let bl = sys::kretprobe_blacklist();
         (*bl).addr = SWITCH as *mut c_void;
     }
-    crate::state::set_allow_optimization(true);
+    crate::state::set_allow_optimization(&crate::locks::kprobe_mutex(), true);
     Teardown
 }
 
@@ -912,10 +912,8 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
     let ap = hashed(F0 + 8);
     events();
     // The first half of unoptimize_all_kprobes(): queue the unoptimization.
-    crate::state::lock();
-    // SAFETY: live aggregate; kprobe_mutex held.
-    unsafe { crate::opt::unoptimize_kprobe(ap, false) };
-    crate::state::unlock();
+    // SAFETY: a live aggregate.
+    unsafe { crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), ap, None) };
     assert!(events().is_empty(), "queued, not done");
     // kprobes/enabled = 0 before the optimizer runs.
     assert_eq!(crate::arm::disarm_all_kprobes(), 0);

@@ -451,7 +451,7 @@ fn reachable(p: *mut Kprobe) -> bool {
     // SAFETY: single-threaded, outside any core operation: the table and
     // the aggregate lists are stable.
     unsafe {
-        crate::registry::for_each_hashed(|q| {
+        crate::registry::for_each_hashed(&crate::locks::kprobe_mutex(), |q| {
             if q == p {
                 found = true;
             }
@@ -473,7 +473,7 @@ fn stays_disabled(p: *mut Kprobe) -> bool {
     let mut r = None;
     // SAFETY: as for `reachable()`.
     unsafe {
-        crate::registry::for_each_hashed(|q| {
+        crate::registry::for_each_hashed(&crate::locks::kprobe_mutex(), |q| {
             if r.is_some() {
                 return;
             }

@@ -66,6 +66,9 @@ pub mod kretprobe;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../../rust-core/list.rs"]
 pub mod list;
+
+#[path = "../../../../rust-core/locks.rs"]
+pub mod locks;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../../rust-core/module.rs"]
 pub mod module;

@@ -53,7 +53,11 @@ macro_rules! ftrace_export {
         ftrace_export!(@emit [] $(#[$a])* $name($($arg: $t),*) $(-> $r)? $body);
     };
     (@emit [$($u:tt)*] $(#[$a:meta])* $name:ident($($arg:ident: $t:ty),*) $(-> $r:ty)? $body:block) => {
+        // `improper_ctypes`: the arguments are pointers to C structs, FFI-safe
+        // as pointers; the lint looks at the pointee, and bindgen renders
+        // some (`seq_file`'s `lockdep_map` without lockdep) as empty structs.
         #[cfg(CONFIG_RUST)]
+        #[allow(improper_ctypes)]
         extern "C" {
             $(#[$a])*
             pub fn $name($($arg: $t),*) $(-> $r)?;

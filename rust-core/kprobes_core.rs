@@ -12,6 +12,13 @@
 //! It implements all of the upstream file; every `#if CONFIG_*` of
 //! `kprobes.c` is a `cfg` here or an `#if` in the C shim.
 
+pub mod ctypes;
+#[cfg(CONFIG_RUST)]
+#[path = "ktypes_kernel.rs"]
+pub mod ktypes;
+#[cfg(not(CONFIG_RUST))]
+#[path = "host/sim_ktypes.rs"]
+pub mod ktypes;
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]
 pub mod sys;

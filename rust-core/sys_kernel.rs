@@ -13,14 +13,8 @@
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
 use kernel::bindings as b;
+pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookNode};
 
-/// `struct mutex`.
-pub type Mutex = b::mutex;
-
-/// `struct pt_regs`.
-pub type PtRegs = b::pt_regs;
-/// `struct arch_specific_insn`.
-pub type ArchSpecificInsn = b::arch_specific_insn;
 
 /// `PAGE_SIZE`.
 pub const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
@@ -268,12 +262,6 @@ pub fn kprobe_blacklist_end() -> *const c_ulong {
     (&raw const b::__stop_kprobe_blacklist).cast()
 }
 
-/// `struct arch_optimized_insn`.
-pub type ArchOptimizedInsn = b::arch_optimized_insn;
-/// `struct rethook`.
-pub type Rethook = b::rethook;
-/// `struct rethook_node`.
-pub type RethookNode = b::rethook_node;
 /// `struct ctl_table`.
 pub type CtlTable = b::ctl_table;
 /// `struct file`.

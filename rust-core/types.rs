@@ -9,40 +9,12 @@
 //! so a mismatch is a compile error.
 
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
-
-/// `kprobe_opcode_t` on x86.
-pub type KprobeOpcode = u8;
-
-/// `struct list_head`.
-#[repr(C)]
-pub struct ListHead {
-    /// Next entry.
-    pub next: *mut ListHead,
-    /// Previous entry.
-    pub prev: *mut ListHead,
-}
-
-/// `struct hlist_head`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct HlistHead {
-    /// First node.
-    pub first: *mut HlistNode,
-}
-
-/// `struct hlist_node`.
-#[repr(C)]
-pub struct HlistNode {
-    /// Next node.
-    pub next: *mut HlistNode,
-    /// Address of the previous node's `next` (or of the head's `first`).
-    pub pprev: *mut *mut HlistNode,
-}
+pub use crate::ctypes::{HlistHead, HlistNode, KprobeOpcode, ListHead, RcuHead};
 
 /// `struct pt_regs` (only passed through).
-pub type PtRegs = crate::sys::PtRegs;
+pub type PtRegs = crate::ktypes::PtRegs;
 /// `struct arch_specific_insn` (x86; only the arch code looks inside).
-pub type ArchSpecificInsn = crate::sys::ArchSpecificInsn;
+pub type ArchSpecificInsn = crate::ktypes::ArchSpecificInsn;
 
 /// `kprobe_pre_handler_t`.
 pub type KprobePreHandler = Option<unsafe extern "C" fn(*mut Kprobe, *mut PtRegs) -> c_int>;
@@ -88,15 +60,6 @@ pub const KPROBE_FLAG_FTRACE: u32 = 8;
 /// Probe is on the function entry.
 pub const KPROBE_FLAG_ON_FUNC_ENTRY: u32 = 16;
 
-/// `struct rcu_head` (`struct callback_head`).
-#[repr(C)]
-pub struct RcuHead {
-    /// Next callback.
-    pub next: *mut RcuHead,
-    /// The callback.
-    pub func: Option<unsafe extern "C" fn(*mut RcuHead)>,
-}
-
 /// `struct kprobe_blacklist_entry`: one blacklisted address range.
 #[repr(C)]
 pub struct KprobeBlacklistEntry {
@@ -123,7 +86,7 @@ pub struct ModuleAreas<'a> {
 
 /// `struct mutex`: the kernel's own in the kernel build (its size depends on
 /// the lock debugging options), a simulated one on the host.
-pub type Mutex = crate::sys::Mutex;
+pub type Mutex = crate::ktypes::Mutex;
 
 /// `struct kprobe_insn_cache`: a cache of executable pages cut into
 /// instruction slots (`kprobe_insn_slots`, `kprobe_optinsn_slots`).
@@ -147,7 +110,7 @@ pub struct KprobeInsnCache {
 
 /// `struct arch_optimized_insn` (x86; only the arch code looks inside,
 /// except `arch_prepared_optinsn()`).
-pub type ArchOptimizedInsn = crate::sys::ArchOptimizedInsn;
+pub type ArchOptimizedInsn = crate::ktypes::ArchOptimizedInsn;
 
 /// `struct optimized_kprobe`: the aggregate probe, which the jump optimizer
 /// can turn into a jump to a detour buffer.  `list` is the membership in the
@@ -163,9 +126,9 @@ pub struct OptimizedKprobe {
 }
 
 /// `struct rethook` (opaque).
-pub type Rethook = crate::sys::Rethook;
+pub type Rethook = crate::ktypes::Rethook;
 /// `struct rethook_node`.
-pub type RethookNode = crate::sys::RethookNode;
+pub type RethookNode = crate::ktypes::RethookNode;
 
 /// `kretprobe_handler_t`.
 pub type KretprobeHandler = Option<unsafe extern "C" fn(*mut KretprobeInstance, *mut PtRegs) -> c_int>;

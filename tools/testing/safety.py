@@ -117,10 +117,11 @@ def modules():
 
 
 def import_graph():
-    mods = set(modules()) | {"sys", "ffi"}
+    alias = {"sys_kernel": "sys", "ktypes_kernel": "ktypes"}  # cfg-selected by #[path]
+    mods = set(modules()) | set(alias.values()) | {"ffi"}
     g = {}
     for m in modules():
-        name = "sys" if m == "sys_kernel" else m
+        name = alias.get(m, m)
         if m == "kprobes_core":
             continue  # the crate root declares every module
         txt = re.sub(r"//.*", "", src(m))

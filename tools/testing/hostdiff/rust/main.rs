@@ -17,6 +17,10 @@
 // The core is written as a library; as a binary, the parts the driver does
 // not reach (host-test helpers, kernel-only exports) are dead code here.
 #[allow(dead_code)]
+#[path = "../../../../rust-core/ctypes.rs"]
+pub mod ctypes;
+#[path = "model_ktypes.rs"]
+pub mod ktypes;
 #[path = "model_sys.rs"]
 pub mod sys;
 

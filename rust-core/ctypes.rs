@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The kernel's basic C types that the core's shared structures are made
+//! of (`include/linux/types.h`, the opcode type of the architecture).
+//! The bottom of the crate: it uses nothing but `ffi`; `types.rs` re-exports
+//! them and asserts their layout against the kernel's.
+
+/// `kprobe_opcode_t` on x86.
+pub type KprobeOpcode = u8;
+
+/// `struct list_head`.
+#[repr(C)]
+pub struct ListHead {
+    /// Next entry.
+    pub next: *mut ListHead,
+    /// Previous entry.
+    pub prev: *mut ListHead,
+}
+
+/// `struct hlist_head`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HlistHead {
+    /// First node.
+    pub first: *mut HlistNode,
+}
+
+/// `struct hlist_node`.
+#[repr(C)]
+pub struct HlistNode {
+    /// Next node.
+    pub next: *mut HlistNode,
+    /// Address of the previous node's `next` (or of the head's `first`).
+    pub pprev: *mut *mut HlistNode,
+}
+
+/// `struct rcu_head` (`struct callback_head`).
+#[repr(C)]
+pub struct RcuHead {
+    /// Next callback.
+    pub next: *mut RcuHead,
+    /// The callback.
+    pub func: Option<unsafe extern "C" fn(*mut RcuHead)>,
+}

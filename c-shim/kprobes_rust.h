@@ -122,9 +122,9 @@ void dump_kprobe(struct kprobe *kp);
 
 void kprobes_inc_nmissed_count(struct kprobe *p);
 
-void kprobe_busy_begin(void);
+extern void kprobe_busy_begin(void);
 
-void kprobe_busy_end(void);
+extern void kprobe_busy_end(void);
 
 #if defined(CONFIG_DEBUG_FS)
 extern void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
@@ -178,6 +178,14 @@ void kretprobe_rethook_handler(struct rethook_node *rh,
                                void *data,
                                unsigned long _ret_addr,
                                struct pt_regs *regs);
+
+#if defined(CONFIG_SYSCTL)
+extern int proc_kprobes_optimization_handler(const struct ctl_table *table,
+                                             int write,
+                                             void *buffer,
+                                             size_t *length,
+                                             loff_t *ppos);
+#endif
 
 #if !!(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
 struct kprobe *get_kprobe(void *addr);
@@ -250,13 +258,5 @@ int kprobes_rust_module_callback(unsigned long val, struct module *module);
 int kprobes_rust_init(void);
 
 int kprobes_rust_init_optprobes(void);
-
-#if defined(CONFIG_SYSCTL)
-int proc_kprobes_optimization_handler(const struct ctl_table *table,
-                                      int write,
-                                      void *buffer,
-                                      size_t *length,
-                                      loff_t *ppos);
-#endif
 
 #endif  /* _KPROBES_RUST_H */

@@ -218,14 +218,19 @@ pub unsafe extern "C" fn kprobes_inc_nmissed_count(p: *mut Kprobe) {
 }
 crate::nokprobe_symbol!(kprobes_inc_nmissed_count);
 
-/// `kprobe_busy_begin()`.
-#[no_mangle]
-pub extern "C" fn kprobe_busy_begin() {
-    busy_begin()
+// Not on the hit path (fprobe calls them from its handler, the core
+// inlines `busy_begin()`/`busy_end()`): ordinary functions with an ftrace
+// site, which kprobe_events may probe, as upstream's.
+ftrace_export! {
+    /// `kprobe_busy_begin()`.
+    fn kprobe_busy_begin() {
+        busy_begin()
+    }
 }
 
-/// `kprobe_busy_end()`.
-#[no_mangle]
-pub extern "C" fn kprobe_busy_end() {
-    busy_end()
+ftrace_export! {
+    /// `kprobe_busy_end()`.
+    fn kprobe_busy_end() {
+        busy_end()
+    }
 }

@@ -18,11 +18,12 @@ use crate::{addr, blacklist, init, kretprobe, module, opt, register, slots, sys}
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
 use crate::ftrace;
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe};
-use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use crate::ffi::{c_char, c_int, c_uint, c_ulong};
 
 // The C symbols that live with the code they belong to: the hit-path
 // handlers (no ftrace site, as upstream's are `NOKPROBE_SYMBOL`s),
-// `get_kprobe()` and the debugfs files' callbacks.
+// `get_kprobe()`, `kprobe_busy_begin/end()`, the sysctl handler and the
+// debugfs files' callbacks.
 #[cfg(CONFIG_DEBUG_FS)]
 pub use crate::debugfs::{
     kprobe_blacklist_seq_next, kprobe_blacklist_seq_show, kprobe_blacklist_seq_start, kprobe_blacklist_seq_stop,
@@ -34,6 +35,8 @@ pub use crate::aggr::{
     opt_pre_handler,
 };
 pub use crate::kretprobe::{kretprobe_rethook_handler, pre_handler_kretprobe};
+#[cfg(CONFIG_SYSCTL)]
+pub use crate::opt::proc_kprobes_optimization_handler;
 pub use crate::registry::get_kprobe;
 
 
@@ -348,20 +351,3 @@ pub extern "C" fn kprobes_rust_init_optprobes() -> c_int {
     init::init_optprobes()
 }
 
-#[cfg(CONFIG_SYSCTL)]
-/// `proc_kprobes_optimization_handler()`: the `proc_handler` of
-/// `debug.kprobes-optimization` (the C shim's sysctl table).
-///
-/// # Safety
-/// The arguments the sysctl core passes to a `proc_handler`.
-#[no_mangle]
-pub unsafe extern "C" fn proc_kprobes_optimization_handler(
-    table: *const sys::CtlTable,
-    write: c_int,
-    buffer: *mut c_void,
-    length: *mut usize,
-    ppos: *mut crate::types::Loff,
-) -> c_int {
-    // SAFETY: the sysctl core's own arguments (`# Safety` above), as `opt::sysctl_handler()` requires.
-    unsafe { opt::sysctl_handler(table, write, buffer, length, ppos) }
-}

@@ -619,32 +619,35 @@ pub fn unoptimize_all_kprobes() {
 #[no_mangle]
 pub static mut sysctl_kprobes_optimization: c_int = 0;
 
-#[cfg(CONFIG_SYSCTL)]
-/// `proc_kprobes_optimization_handler()`.
-///
-/// # Safety
-/// Called by the sysctl core with its usual arguments.
-pub unsafe fn sysctl_handler(
-    table: *const sys::CtlTable,
-    write: c_int,
-    buffer: *mut c_void,
-    length: *mut usize,
-    ppos: *mut crate::types::Loff,
-) -> c_int {
-    let _sysctl = locks::sysctl();
-    // SAFETY: serialized by `kprobe_sysctl_mutex`, as upstream.
-    unsafe { *(&raw mut sysctl_kprobes_optimization) = if state::allow_optimization() { 1 } else { 0 } };
-    // SAFETY: the arguments are the sysctl core's (this function's `# Safety`), as
-    // `proc_dointvec_minmax()` expects; its `data` is serialized as above.
-    let ret = unsafe { sys::proc_dointvec_minmax(table, write, buffer, length, ppos) };
+ftrace_export! {
+    /// `proc_kprobes_optimization_handler()`: the `proc_handler` of
+    /// `debug.kprobes-optimization` (the C shim's sysctl table).
+    ///
+    /// # Safety
+    /// The arguments the sysctl core passes to a `proc_handler`.
+    #[cfg(CONFIG_SYSCTL)]
+    unsafe fn proc_kprobes_optimization_handler(
+        table: *const sys::CtlTable,
+        write: c_int,
+        buffer: *mut c_void,
+        length: *mut usize,
+        ppos: *mut crate::types::Loff,
+    ) -> c_int {
+        let _sysctl = locks::sysctl();
+        // SAFETY: serialized by `kprobe_sysctl_mutex`, as upstream.
+        unsafe { *(&raw mut sysctl_kprobes_optimization) = if state::allow_optimization() { 1 } else { 0 } };
+        // SAFETY: the arguments are the sysctl core's (this function's `# Safety`), as
+        // `proc_dointvec_minmax()` expects; its `data` is serialized as above.
+        let ret = unsafe { sys::proc_dointvec_minmax(table, write, buffer, length, ppos) };
 
-    // SAFETY: as above.
-    if unsafe { *(&raw const sysctl_kprobes_optimization) } != 0 {
-        optimize_all_kprobes();
-    } else {
-        unoptimize_all_kprobes();
+        // SAFETY: as above.
+        if unsafe { *(&raw const sysctl_kprobes_optimization) } != 0 {
+            optimize_all_kprobes();
+        } else {
+            unoptimize_all_kprobes();
+        }
+        ret
     }
-    ret
 }
 
 /// `__arm_kprobe()`: puts the breakpoint of `p`.

@@ -34,6 +34,12 @@ for v in $VARIANTS; do
 	rm -rf "$xd"; mkdir -p "$xd/modules"
 	# The other variant's sample modules, for the binary drop-in check.
 	cp "$(outdir "$(other "$v")")"/samples/kprobes/*.ko "$xd/modules/" 2>/dev/null || :
+	# The functions of upstream kernel/kprobes.o (the c variant's object),
+	# which the guest tries to probe (section kprobes-o).
+	if [ -f "$(outdir c)/kernel/kprobes.o" ]; then
+		llvm-nm --defined-only "$(outdir c)/kernel/kprobes.o" |
+			awk '$2 ~ /^[tT]$/ && $3 !~ /[.$]/ { print $3 }' | LC_ALL=C sort -u >"$xd/kprobes-o-functions"
+	fi
 	t0=$SECONDS
 	# A run that fails is read as far as it went: the same checks, with
 	# guest/job-completed and whatever did not run failing.
@@ -83,6 +89,16 @@ if [ -s "$RESULTS/c/test/results.log" ] && [ -s "$RESULTS/rust/test/results.log"
 			echo "FAIL ${pfx}differential/kprobes-blacklist-symbols-identical see $RESULTS/blacklist-names.diff"
 		fi
 	fi
+fi
+
+# Every function of upstream kprobes.o that exists by name in both kernels
+# is probed at its entry with the same outcome (tools/testing/kprobes_o.py).
+if [ -n "$(section_of c kprobes-o 2>/dev/null)" ] || [ -n "$(section_of rust kprobes-o 2>/dev/null)" ]; then
+	out=$(python3 "$ROOT/tools/testing/kprobes_o.py" "$RESULTS/c/test/results.log" "$RESULTS/rust/test/results.log" \
+		"$RESULTS/kprobes-o.diff") || out="FAIL differential/kprobes-o-functions-probe-alike kprobes_o.py failed"
+	echo "$out" | sed "s|^\([A-Z]*\) |\1 $pfx|"
+elif config_has c CONFIG_DEBUG_FS && config_has c CONFIG_KPROBE_EVENTS; then
+	echo "FAIL ${pfx}differential/kprobes-o-functions-probe-alike no kprobes-o section in either run"
 fi
 
 # The differential scenarios (kernel modules: only where the config has them).

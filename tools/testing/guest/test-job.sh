@@ -196,6 +196,31 @@ kwrite $T/kprobe_events 'p:kpt/ok vfs_read' && r=0 || r=1
 result blacklist accepted-vfs_read $r
 kwrite $T/kprobe_events ''
 
+# --- the functions of upstream kernel/kprobes.o (the C build's, listed in
+# /extra/kprobes-o-functions by scripts/config-suites.sh): can each be
+# probed at its entry, and how (kprobes/list's flags)?  One line each, for
+# the cross-variant comparison (tools/testing/kprobes_o.py): NAME absent (no
+# text symbol of that name), NAME refused, or NAME ok +OFFSET FLAGS.  The
+# probe is defined (disabled) and removed at once.
+if [ -s /extra/kprobes-o-functions ] && [ $HAVE_KPDEBUGFS = 1 ]; then
+	awk 'NR == FNR { want[$1] = 1; next } ($2 == "t" || $2 == "T") && NF == 3 && ($3 in want) { print $3 }' \
+		/extra/kprobes-o-functions /proc/kallsyms | sort -u >/tmp/kprobes-o-present
+	section kprobes-o
+	while read -r f; do
+		if ! grep -qx "$f" /tmp/kprobes-o-present; then
+			echo "$f absent"
+		elif kwrite $T/kprobe_events "p:kpt/ko $f" 2>/dev/null; then
+			# the offset it landed at (past an endbr64 with IBT) and its flags
+			l=$(grep -E "[[:space:]]$f\+0x[0-9a-f]+[[:space:]]" $D/kprobes/list)
+			echo "$f ok $(echo "$l" | grep -oE '\+0x[0-9a-f]+' | head -n 1) $(echo "$l" | grep -oE '\[[A-Z]+\]' | sort | tr -d '\n')"
+			kwrite $T/kprobe_events ''
+		else
+			echo "$f refused"
+		fi
+	done </extra/kprobes-o-functions
+	section end
+fi
+
 # --- ftracetest (tools/testing/selftests/ftrace), KTAP output.
 section ftracetest
 FTRACETEST_CASES=${FTRACETEST_CASES:-test.d/kprobe test.d/dynevent}

@@ -350,4 +350,3 @@ pub unsafe extern "C" fn kprobes_rust_init() -> c_int {
 pub extern "C" fn kprobes_rust_init_optprobes() -> c_int {
     init::init_optprobes()
 }
-

@@ -57,6 +57,9 @@ rc=${PIPESTATUS[0]}
 read -r cp cf < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } } END { print p+0, f+0 }' "$RESULTS/cargo-test.log")
 P=$((P + cp)) F=$((F + cf))
 echo "cargo test: $cp passed, $cf failed" >>"$SUM"
+# An #[ignore]d test (a known bug's reproducer) is reported as skipped.
+while read -r t; do skipped "cargo-test/$t" "ignored: see the test's documentation"; done \
+	< <(sed -n 's/^test \([^ ]*\) \.\.\. ignored.*/\1/p' "$RESULTS/cargo-test.log")
 grep -q '^test result:' "$RESULTS/cargo-test.log" || record 1 cargo-test "cargo test did not run (log: $RESULTS/cargo-test.log)"
 [ "$rc" = 0 ] || [ "$cf" != 0 ] || record 1 cargo-test "cargo test exited $rc (log: $RESULTS/cargo-test.log)"
 

@@ -931,7 +931,7 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
 /// Known bug (README "Known issues"; not fixed yet, hence ignored): a
 /// probe disabled while optimized (its unoptimization queued), then
 /// `kprobes/enabled` = 0, then enabled again before the optimizer ran.
-/// Intended divergence 3 clears its DISABLED flag without arming (all are
+/// Intended divergence 2 clears its DISABLED flag without arming (all are
 /// disarmed); the optimizer then turns its jump back into an int3 and,
 /// the probe not being disabled, leaves the int3 in the text while all are
 /// disarmed; unregistered, it is unhashed without a disarm and its next hit

@@ -180,7 +180,20 @@ fn do_unoptimize_kprobes(tl: &TextLocks<'_>) {
             // Switching from detour code to origin.
             flags::clear(kp, KPROBE_FLAG_OPTIMIZED);
             // Disarm probes if marked disabled and not gone.
-            if flags::disabled(kp) && !flags::gone(kp) {
+            //
+            // Intended divergence: also while all probes are disarmed
+            // (`kprobes/enabled` = 0).  A probe disabled while optimized
+            // (its unoptimization queued), then enabled while all are
+            // disarmed, has its DISABLED flag cleared without being armed
+            // (divergence 2; upstream leaves it DISABLED there, so it is
+            // disarmed here).  Unoptimized now, its text is an int3 again;
+            // left armed while probing is off, and then unregistered (no
+            // disarming while all are disarmed), it would be unhashed with
+            // the int3 in the text, and its next hit oopses ("Oops: int3",
+            // the debug stress at 6ce4c02).  `disarm_kprobe_locked()` takes
+            // the probes it forcibly unoptimized and disarmed off this list,
+            // so none is disarmed twice.
+            if (flags::disabled(kp) || state::all_disarmed()) && !flags::gone(kp) {
                 sys::arch_disarm_kprobe(kp);
             }
             if kprobe_unused(tl, kp) {
@@ -714,6 +727,14 @@ pub unsafe fn disarm_kprobe_locked(tl: &TextLocks<'_>, p: *mut Kprobe, reopt: bo
         let queued = kprobe_queued(tl, p);
         if !queued || forced {
             sys::arch_disarm_kprobe(p);
+        }
+        if queued && forced {
+            // On the freeing list, forcibly unoptimized and now disarmed: the
+            // optimizer, which disarms the probes there while all are
+            // disarmed (see `do_unoptimize_kprobes()`), has nothing left to do
+            // with it.  It is in use (not disabled), so the optimizer would
+            // only have taken it off the list.
+            list::list_del_init(addr_of_mut!((*op_of(p)).list));
         }
         if !queued {
             // If another kprobe was blocked, re-optimize it.

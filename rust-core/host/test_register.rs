@@ -928,18 +928,16 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
     assert_eq!(crate::arm::arm_all_kprobes(), 0);
 }
 
-/// Known bug (README "Known issues"; not fixed yet, hence ignored): a
-/// probe disabled while optimized (its unoptimization queued), then
+/// A probe disabled while optimized (its unoptimization queued), then
 /// `kprobes/enabled` = 0, then enabled again before the optimizer ran.
 /// Intended divergence 2 clears its DISABLED flag without arming (all are
-/// disarmed); the optimizer then turns its jump back into an int3 and,
-/// the probe not being disabled, leaves the int3 in the text while all are
-/// disarmed; unregistered, it is unhashed without a disarm and its next hit
-/// is "Oops: int3" (the 10-minute debug stress at 6ce4c02, Rust kernel, at
-/// 252 s).  Upstream leaves the probe DISABLED there, so the optimizer
-/// disarms it.  `cargo test -- --ignored` runs it (it fails today).
+/// disarmed); the optimizer then turns its jump back into an int3 and must
+/// disarm it although it is not disabled, since all are disarmed: before
+/// the fix it left the int3 in the text, and once unregistered (no
+/// disarming while all are disarmed) the probe's next hit was "Oops: int3"
+/// (the 10-minute debug stress at 6ce4c02, Rust kernel, at 252 s).
+/// Upstream leaves the probe DISABLED there, so its optimizer disarms it.
 #[test]
-#[ignore = "known bug: int3 left after enable while all disarmed with a queued unoptimization"]
 fn enable_while_disarmed_with_a_queued_unoptimization() {
     let _g = sys::exclusive();
     let _t = kernel();

@@ -4,10 +4,11 @@
 //! an address, function-entry detection, and the checks that decide whether
 //! a probe may be placed there.  Port of that part of `kernel/kprobes.c`.
 
-use crate::flags;
 use crate::ffi::{c_char, c_int, c_ulong};
+use crate::probe::NewProbe;
 use crate::sys::{self, Module};
-use crate::types::{Kprobe, KprobeOpcode};
+use crate::types::KprobeOpcode;
+use core::ffi::CStr;
 use core::ptr;
 
 /// `ERR_PTR(err)`.
@@ -34,29 +35,21 @@ pub fn ptr_err(p: *const KprobeOpcode) -> c_int {
 /// `addr`/`symbol_name` or when the arch rejects the result, `-ENOENT` for
 /// an unknown symbol or an address outside any symbol.  Sets
 /// `*on_func_entry`.
-///
-/// # Safety
-/// `symbol_name` is null or a C string.
-pub unsafe fn kprobe_addr(
-    addr: *mut KprobeOpcode,
-    symbol_name: *const c_char,
-    offset: c_ulong,
-    on_func_entry: &mut bool,
-) -> *mut KprobeOpcode {
+pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: c_ulong, on_func_entry: &mut bool) -> *mut KprobeOpcode {
     let mut addr = addr;
     let mut offset = offset as usize;
-    if (!symbol_name.is_null() && !addr.is_null()) || (symbol_name.is_null() && addr.is_null()) {
+    if symbol_name.is_some() == !addr.is_null() {
         return err_ptr(-sys::EINVAL);
     }
 
-    if !symbol_name.is_null() {
+    if let Some(symbol_name) = symbol_name {
         // Input: @sym + @offset
         // Output: @addr + @offset
         //
         // NOTE: kprobe_lookup_name() does *NOT* fold the offset argument
         // into its output!
-        // SAFETY: `symbol_name` is a C string (caller).
-        addr = unsafe { sys::kprobe_lookup_name(symbol_name, offset as u32) };
+        // SAFETY: `symbol_name` is a C string.
+        addr = unsafe { sys::kprobe_lookup_name(symbol_name.as_ptr().cast(), offset as u32) };
         if addr.is_null() {
             return err_ptr(-sys::ENOENT);
         }
@@ -86,14 +79,9 @@ pub unsafe fn kprobe_addr(
 /// is the function entry, or `-EINVAL` if it is not, `-ENOENT` if the
 /// symbol or address lookup fails.  The caller must pass `addr` or `sym`
 /// (either one must be null), or this returns `-EINVAL`.
-///
-/// # Safety
-/// `sym` is null or a C string.
-pub unsafe fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
+pub fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: Option<&CStr>, offset: c_ulong) -> c_int {
     let mut on_func_entry = false;
-    // SAFETY: `sym` is null or a C string (this function's `# Safety`), all that
-    // `kprobe_addr()` requires.
-    let kp_addr = unsafe { kprobe_addr(addr, sym, offset, &mut on_func_entry) };
+    let kp_addr = kprobe_addr(addr, sym, offset, &mut on_func_entry);
     if is_err(kp_addr) {
         return ptr_err(kp_addr);
     }
@@ -105,22 +93,13 @@ pub unsafe fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, 
 
 /// `check_ftrace_location()`: a probe exactly on an ftrace call site uses
 /// ftrace (`KPROBE_FLAG_FTRACE`).
-///
-/// # Safety
-/// `p` is live and not yet registered.
-pub unsafe fn check_ftrace_location(p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is live and not yet registered (this function's `# Safety`), so
-    // its `addr` may be read and we are its flags' only writer.
-    unsafe {
-        let addr = (*p).addr as usize;
-        if sys::ftrace_location(addr) == addr {
-            #[cfg(CONFIG_KPROBES_ON_FTRACE)]
-            {
-                flags::set(p, crate::types::KPROBE_FLAG_FTRACE);
-            }
-            #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
-            return -sys::EINVAL;
-        }
+pub fn check_ftrace_location(p: &NewProbe<'_>) -> c_int {
+    let addr = p.probe().addr() as usize;
+    if sys::ftrace_location(addr) == addr {
+        #[cfg(CONFIG_KPROBES_ON_FTRACE)]
+        p.set_flags(crate::types::KPROBE_FLAG_FTRACE);
+        #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
+        return -sys::EINVAL;
     }
     0
 }
@@ -145,17 +124,13 @@ pub fn is_cfi_preamble_symbol(addr: usize) -> bool {
 ///
 /// The module lookup and the reference are taken with preemption disabled,
 /// so the module cannot be freed in between (the CVE-2024-35955 fix).
-///
-/// # Safety
-/// `p` is live, process context.
-pub unsafe fn check_kprobe_address_safe(p: *mut Kprobe, probed_mod: &mut *mut Module) -> c_int {
-    // SAFETY: `p` is live (caller).
-    let ret = unsafe { check_ftrace_location(p) };
+/// Process context.
+pub fn check_kprobe_address_safe(p: &NewProbe<'_>, probed_mod: &mut *mut Module) -> c_int {
+    let ret = check_ftrace_location(p);
     if ret != 0 {
         return ret;
     }
-    // SAFETY: as above.
-    let addr = unsafe { (*p).addr } as usize;
+    let addr = p.probe().addr() as usize;
     let jl = crate::locks::jump_label();
     sys::preempt_disable();
     let ret = 'out: {

@@ -5,13 +5,12 @@
 //! `/sys/kernel/debug/kprobes/enabled`.  Port of that part of
 //! `kernel/kprobes.c`.
 
-use crate::flags;
 use crate::ffi::c_int;
 use crate::ftrace;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
 use crate::sys;
-use crate::types::Kprobe;
+use crate::probe::{Hashed, NewProbe, Prepared};
 // `kprobes/enabled` (debugfs) only.
 #[cfg(CONFIG_DEBUG_FS)]
 use crate::{
@@ -19,54 +18,43 @@ use crate::{
     registry, state,
 };
 
-/// `prepare_kprobe()`.
-///
-/// # Safety
-/// `p` is live, not hashed.
-pub unsafe fn prepare_kprobe(_tl: &TextLocks<'_>, p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is live and not hashed (this function's `# Safety`) and `_tl`
-    // proves `kprobe_mutex` and `text_mutex` held, as `flags::ftrace()` and the
-    // arch prepares need.
-    unsafe {
+/// `prepare_kprobe()`: the arch preparation of a probe about to be hashed
+/// (`text_mutex` held: the arch copies the instruction at `p->addr`).
+pub fn prepare_kprobe<'k>(_tl: &TextLocks<'_>, p: &NewProbe<'k>) -> Result<Prepared<'k>, c_int> {
+    let p = p.probe();
+    // SAFETY: `p` is live and seen by no other CPU (a `NewProbe`), at an address
+    // the registration checked, and `_tl` proves `kprobe_mutex` and `text_mutex`
+    // held, as the arch prepares need.
+    let ret = unsafe {
         // Must ensure p->addr is really on ftrace.
-        if flags::ftrace(p) {
-            return sys::arch_prepare_kprobe_ftrace(p);
+        if p.ftrace() {
+            sys::arch_prepare_kprobe_ftrace(p.as_ptr())
+        } else {
+            sys::arch_prepare_kprobe(p.as_ptr())
         }
-        sys::arch_prepare_kprobe(p)
+    };
+    if ret != 0 {
+        return Err(ret);
     }
+    // SAFETY: its arch preparation just succeeded, under `_tl`'s `kprobe_mutex`.
+    Ok(unsafe { Prepared::new(p) })
 }
 
 /// `arm_kprobe()`.
-///
-/// # Safety
-/// `kp` is hashed.
-pub unsafe fn arm_kprobe(km: &KprobeMutex, kp: *mut Kprobe) -> c_int {
-    // SAFETY: `kp` is hashed, so live and prepared (this function's `# Safety`), and
-    // `km` proves `kprobe_mutex` held: all `arm_kprobe_ftrace()` needs;
-    // `arm_kprobe_locked()` also gets the CPU hotplug lock and `text_mutex`.
-    unsafe {
-        if flags::ftrace(kp) {
-            return ftrace::arm_kprobe_ftrace(km, kp);
-        }
-        opt::arm_kprobe_locked(&locks::text(km), kp);
+pub fn arm_kprobe(km: &KprobeMutex, kp: Hashed<'_>) -> c_int {
+    if kp.ftrace() {
+        return ftrace::arm_kprobe_ftrace(km, kp);
     }
+    opt::arm_kprobe_locked(&locks::text(km), kp);
     0
 }
 
-/// `disarm_kprobe()`.
-///
-/// # Safety
-/// `kp` is hashed and armed.
-pub unsafe fn disarm_kprobe(km: &KprobeMutex, kp: *mut Kprobe, reopt: bool) -> c_int {
-    // SAFETY: `kp` is hashed and armed (this function's `# Safety`) and `km` proves
-    // `kprobe_mutex` held: all `disarm_kprobe_ftrace()` needs;
-    // `disarm_kprobe_locked()` also gets the CPU hotplug lock and `text_mutex`.
-    unsafe {
-        if flags::ftrace(kp) {
-            return ftrace::disarm_kprobe_ftrace(km, kp);
-        }
-        opt::disarm_kprobe_locked(&locks::text(km), kp, reopt);
+/// `disarm_kprobe()`: `kp` is armed.
+pub fn disarm_kprobe(km: &KprobeMutex, kp: Hashed<'_>, reopt: bool) -> c_int {
+    if kp.ftrace() {
+        return ftrace::disarm_kprobe_ftrace(km, kp);
     }
+    opt::disarm_kprobe_locked(&locks::text(km), kp, reopt);
     0
 }
 
@@ -84,17 +72,13 @@ pub fn arm_all_kprobes() -> c_int {
         // Arming kprobes doesn't optimize kprobe itself; arm all kprobes on
         // a best-effort basis.
         registry::for_each_hashed(&km, |p| {
-            // SAFETY: `for_each_hashed()` yields hashed (so live) probes, as
-            // `flags::disabled()` and `arm_kprobe()` need.
-            unsafe {
-                if !flags::disabled(p) {
-                    let err = arm_kprobe(&km, p);
-                    if err != 0 {
-                        errors += 1;
-                        ret = err;
-                    }
-                    total += 1;
+            if !p.disabled() {
+                let err = arm_kprobe(&km, p);
+                if err != 0 {
+                    errors += 1;
+                    ret = err;
                 }
+                total += 1;
             }
         });
         if errors != 0 {
@@ -123,17 +107,15 @@ pub fn disarm_all_kprobes() -> c_int {
         state::set_all_disarmed(&km, true);
         // Disarm all kprobes on a best-effort basis.
         registry::for_each_hashed(&km, |p| {
-            // SAFETY: `for_each_hashed()` yields hashed probes, armed if enabled
-            // (probes were not all disarmed), as `disarm_kprobe()` needs.
-            unsafe {
-                if !sys::arch_trampoline_kprobe(p) && !flags::disabled(p) {
-                    let err = disarm_kprobe(&km, p, false);
-                    if err != 0 {
-                        errors += 1;
-                        ret = err;
-                    }
-                    total += 1;
+            // SAFETY: `p` is live (a `Hashed`), all `arch_trampoline_kprobe()` reads.
+            if !unsafe { sys::arch_trampoline_kprobe(p.as_ptr()) } && !p.disabled() {
+                // Armed: enabled while probes were not all disarmed.
+                let err = disarm_kprobe(&km, p, false);
+                if err != 0 {
+                    errors += 1;
+                    ret = err;
                 }
+                total += 1;
             }
         });
         if errors != 0 {

@@ -17,6 +17,7 @@
 use crate::{addr, blacklist, init, kretprobe, module, opt, register, slots, sys};
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
 use crate::ftrace;
+use crate::probe::{Probe, ProbeArray, RetProbe, RetProbeArray};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong};
 
@@ -30,10 +31,8 @@ pub use crate::debugfs::{
     kprobe_seq_next, kprobe_seq_start, kprobe_seq_stop, read_enabled_file_bool, show_kprobe_addr,
     write_enabled_file_bool,
 };
-pub use crate::aggr::{
-    aggr_post_handler, aggr_pre_handler, dump_kprobe, kprobe_busy_begin, kprobe_busy_end, kprobes_inc_nmissed_count,
-    opt_pre_handler,
-};
+pub use crate::aggr::{dump_kprobe, kprobe_busy_begin, kprobe_busy_end, kprobes_inc_nmissed_count};
+pub use crate::probe::{aggr_post_handler, aggr_pre_handler, opt_pre_handler};
 pub use crate::kretprobe::{kretprobe_rethook_handler, pre_handler_kretprobe};
 #[cfg(CONFIG_SYSCTL)]
 pub use crate::opt::proc_kprobes_optimization_handler;
@@ -151,8 +150,9 @@ ftrace_export! {
     /// # Safety
     /// `sym` is null or a C string.
     unsafe fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
-        // SAFETY: `sym` is null or a C string (`# Safety` above), all that `addr::kprobe_on_func_entry()` requires.
-        unsafe { addr::kprobe_on_func_entry(addr, sym, offset) }
+        // SAFETY: `sym` is null or a C string (`# Safety` above), which the caller keeps for the call.
+        let sym = (!sym.is_null()).then(|| unsafe { core::ffi::CStr::from_ptr(sym.cast()) });
+        addr::kprobe_on_func_entry(addr, sym, offset)
     }
 }
 
@@ -162,10 +162,11 @@ ftrace_export! {
     /// `offset`).  0 or a negative errno.
     ///
     /// # Safety
-    /// `p` stays alive and untouched by the caller until it is unregistered; process context.
+    /// `p` is non-null and stays alive and untouched by the caller until it
+    /// is unregistered, its `symbol_name` null or a C string; process context.
     unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
-        // SAFETY: `p` lives until unregistered, process context (`# Safety` above), as `register::register_kprobe()` needs.
-        unsafe { register::register_kprobe(p) }
+        // SAFETY: `p` lives until unregistered, with a valid `symbol_name` (`# Safety` above): a `Probe`.
+        register::register_kprobe(unsafe { Probe::from_raw(p) })
     }
 }
 
@@ -175,8 +176,8 @@ ftrace_export! {
     /// # Safety
     /// `kps` holds `num` probes, each as for [`register_kprobe`]; process context.
     unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
-        // SAFETY: `num` probes, each as for `register_kprobe()` (`# Safety` above), as `register::register_kprobes()` needs.
-        unsafe { register::register_kprobes(kps, num) }
+        // SAFETY: `num` probes, each as for `register_kprobe()` (`# Safety` above): a `ProbeArray`.
+        register::register_kprobes(unsafe { ProbeArray::from_raw(kps, num.max(0) as usize) })
     }
 }
 
@@ -184,11 +185,12 @@ ftrace_export! {
     /// `unregister_kprobe()`.
     ///
     /// # Safety
-    /// `p` is readable; process context.
+    /// `p` is a caller's live `struct kprobe` (`symbol_name` null or a C
+    /// string); process context.
     unsafe fn unregister_kprobe(p: *mut Kprobe) {
         let mut p = p;
-        // SAFETY: `&mut p` is an array of one readable probe, process context (`# Safety` above), as required.
-        unsafe { register::unregister_kprobes(&mut p, 1) }
+        // SAFETY: `&mut p` is an array of one such probe, live for the call (`# Safety` above).
+        register::unregister_kprobes(unsafe { ProbeArray::from_raw(&mut p, 1) })
     }
 }
 
@@ -196,10 +198,10 @@ ftrace_export! {
     /// `unregister_kprobes()`.
     ///
     /// # Safety
-    /// `kps` holds `num` readable probes; process context.
+    /// `kps` holds `num` probes, each as for [`unregister_kprobe`]; process context.
     unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
-        // SAFETY: `kps` holds `num` readable probes, process context (`# Safety` above), as required.
-        unsafe { register::unregister_kprobes(kps, num) }
+        // SAFETY: `kps` holds `num` such probes (`# Safety` above): a `ProbeArray`.
+        register::unregister_kprobes(unsafe { ProbeArray::from_raw(kps, num.max(0) as usize) })
     }
 }
 
@@ -207,10 +209,10 @@ ftrace_export! {
     /// `enable_kprobe()`.
     ///
     /// # Safety
-    /// `kp` is readable.
+    /// `kp` is a caller's live `struct kprobe` (`symbol_name` null or a C string).
     unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
-        // SAFETY: `kp` is readable (`# Safety` above), all that `register::enable_kprobe()` requires.
-        unsafe { register::enable_kprobe(kp) }
+        // SAFETY: live for the call, with a valid `symbol_name` (`# Safety` above): a `Probe`.
+        register::enable_kprobe(unsafe { Probe::from_raw(kp) })
     }
 }
 
@@ -218,10 +220,10 @@ ftrace_export! {
     /// `disable_kprobe()`.
     ///
     /// # Safety
-    /// `kp` is readable.
+    /// `kp` is a caller's live `struct kprobe` (`symbol_name` null or a C string).
     unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
-        // SAFETY: `kp` is readable (`# Safety` above), all that `register::disable_kprobe()` requires.
-        unsafe { register::disable_kprobe(kp) }
+        // SAFETY: live for the call, with a valid `symbol_name` (`# Safety` above): a `Probe`.
+        register::disable_kprobe(unsafe { Probe::from_raw(kp) })
     }
 }
 
@@ -229,10 +231,11 @@ ftrace_export! {
     /// `register_kretprobe()`.
     ///
     /// # Safety
-    /// `rp` stays alive and untouched by the caller until unregistered; process context.
+    /// `rp` is non-null and stays alive and untouched by the caller until
+    /// unregistered, its `kp.symbol_name` null or a C string; process context.
     unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
-        // SAFETY: `rp` lives until unregistered, process context (`# Safety` above), as `kretprobe::register_kretprobe()` needs.
-        unsafe { kretprobe::register_kretprobe(rp) }
+        // SAFETY: `rp` lives until unregistered (`# Safety` above): a `RetProbe`.
+        kretprobe::register_kretprobe(unsafe { RetProbe::from_raw(rp) })
     }
 }
 
@@ -242,8 +245,8 @@ ftrace_export! {
     /// # Safety
     /// `rps` holds `num` kretprobes, each as for [`register_kretprobe`]; process context.
     unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
-        // SAFETY: `num` kretprobes, each as for `register_kretprobe()` (`# Safety` above), as required.
-        unsafe { kretprobe::register_kretprobes(rps, num) }
+        // SAFETY: `num` kretprobes, each as for `register_kretprobe()` (`# Safety` above): a `RetProbeArray`.
+        kretprobe::register_kretprobes(unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) })
     }
 }
 
@@ -251,11 +254,12 @@ ftrace_export! {
     /// `unregister_kretprobe()`.
     ///
     /// # Safety
-    /// `rp` is readable; process context.
+    /// `rp` is a caller's live `struct kretprobe` (`kp.symbol_name` null or
+    /// a C string); process context.
     unsafe fn unregister_kretprobe(rp: *mut Kretprobe) {
         let mut rp = rp;
-        // SAFETY: `&mut rp` is an array of one readable kretprobe, process context (`# Safety` above), as required.
-        unsafe { kretprobe::unregister_kretprobes(&mut rp, 1) }
+        // SAFETY: `&mut rp` is an array of one such kretprobe (`# Safety` above).
+        kretprobe::unregister_kretprobes(unsafe { RetProbeArray::from_raw(&mut rp, 1) })
     }
 }
 
@@ -263,10 +267,11 @@ ftrace_export! {
     /// `unregister_kretprobes()`.
     ///
     /// # Safety
-    /// `rps` holds `num` distinct, readable kretprobes; process context.
+    /// `rps` holds `num` distinct kretprobes, each as for
+    /// [`unregister_kretprobe`]; process context.
     unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
-        // SAFETY: `rps` holds `num` distinct, readable kretprobes, process context (`# Safety` above), as required.
-        unsafe { kretprobe::unregister_kretprobes(rps, num) }
+        // SAFETY: `rps` holds `num` such kretprobes (`# Safety` above): a `RetProbeArray`.
+        kretprobe::unregister_kretprobes(unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) })
     }
 }
 
@@ -277,8 +282,8 @@ ftrace_export! {
     /// # Safety
     /// `p` is hashed.
     unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
-        // SAFETY: a hashed `p` is live (`# Safety` above), all that `opt::kprobe_disarmed()` requires.
-        unsafe { opt::kprobe_disarmed(p) }
+        // SAFETY: a hashed `p` is live (`# Safety` above): a `Probe`.
+        opt::kprobe_disarmed(unsafe { Probe::from_raw(p) })
     }
 }
 

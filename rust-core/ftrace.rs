@@ -20,11 +20,10 @@
 //! negative.  Here an aggregate remembers which ops armed it
 //! ([`FLAG_ARMED_IPMODIFY`]) and is disarmed through those.
 
-use crate::flags;
 use crate::ffi::c_int;
 use crate::locks::KprobeMutex;
 use crate::sys;
-use crate::types::Kprobe;
+use crate::probe::{Hashed, Probe};
 use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
 
 /// Probes armed through `kprobe_ipmodify_ops` (`kprobe_mutex`).
@@ -52,14 +51,10 @@ fn counter(ipmodify: bool) -> &'static AtomicI32 {
 }
 
 /// `__arm_kprobe_ftrace()`.
-///
-/// # Safety
-/// `p` is hashed.
-unsafe fn arm_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) -> c_int {
+fn arm_ops(_km: &KprobeMutex, p: Hashed<'_>, ipmodify: bool) -> c_int {
     sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
-    // SAFETY: `p` is hashed, hence live (this function's `# Safety`).
-    let addr = unsafe { (*p).addr } as usize;
+    let addr = p.addr() as usize;
     let ret = sys::ftrace_set_filter_ip(ipmodify, addr, false);
     if ret < 0 {
         return ret;
@@ -78,60 +73,36 @@ unsafe fn arm_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) -> c_int {
 }
 
 /// `arm_kprobe_ftrace()`.
-///
-/// # Safety
-/// As for [`arm_ops`].
-pub unsafe fn arm_kprobe_ftrace(km: &KprobeMutex, p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is hashed (this function's `# Safety`, as for `arm_ops`) and `km`
-    // proves `kprobe_mutex`, as `arm_ops()` and, for an aggregate, `note_armed_ops()` need.
-    unsafe {
-        let ipmodify = (*p).post_handler.is_some();
-        let ret = arm_ops(km, p, ipmodify);
-        if ret == 0 && crate::aggr::kprobe_aggrprobe(p) {
-            note_armed_ops(km, p, ipmodify);
-        }
-        ret
+pub fn arm_kprobe_ftrace(km: &KprobeMutex, p: Hashed<'_>) -> c_int {
+    let ipmodify = p.post_handler().is_some();
+    let ret = arm_ops(km, p, ipmodify);
+    if ret == 0 && p.is_aggr() {
+        note_armed_ops(km, p.probe(), ipmodify);
     }
+    ret
 }
 
 /// Records in aggregate `p` which ops it is armed through.
-///
-/// # Safety
-/// `p` is a live aggregate.
-pub unsafe fn note_armed_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) {
-    // SAFETY: `p` is a live aggregate (this function's `# Safety`) and `_km` proves
-    // `kprobe_mutex` held, so we are its flags' writer, as `flags::set()`/`clear()` require.
-    unsafe {
-        if ipmodify {
-            flags::set(p, FLAG_ARMED_IPMODIFY);
-        } else {
-            flags::clear(p, FLAG_ARMED_IPMODIFY);
-        }
+pub fn note_armed_ops(km: &KprobeMutex, p: Probe<'_>, ipmodify: bool) {
+    if ipmodify {
+        p.set_flags(km, FLAG_ARMED_IPMODIFY);
+    } else {
+        p.clear_flags(km, FLAG_ARMED_IPMODIFY);
     }
 }
 
 /// The ops `p` is armed through: an aggregate's recorded ones, else by its
 /// post_handler (a caller's probe cannot change handlers while registered).
-///
-/// # Safety
-/// `p` is live.
-unsafe fn armed_ipmodify(p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is live (this function's `# Safety`), so its `pre_handler`, flags
-    // and `post_handler` may be read.
-    unsafe {
-        if crate::aggr::kprobe_aggrprobe(p) {
-            flags::get(p) & FLAG_ARMED_IPMODIFY != 0
-        } else {
-            (*p).post_handler.is_some()
-        }
+fn armed_ipmodify(p: Probe<'_>) -> bool {
+    if p.is_aggr() {
+        p.flags() & FLAG_ARMED_IPMODIFY != 0
+    } else {
+        p.post_handler().is_some()
     }
 }
 
-/// `__disarm_kprobe_ftrace()`.
-///
-/// # Safety
-/// `p` is hashed and armed.
-unsafe fn disarm_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) -> c_int {
+/// `__disarm_kprobe_ftrace()`: `p` is armed.
+fn disarm_ops(_km: &KprobeMutex, p: Hashed<'_>, ipmodify: bool) -> c_int {
     sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
     if ftrace_disabled() {
@@ -147,8 +118,7 @@ unsafe fn disarm_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) -> c_int
     }
     cnt.store(cnt.load(Relaxed) - 1, Relaxed);
 
-    // SAFETY: `p` is hashed, hence live (this function's `# Safety`).
-    let addr = unsafe { (*p).addr };
+    let addr = p.addr();
     let ret = sys::ftrace_set_filter_ip(ipmodify, addr as usize, true);
     if ret < 0 {
         sys::warn_once_ftrace_disarm(addr, ret);
@@ -156,15 +126,10 @@ unsafe fn disarm_ops(_km: &KprobeMutex, p: *mut Kprobe, ipmodify: bool) -> c_int
     ret
 }
 
-/// `disarm_kprobe_ftrace()`.
-///
-/// # Safety
-/// As for [`disarm_ops`].
-pub unsafe fn disarm_kprobe_ftrace(km: &KprobeMutex, p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is hashed and armed (this function's `# Safety`, as for
-    // `disarm_ops`), so live, all `armed_ipmodify()` needs (upstream:
-    // `p->post_handler != NULL`; see the module documentation).
-    unsafe { disarm_ops(km, p, armed_ipmodify(p)) }
+/// `disarm_kprobe_ftrace()`: `p` is armed (upstream picks the ops by
+/// `p->post_handler != NULL`; see the module documentation).
+pub fn disarm_kprobe_ftrace(km: &KprobeMutex, p: Hashed<'_>) -> c_int {
+    disarm_ops(km, p, armed_ipmodify(p.probe()))
 }
 
 /// `kprobe_ftrace_kill()`: ftrace is dead; never touch it again.

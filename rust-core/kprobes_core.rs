@@ -47,6 +47,7 @@ pub mod arm;
 pub mod blacklist;
 pub mod flags;
 pub mod once;
+pub mod probe;
 #[cfg(CONFIG_DEBUG_FS)]
 pub mod debugfs;
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
@@ -57,21 +58,15 @@ pub mod ftrace;
 pub mod ftrace {
     use crate::ffi::c_int;
     use crate::locks::KprobeMutex;
-    use crate::types::Kprobe;
+    use crate::probe::Hashed;
 
     /// `arm_kprobe_ftrace()`: `-ENODEV`.
-    ///
-    /// # Safety
-    /// None needed; unsafe only to match the real one.
-    pub unsafe fn arm_kprobe_ftrace(_km: &KprobeMutex, _p: *mut Kprobe) -> c_int {
+    pub fn arm_kprobe_ftrace(_km: &KprobeMutex, _p: Hashed<'_>) -> c_int {
         -crate::sys::ENODEV
     }
 
     /// `disarm_kprobe_ftrace()`: `-ENODEV`.
-    ///
-    /// # Safety
-    /// None needed; unsafe only to match the real one.
-    pub unsafe fn disarm_kprobe_ftrace(_km: &KprobeMutex, _p: *mut Kprobe) -> c_int {
+    pub fn disarm_kprobe_ftrace(_km: &KprobeMutex, _p: Hashed<'_>) -> c_int {
         -crate::sys::ENODEV
     }
 }

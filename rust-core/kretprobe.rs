@@ -17,10 +17,11 @@
 //! time on a second unregister.  Here a null `rh` is skipped and `rh` is
 //! cleared once the grace period after unregistration has passed.
 
-use crate::flags;
 use crate::addr;
+use crate::flags;
 use crate::ffi::{c_int, c_ulong, c_void};
 use crate::locks;
+use crate::probe::{RetProbe, RetProbeArray};
 use crate::register;
 use crate::sys;
 use crate::types::{Kprobe, Kretprobe, KretprobeInstance, PtRegs, RethookNode};
@@ -89,35 +90,30 @@ pub unsafe extern "C" fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *
 }
 crate::nokprobe_symbol!(kretprobe_rethook_handler);
 
-/// `register_kretprobe()`.
-///
-/// # Safety
-/// `rp` is a caller-owned kretprobe (its `kp.symbol_name` null or a C string)
-/// that stays alive until unregistered; process context.
-pub unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
-    // SAFETY: `rp` is caller-owned, alive until unregistered, with a valid
-    // `kp.symbol_name`, and we may sleep (this function's `# Safety`): what the
-    // address checks, `rethook_alloc()` and `register_kprobe()` on `kp` need.
-    unsafe {
-        let kp = addr_of_mut!((*rp).kp);
-        let ret = addr::kprobe_on_func_entry((*kp).addr, (*kp).symbol_name, (*kp).offset as c_ulong);
-        if ret != 0 {
-            return ret;
-        }
+/// `register_kretprobe()`; process context.
+pub fn register_kretprobe(r: RetProbe<'_>) -> c_int {
+    let kp = r.kp();
+    let ret = addr::kprobe_on_func_entry(kp.addr(), kp.symbol(), kp.offset() as c_ulong);
+    if ret != 0 {
+        return ret;
+    }
 
-        // If only 'rp->kp.addr' is specified, check reregistering kprobes.
-        if !(*kp).addr.is_null() && register::warn_kprobe_rereg(kp) != 0 {
-            return -sys::EINVAL;
-        }
+    // If only 'rp->kp.addr' is specified, check reregistering kprobes.
+    if !kp.addr().is_null() && register::warn_kprobe_rereg(kp) != 0 {
+        return -sys::EINVAL;
+    }
 
-        let bl = sys::kretprobe_blacklist();
-        if !bl.is_null() {
-            let mut on_func_entry = false;
-            let a = addr::kprobe_addr((*kp).addr, (*kp).symbol_name, (*kp).offset as c_ulong, &mut on_func_entry);
-            if addr::is_err(a) {
-                return addr::ptr_err(a);
-            }
-            let mut i = 0;
+    let bl = sys::kretprobe_blacklist();
+    if !bl.is_null() {
+        let mut on_func_entry = false;
+        let a = addr::kprobe_addr(kp.addr(), kp.symbol(), kp.offset() as c_ulong, &mut on_func_entry);
+        if addr::is_err(a) {
+            return addr::ptr_err(a);
+        }
+        let mut i = 0;
+        // SAFETY: `kretprobe_blacklist` is the kernel's static table, ended by a
+        // null name and never written after init.
+        unsafe {
             while !(*bl.add(i)).name.is_null() {
                 if (*bl.add(i)).addr == a.cast::<c_void>() {
                     return -sys::EINVAL;
@@ -125,13 +121,19 @@ pub unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
                 i += 1;
             }
         }
+    }
 
+    let rp = r.as_ptr();
+    // SAFETY: `rp` is live and not registered yet (a `RetProbe`; `register_kprobe()`
+    // below refuses a re-registration), so its fields may be written plainly, and
+    // we may sleep (process context) in `rethook_alloc()`.
+    unsafe {
         if (*rp).data_size > KRETPROBE_MAX_DATA_SIZE {
             return -sys::E2BIG;
         }
 
-        (*kp).pre_handler = Some(pre_handler_kretprobe);
-        (*kp).post_handler = None;
+        (*rp).kp.pre_handler = Some(pre_handler_kretprobe);
+        (*rp).kp.post_handler = None;
 
         // Pre-allocate memory for max kretprobe instances.
         if (*rp).maxactive <= 0 {
@@ -151,34 +153,35 @@ pub unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
         (*rp).rh = rh;
 
         (*rp).nmissed = 0;
-        // Establish function entry probe point.
-        let ret = register::register_kprobe(kp);
-        if ret != 0 {
+    }
+    // Establish function entry probe point.
+    let ret = register::register_kprobe(kp);
+    if ret != 0 {
+        // SAFETY: not registered: the rethook just allocated is ours to free.
+        unsafe {
             sys::rethook_free((*rp).rh);
             (*rp).rh = ptr::null_mut();
         }
-        ret
     }
+    ret
 }
 
 /// `register_kretprobes()`: all or nothing.
-///
-/// # Safety
-/// `rps` holds `num` (when `num > 0`) pointers to kretprobes that meet
-/// [`register_kretprobe`]'s contract; process context.
-pub unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
+pub fn register_kretprobes(rps: RetProbeArray<'_>) -> c_int {
     let mut ret = 0;
-    if num <= 0 {
+    if rps.is_empty() {
         return -sys::EINVAL;
     }
-    for i in 0..num as usize {
-        // SAFETY: `i < num` and `rps[i]` meets `register_kretprobe()`'s contract
-        // (this function's `# Safety`).
-        ret = unsafe { register_kretprobe(*rps.add(i)) };
+    for i in 0..rps.len() {
+        ret = match rps.get(i) {
+            Some(r) => register_kretprobe(r),
+            // Upstream dereferences it.
+            None => -sys::EINVAL,
+        };
         if ret < 0 {
             if i > 0 {
-                // SAFETY: the first `i` were registered.
-                unsafe { unregister_kretprobes(rps, i as c_int) };
+                // The first `i` were registered.
+                unregister_kretprobes(rps.prefix(i));
             }
             break;
         }
@@ -186,27 +189,22 @@ pub unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int
     ret
 }
 
-/// `unregister_kretprobes()`.
-///
-/// # Safety
-/// `rps` holds `num` (when `num > 0`) pointers to caller-owned (readable and
-/// writable) kretprobes, none of them twice; process context.
-pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
-    if num <= 0 {
+/// `unregister_kretprobes()`: the kretprobes are distinct.
+pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
+    if rps.is_empty() {
         return;
     }
-    let n = num as usize;
     {
         let km = locks::kprobe_mutex();
-        for i in 0..n {
-            // SAFETY: `i < num` and `rps[i]` is caller-owned, listed once (this
-            // function's `# Safety`), as `unregister_top()` requires; `rh`, unless
-            // null or an error, is the rethook from `rethook_alloc()`, not freed yet.
+        for r in rps.iter().flatten() {
+            if register::unregister_top(&km, r.kp()) < 0 {
+                r.kp().write_addr(ptr::null_mut());
+            }
+            let rp = r.as_ptr();
+            // SAFETY: `rp` is live (a `RetProbe`); `rh`, unless null or an error, is
+            // the rethook from `rethook_alloc()`, not freed yet (its `rh` is cleared
+            // below once freed).
             unsafe {
-                let rp = *rps.add(i);
-                if register::unregister_top(&km, addr_of_mut!((*rp).kp)) < 0 {
-                    crate::once::write(addr_of_mut!((*rp).kp.addr), ptr::null_mut());
-                }
                 // Intended divergence: upstream frees unconditionally.
                 if !(*rp).rh.is_null() && !addr::is_err((*rp).rh.cast()) {
                     sys::rethook_free((*rp).rh);
@@ -221,16 +219,14 @@ pub unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
     // of ~12 ms of guest time per call (bench row gp_*), which is most of
     // the cost of unregistering kretprobes one by one.
     sys::synchronize_rcu_expedited();
-    for i in 0..n {
-        // SAFETY: `rps[i]` is valid (this function's `# Safety`); after the grace
-        // period above no pre-handler still reads `rh`, and a non-null `kp.addr` means
-        // `unregister_top()` succeeded, as `unregister_bottom()` requires.
-        unsafe {
-            let rp = *rps.add(i);
-            if !(*rp).kp.addr.is_null() {
-                register::unregister_bottom(addr_of_mut!((*rp).kp));
-            }
-            (*rp).rh = ptr::null_mut();
+    for r in rps.iter().flatten() {
+        if !r.kp().addr().is_null() {
+            // SAFETY: a non-null `kp.addr` means `unregister_top()` succeeded, and
+            // the grace period above has passed.
+            unsafe { register::unregister_bottom(r.kp()) };
         }
+        // SAFETY: `rp` is live (a `RetProbe`); after the grace period no
+        // pre-handler still reads `rh`.
+        unsafe { (*r.as_ptr()).rh = ptr::null_mut() };
     }
 }

@@ -5,54 +5,46 @@
 //! `kprobe_free_init_mem()` for the kernel's own init text, and the
 //! per-module blacklist updates.  Port of that part of `kernel/kprobes.c`.
 
-use crate::flags;
-use crate::aggr::kprobe_aggrprobe;
 #[cfg(CONFIG_MODULES)]
 use crate::ffi::{c_int, c_ulong};
 use crate::ftrace;
-use crate::list;
 use crate::locks::{self, KprobeMutex};
 use crate::opt;
+use crate::probe::Hashed;
 use crate::registry;
 use crate::state;
 use crate::sys;
 #[cfg(CONFIG_MODULES)]
 use crate::sys::Module;
-use crate::types::{Kprobe, KPROBE_FLAG_GONE};
-use core::ptr::addr_of_mut;
+use crate::types::KPROBE_FLAG_GONE;
 
 /// `kill_kprobe()`: sets the kprobe gone and removes its instruction
-/// buffer.
-///
-/// # Safety
-/// `p` is hashed.
-pub unsafe fn kill_kprobe(km: &KprobeMutex, p: *mut Kprobe) {
+/// buffer (its text is going away: nothing runs it any more).
+pub fn kill_kprobe(km: &KprobeMutex, p: Hashed<'_>) {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: `p` is hashed (this function's `# Safety`), `km` proves `kprobe_mutex`: we may
-    // write flags, walk children, disarm an armed ftrace probe. The slot is freed with
-    // the int3 maybe still in place: nothing runs that text any more (see below).
-    unsafe {
-        // The module is going away. We should disarm the kprobe which is
-        // using ftrace, because ftrace framework is still available at
-        // 'MODULE_STATE_GOING' notification.
-        if flags::ftrace(p) && !flags::disabled(p) && !state::all_disarmed() {
-            ftrace::disarm_kprobe_ftrace(km, p);
-        }
-
-        flags::set(p, KPROBE_FLAG_GONE);
-        if kprobe_aggrprobe(p) {
-            // If this is an aggr_kprobe, we have to list all the chained
-            // probes and mark them GONE.
-            for l in list::iter_rcu(addr_of_mut!((*p).list)) {
-                flags::set(crate::container_of!(l, Kprobe, list), KPROBE_FLAG_GONE);
-            }
-            crate::once::write(addr_of_mut!((*p).post_handler), None);
-            opt::kill_optimized_kprobe(km, p);
-        }
-        // Here, we can remove insn_slot safely, because no thread calls the
-        // original probed function (which will be freed soon) any more.
-        sys::arch_remove_kprobe(p);
+    // The module is going away. We should disarm the kprobe which is using
+    // ftrace, because ftrace framework is still available at
+    // 'MODULE_STATE_GOING' notification.
+    if p.ftrace() && !p.disabled() && !state::all_disarmed() {
+        ftrace::disarm_kprobe_ftrace(km, p);
     }
+
+    p.set_flags(km, KPROBE_FLAG_GONE);
+    if let Some(ap) = p.aggr() {
+        // If this is an aggr_kprobe, we have to list all the chained probes
+        // and mark them GONE.
+        ap.for_each_child(km, |c| {
+            c.set_flags(km, KPROBE_FLAG_GONE);
+            true
+        });
+        p.set_post_handler(km, None);
+        opt::kill_optimized_kprobe(km, ap);
+    }
+    // Here, we can remove insn_slot safely, because no thread calls the
+    // original probed function (which will be freed soon) any more.
+    // SAFETY: `p` is hashed, so its slot was allocated by its preparation, and
+    // its text is going away, so no CPU will execute from the slot again.
+    unsafe { sys::arch_remove_kprobe(p.as_ptr()) };
 }
 
 /// `MODULE_STATE_LIVE`, `MODULE_STATE_COMING`, `MODULE_STATE_GOING`.
@@ -85,7 +77,7 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
     // hashed probes, as `kill_kprobe()` needs.
     unsafe {
         registry::for_each_hashed(&km, |p| {
-            let a = (*p).addr as usize;
+            let a = p.addr() as usize;
             if sys::within_module_init(a, m) || (checkcore && sys::within_module_core(a, m)) {
                 // The vaddr this probe is installed will soon be vfreed but
                 // not synced to disk. Hence, disarming the breakpoint isn't
@@ -113,12 +105,9 @@ pub fn kprobe_free_init_mem() {
     let km = locks::kprobe_mutex();
     // Kill all kprobes on initmem because the target code has been freed.
     registry::for_each_hashed(&km, |p| {
-        // SAFETY: `for_each_hashed()` yields hashed probes, as `kill_kprobe()` needs.
-        unsafe {
-            let a = (*p).addr as usize;
-            if start <= a && a < end {
-                kill_kprobe(&km, p);
-            }
+        let a = p.addr() as usize;
+        if start <= a && a < end {
+            kill_kprobe(&km, p);
         }
     });
 }

@@ -16,11 +16,11 @@
 //! `tools/testing/differential/divergences.txt`).
 
 use crate::flags;
-use crate::aggr::kprobe_aggrprobe;
 use crate::ffi::{c_int, c_void};
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
-use crate::registry::{self, lookup as get_kprobe};
+use crate::probe::{Aggr, Hashed, Probe};
+use crate::registry;
 use crate::state;
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_OPTIMIZED};
@@ -46,12 +46,6 @@ fn freeing_list() -> *mut ListHead {
     &raw mut FREEING_LIST
 }
 
-/// The `optimized_kprobe` containing aggregate `p`.
-#[inline]
-pub fn op_of(p: *mut Kprobe) -> *mut OptimizedKprobe {
-    crate::container_of!(p, OptimizedKprobe, kp)
-}
-
 /// The `optimized_kprobe` whose `list` member is `l`.
 #[inline]
 fn op_of_list(l: *mut ListHead) -> *mut OptimizedKprobe {
@@ -59,22 +53,20 @@ fn op_of_list(l: *mut ListHead) -> *mut OptimizedKprobe {
 }
 
 /// `kprobe_unused()`: an aggregate that is disabled and has no child left.
-///
-/// # Safety
-/// `p` is live.
-pub unsafe fn kprobe_unused(_km: &KprobeMutex, p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is live (this function's `# Safety`) and `_km` proves `kprobe_mutex`
-    // held, so its `pre_handler`, flags and `list` are readable and the list is stable.
-    unsafe { kprobe_aggrprobe(p) && flags::disabled(p) && list::list_empty(addr_of_mut!((*p).list)) }
+pub fn kprobe_unused(_km: &KprobeMutex, p: Probe<'_>) -> bool {
+    // SAFETY: `p` is live (a `Probe`) and `_km` proves `kprobe_mutex` held, so
+    // its `list` is stable for `list_empty()`.
+    p.is_aggr() && p.disabled() && unsafe { list::list_empty(p.list()) }
 }
 
 /// `free_aggr_kprobe()`: frees the optimized instructions and the
 /// `optimized_kprobe`.
 ///
 /// # Safety
-/// `p` is an unhashed aggregate no reader can see any more.
+/// `p` is an unhashed aggregate no reader can see any more, and no view of
+/// it is used afterwards.
 pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
-    let op = op_of(p);
+    let op = crate::container_of!(p, OptimizedKprobe, kp);
     // SAFETY: no reader can see the unhashed aggregate `p` any more (this function's
     // `# Safety`), so its insn slots are unused; every aggregate is the `kp` of an
     // `optimized_kprobe` that `alloc_aggr_kprobe()` got from `kzalloc()`.
@@ -87,62 +79,48 @@ pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
 
 /// `kprobe_optready()`: is `p` an aggregate with prepared optimized
 /// instructions?
-///
-/// # Safety
-/// `p` is live.
-unsafe fn kprobe_optready(p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is live (this function's `# Safety`); `op_of(p)` is only used once
-    // `kprobe_aggrprobe(p)` said `p` is an aggregate, the `kp` of an `optimized_kprobe`.
-    unsafe { kprobe_aggrprobe(p) && sys::arch_prepared_optinsn(op_of(p)) }
+fn kprobe_optready(p: Probe<'_>) -> bool {
+    // SAFETY: `a.op()` is a live `optimized_kprobe` (an `Aggr`), all that
+    // `arch_prepared_optinsn()` reads.
+    p.aggr().is_some_and(|a| unsafe { sys::arch_prepared_optinsn(a.op()) })
 }
 
 /// `kprobe_disarmed()`: is `p` (which must be hashed) disarmed?
-///
-/// # Safety
-/// `p` is live.
-pub unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is live (this function's `# Safety`); `op_of(p)` is only used once
-    // `kprobe_aggrprobe(p)` said `p` is an aggregate, the `kp` of an `optimized_kprobe`.
-    unsafe {
-        // If kprobe is not aggr/opt probe, just return kprobe is disabled.
-        if !kprobe_aggrprobe(p) {
-            return flags::disabled(p);
-        }
-        flags::disabled(p) && list::list_empty(addr_of_mut!((*op_of(p)).list))
+pub fn kprobe_disarmed(p: Probe<'_>) -> bool {
+    // If kprobe is not aggr/opt probe, just return kprobe is disabled.
+    match p.aggr() {
+        None => p.disabled(),
+        // SAFETY: `a` is a live aggregate; its `op->list` changes only under
+        // `kprobe_mutex`, which every caller holds.
+        Some(a) => p.disabled() && unsafe { list::list_empty(a.op_list()) },
     }
 }
 
 /// `kprobe_queued()`: is `p` on one of the (un)optimizing lists?
-///
-/// # Safety
-/// `p` is live.
-pub unsafe fn kprobe_queued(_km: &KprobeMutex, p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is live (this function's `# Safety`); `op_of(p)` only for an
-    // aggregate (checked first), whose `list` the mutex `_km` proves held guards.
-    unsafe { kprobe_aggrprobe(p) && !list::list_empty(addr_of_mut!((*op_of(p)).list)) }
+pub fn kprobe_queued(_km: &KprobeMutex, p: Probe<'_>) -> bool {
+    // SAFETY: `a` is a live aggregate, whose `op->list` the mutex `_km` proves
+    // held guards.
+    p.aggr().is_some_and(|a| !unsafe { list::list_empty(a.op_list()) })
 }
 
 /// `get_optimized_kprobe()`: an optimized probe whose jump replaces
 /// instructions including `addr` (excluding its own breakpoint).
-///
-fn get_optimized_kprobe(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> *mut Kprobe {
+fn get_optimized_kprobe(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Aggr<'_>> {
     // Don't check i == 0, since that is a breakpoint case.
     for i in 1..(sys::MAX_OPTIMIZED_LENGTH / core::mem::size_of::<KprobeOpcode>()) {
-        // SAFETY: `_km` proves `kprobe_mutex` held, so `get_kprobe()`
-        // may walk the table and returns a live probe; `op_of(p)` only for an
-        // aggregate (`kprobe_optready()`), which `arch_within_optimized_kprobe()` reads.
-        unsafe {
-            let p = get_kprobe(addr.wrapping_sub(i));
-            // A disabled probe can have prepared, but inactive, optinsns.
-            if p.is_null() || !kprobe_optready(p) || kprobe_disarmed(p) {
-                continue;
-            }
-            if sys::arch_within_optimized_kprobe(op_of(p), addr) {
-                return p;
-            }
+        let Some(p) = registry::find(km, addr.wrapping_sub(i)) else { continue };
+        // A disabled probe can have prepared, but inactive, optinsns.
+        if !kprobe_optready(*p) || kprobe_disarmed(*p) {
+            continue;
+        }
+        let Some(a) = p.aggr() else { continue };
+        // SAFETY: `a.op()` is a live `optimized_kprobe` (an `Aggr`) with prepared
+        // optinsns, what `arch_within_optimized_kprobe()` reads.
+        if unsafe { sys::arch_within_optimized_kprobe(a.op(), addr) } {
+            return Some(a);
         }
     }
-    ptr::null_mut()
+    None
 }
 
 /// `do_optimize_kprobes()`: optimizes the probes on `optimizing_list`
@@ -175,10 +153,10 @@ fn do_unoptimize_kprobes(tl: &TextLocks<'_>) {
         }
         // Loop on 'freeing_list' for disarming and removing from kprobe hash list.
         for l in list::iter_safe(freeing_list()) {
-            let op = op_of_list(l);
-            let kp = addr_of_mut!((*op).kp);
+            let ap = Aggr::from_raw(addr_of_mut!((*op_of_list(l)).kp));
+            let kp = ap.probe();
             // Switching from detour code to origin.
-            flags::clear(kp, KPROBE_FLAG_OPTIMIZED);
+            kp.clear_flags(tl, KPROBE_FLAG_OPTIMIZED);
             // Disarm probes if marked disabled and not gone.
             //
             // Intended divergence: also while all probes are disarmed
@@ -193,14 +171,14 @@ fn do_unoptimize_kprobes(tl: &TextLocks<'_>) {
             // the debug stress at 6ce4c02).  `disarm_kprobe_locked()` takes
             // the probes it forcibly unoptimized and disarmed off this list,
             // so none is disarmed twice.
-            if (flags::disabled(kp) || state::all_disarmed()) && !flags::gone(kp) {
-                sys::arch_disarm_kprobe(kp);
+            if (kp.disabled() || state::all_disarmed()) && !kp.gone() {
+                sys::arch_disarm_kprobe(kp.as_ptr());
             }
             if kprobe_unused(tl, kp) {
                 // Remove unused probes from hash list. After waiting for
                 // synchronization, these probes are reclaimed (by
                 // do_free_cleaned_kprobes()).
-                list::hlist_del_rcu(addr_of_mut!((*kp).hlist));
+                list::hlist_del_rcu(kp.hlist());
             } else {
                 list::list_del_init(l);
             }
@@ -215,14 +193,14 @@ fn do_free_cleaned_kprobes(km: &KprobeMutex) {
     unsafe {
         for l in list::iter_safe(freeing_list()) {
             list::list_del_init(l);
-            let kp = addr_of_mut!((*op_of_list(l)).kp);
+            let kp = Aggr::from_raw(addr_of_mut!((*op_of_list(l)).kp)).probe();
             if !kprobe_unused(km, kp) {
                 // This must not happen, but if there is a kprobe still in
                 // use, keep it on kprobes hash list.
                 crate::warn_once!();
                 continue;
             }
-            free_aggr_kprobe(kp);
+            free_aggr_kprobe(kp.as_ptr());
         }
     }
 }
@@ -290,289 +268,256 @@ pub fn optprobe_queued_unopt(_km: &KprobeMutex, op: *mut OptimizedKprobe) -> boo
 }
 
 /// `optimize_kprobe()`: queues `p` for optimization if it is ready.
-///
-/// # Safety
-/// `p` is live.
-pub unsafe fn optimize_kprobe(km: &KprobeMutex, p: *mut Kprobe) {
-    // SAFETY: `p` is live (this function's `# Safety`) and `km` proves `kprobe_mutex` held, as
-    // the flags writes, the staging lists and `arch_check_optimized_kprobe()` need;
-    // `op_of(p)` is only used once `kprobe_optready(p)` said `p` is an aggregate.
-    unsafe {
-        // Check if the kprobe is disabled or not ready for optimization.
-        if !kprobe_optready(p) || !state::allow_optimization() || flags::disabled(p) || state::all_disarmed() {
-            return;
+pub fn optimize_kprobe(km: &KprobeMutex, p: Probe<'_>) {
+    // Check if the kprobe is disabled or not ready for optimization.
+    if !kprobe_optready(p) || !state::allow_optimization() || p.disabled() || state::all_disarmed() {
+        return;
+    }
+    // kprobes with 'post_handler' can not be optimized.
+    if p.post_handler().is_some() {
+        return;
+    }
+    let Some(ap) = p.aggr() else { return };
+    // Check there is no other kprobes at the optimized instructions.
+    // SAFETY: `ap.op()` is a live `optimized_kprobe` with prepared optinsns
+    // (`kprobe_optready()`), and `km` proves `kprobe_mutex` held, as
+    // `arch_check_optimized_kprobe()` requires.
+    if unsafe { sys::arch_check_optimized_kprobe(ap.op()) } < 0 {
+        return;
+    }
+    // Check if it is already optimized.
+    if p.optimized() {
+        if optprobe_queued_unopt(km, ap.op()) {
+            // This is under unoptimizing. Just dequeue the probe.
+            // SAFETY: on `unoptimizing_list`, which `km` guards.
+            unsafe { list::list_del_init(ap.op_list()) };
         }
-        // kprobes with 'post_handler' can not be optimized.
-        if (*p).post_handler.is_some() {
-            return;
-        }
-        let op = op_of(p);
-        // Check there is no other kprobes at the optimized instructions.
-        if sys::arch_check_optimized_kprobe(op) < 0 {
-            return;
-        }
-        // Check if it is already optimized.
-        if flags::get(addr_of_mut!((*op).kp)) & KPROBE_FLAG_OPTIMIZED != 0 {
-            if optprobe_queued_unopt(km, op) {
-                // This is under unoptimizing. Just dequeue the probe.
-                list::list_del_init(addr_of_mut!((*op).list));
-            }
-            return;
-        }
-        flags::set(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
+        return;
+    }
+    p.set_flags(km, KPROBE_FLAG_OPTIMIZED);
 
-        // On the 'unoptimizing_list' and 'optimizing_list', 'op' must have
-        // OPTIMIZED flag.
-        if !list::list_empty(addr_of_mut!((*op).list)) {
+    // On the 'unoptimizing_list' and 'optimizing_list', 'op' must have
+    // OPTIMIZED flag.
+    // SAFETY: `op->list` and the staging lists are guarded by the mutex `km` proves held.
+    unsafe {
+        if !list::list_empty(ap.op_list()) {
             crate::warn_once!();
             return;
         }
-        list::list_add(addr_of_mut!((*op).list), optimizing_list());
+        list::list_add(ap.op_list(), optimizing_list());
     }
     kick_kprobe_optimizer();
 }
 
 /// `force_unoptimize_kprobe()`: short cut to direct unoptimizing (CPU
-/// hotplug lock held).
-///
-/// # Safety
-/// `op` is live and optimized.
-unsafe fn force_unoptimize_kprobe(_tl: &TextLocks<'_>, op: *mut OptimizedKprobe) {
+/// hotplug lock held); `ap` is optimized.
+fn force_unoptimize_kprobe(tl: &TextLocks<'_>, ap: Aggr<'_>) {
     sys::lockdep_assert_cpus_held();
-    // SAFETY: `op` is live and optimized (this function's `# Safety`) and `_tl`
-    // proves `text_mutex` and the CPU hotplug lock held, as `arch_unoptimize_kprobe()`
-    // requires, and `kprobe_mutex`, which makes us the flags' writer.
-    unsafe {
-        sys::arch_unoptimize_kprobe(op);
-        flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
-    }
+    // SAFETY: `ap.op()` is a live, optimized `optimized_kprobe`, and `tl` proves
+    // `text_mutex` and the CPU hotplug lock held, as `arch_unoptimize_kprobe()`
+    // requires.
+    unsafe { sys::arch_unoptimize_kprobe(ap.op()) };
+    ap.probe().clear_flags(tl, KPROBE_FLAG_OPTIMIZED);
 }
 
 /// `unoptimize_kprobe()`: unoptimizes `p` if it is optimized (queued, or
 /// at once if `force`, which is upstream's `force` and needs the text
 /// locks).
-///
-/// # Safety
-/// `p` is live.
-pub unsafe fn unoptimize_kprobe(km: &KprobeMutex, p: *mut Kprobe, force: Option<&TextLocks<'_>>) {
-    // SAFETY: `p` is live (this function's `# Safety`), `km` proves `kprobe_mutex`
-    // held, and `force` the text locks when forcing; `op` is forcibly
-    // unoptimized only when it is an aggregate with KPROBE_FLAG_OPTIMIZED set.
-    unsafe {
-        if !kprobe_aggrprobe(p) || kprobe_disarmed(p) {
-            return; // This is not an optprobe nor optimized.
-        }
-        let op = op_of(p);
-        if !flags::optimized(p) {
-            return;
-        }
-        let l = addr_of_mut!((*op).list);
-        if !list::list_empty(l) {
-            if optprobe_queued_unopt(km, op) {
-                // Queued in unoptimizing queue.
-                if let Some(tl) = force {
-                    // Forcibly unoptimize the kprobe here, and queue it in
-                    // the freeing list for release afterwards.
-                    force_unoptimize_kprobe(tl, op);
-                    list::list_move(l, freeing_list());
-                }
-            } else {
-                // Dequeue from the optimizing queue.
-                list::list_del_init(l);
-                flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
+pub fn unoptimize_kprobe(km: &KprobeMutex, p: Probe<'_>, force: Option<&TextLocks<'_>>) {
+    let Some(ap) = p.aggr() else { return }; // This is not an optprobe nor optimized.
+    if kprobe_disarmed(p) || !p.optimized() {
+        return;
+    }
+    let l = ap.op_list();
+    // SAFETY: `op->list` and the staging lists are guarded by the mutex `km` proves held.
+    if !unsafe { list::list_empty(l) } {
+        if optprobe_queued_unopt(km, ap.op()) {
+            // Queued in unoptimizing queue.
+            if let Some(tl) = force {
+                // Forcibly unoptimize the kprobe here, and queue it in
+                // the freeing list for release afterwards.
+                force_unoptimize_kprobe(tl, ap);
+                // SAFETY: as above.
+                unsafe { list::list_move(l, freeing_list()) };
             }
-            return;
-        }
-
-        // Optimized kprobe case.
-        if let Some(tl) = force {
-            // Forcibly update the code: this is a special case.
-            force_unoptimize_kprobe(tl, op);
         } else {
-            list::list_add(l, unoptimizing_list());
-            kick_kprobe_optimizer();
+            // Dequeue from the optimizing queue.
+            // SAFETY: as above.
+            unsafe { list::list_del_init(l) };
+            p.clear_flags(km, KPROBE_FLAG_OPTIMIZED);
         }
+        return;
+    }
+
+    // Optimized kprobe case.
+    if let Some(tl) = force {
+        // Forcibly update the code: this is a special case.
+        force_unoptimize_kprobe(tl, ap);
+    } else {
+        // SAFETY: as above.
+        unsafe { list::list_add(l, unoptimizing_list()) };
+        kick_kprobe_optimizer();
     }
 }
 
 /// `reuse_unused_kprobe()`: cancels unoptimizing of an unused aggregate
 /// so that it can be reused.
-///
-/// # Safety
-/// `ap` is an unused aggregate.
-pub unsafe fn reuse_unused_kprobe(km: &KprobeMutex, ap: *mut Kprobe) -> c_int {
-    // SAFETY: `ap` is an unused aggregate, the `kp` of a live `optimized_kprobe`
-    // (this function's `# Safety`), and `km` proves `kprobe_mutex` held, as the flags write,
-    // `kprobe_optready()` and `optimize_kprobe()` require.
-    unsafe {
-        // Unused kprobe MUST be on the way of delayed unoptimizing (means
-        // there is still a relative jump) and disabled.
-        let op = op_of(ap);
-        if list::list_empty(addr_of_mut!((*op).list)) {
-            crate::warn_once!();
-        }
-        // Enable the probe again.
-        flags::clear(ap, KPROBE_FLAG_DISABLED);
-        // Optimize it again. (remove from 'op->list')
-        if !kprobe_optready(ap) {
-            return -sys::EINVAL;
-        }
-        optimize_kprobe(km, ap);
+pub fn reuse_unused_kprobe(km: &KprobeMutex, ap: Aggr<'_>) -> c_int {
+    // Unused kprobe MUST be on the way of delayed unoptimizing (means
+    // there is still a relative jump) and disabled.
+    // SAFETY: `op->list` is guarded by the mutex `km` proves held.
+    if unsafe { list::list_empty(ap.op_list()) } {
+        crate::warn_once!();
     }
+    // Enable the probe again.
+    ap.probe().clear_flags(km, KPROBE_FLAG_DISABLED);
+    // Optimize it again. (remove from 'op->list')
+    if !kprobe_optready(ap.probe()) {
+        return -sys::EINVAL;
+    }
+    optimize_kprobe(km, ap.probe());
     0
 }
 
 /// `kill_optimized_kprobe()`: drops the optimized instructions of a gone
 /// aggregate.
-///
-/// # Safety
-/// `p` is a live aggregate.
-pub unsafe fn kill_optimized_kprobe(km: &KprobeMutex, p: *mut Kprobe) {
-    // SAFETY: `p` is a live aggregate (this function's `# Safety`), so `op` is its
-    // `optimized_kprobe`, and `km` proves `kprobe_mutex` held: the staging lists and the
-    // flags may be changed, and `arch_remove_optimized_kprobe()` needs only `op` live.
+pub fn kill_optimized_kprobe(km: &KprobeMutex, ap: Aggr<'_>) {
+    let l = ap.op_list();
+    // SAFETY: `op->list` and the staging lists are guarded by the mutex `km`
+    // proves held.
     unsafe {
-        let op = op_of(p);
-        let l = addr_of_mut!((*op).list);
         if !list::list_empty(l) {
             // Dequeue from the (un)optimization queue.
             list::list_del_init(l);
         }
-        flags::clear(addr_of_mut!((*op).kp), KPROBE_FLAG_OPTIMIZED);
+    }
+    ap.probe().clear_flags(km, KPROBE_FLAG_OPTIMIZED);
 
-        if kprobe_unused(km, p) {
-            // Unused kprobe is on unoptimizing or freeing list. We move it
-            // to freeing_list and let the kprobe_optimizer() remove it from
-            // the kprobe hash list and free it.
-            if optprobe_queued_unopt(km, op) {
-                list::list_move(l, freeing_list());
-            }
+    if kprobe_unused(km, ap.probe()) {
+        // Unused kprobe is on unoptimizing or freeing list. We move it
+        // to freeing_list and let the kprobe_optimizer() remove it from
+        // the kprobe hash list and free it.
+        if optprobe_queued_unopt(km, ap.op()) {
+            // SAFETY: as above.
+            unsafe { list::list_move(l, freeing_list()) };
         }
-        // Don't touch the code, because it is already freed.
-        sys::arch_remove_optimized_kprobe(op);
+    }
+    // Don't touch the code, because it is already freed.
+    // SAFETY: `ap.op()` is a live `optimized_kprobe`, all this reads; its detour
+    // buffer is released once, here (its text is gone).
+    unsafe { sys::arch_remove_optimized_kprobe(ap.op()) };
+}
+
+/// `prepare_optimized_kprobe()`: try to prepare optimized instructions of
+/// aggregate `ap` again (its module text came back after it was gone).
+pub fn prepare_optimized_kprobe(_tl: &TextLocks<'_>, ap: Aggr<'_>) {
+    if !ap.probe().ftrace() {
+        // SAFETY: `ap.op()` is a live `optimized_kprobe`, disarmed (gone until now),
+        // and `_tl` proves `text_mutex` held, as `arch_prepare_optimized_kprobe()` needs.
+        unsafe { sys::arch_prepare_optimized_kprobe(ap.op(), ap.as_ptr()) };
     }
 }
 
-/// `__prepare_optimized_kprobe()`.
+/// An aggregate fresh from [`alloc_aggr_kprobe`].
 ///
-/// # Safety
-/// `op`, `p` live.
-unsafe fn prepare_optimized_kprobe_op(_tl: &TextLocks<'_>, op: *mut OptimizedKprobe, p: *mut Kprobe) {
-    // SAFETY: `op` and `p` are live (this function's `# Safety`) and `_tl` proves
-    // `text_mutex` held, as `flags::ftrace()` and `arch_prepare_optimized_kprobe()` need.
-    unsafe {
-        if !flags::ftrace(p) {
-            sys::arch_prepare_optimized_kprobe(op, p);
-        }
-    }
+/// # Invariants
+/// `op` is a `kzalloc()`ed `optimized_kprobe` with `op->list` initialized,
+/// `kp.addr` set and its optinsns prepared if possible, that no other CPU
+/// can reach until [`init_aggr_kprobe`] hashes it.
+pub struct NewAggr {
+    op: ptr::NonNull<OptimizedKprobe>,
 }
 
-/// `prepare_optimized_kprobe()`: try to prepare optimized instructions.
-///
-/// # Safety
-/// `p` is a live aggregate.
-pub unsafe fn prepare_optimized_kprobe(tl: &TextLocks<'_>, p: *mut Kprobe) {
-    // SAFETY: `p` is a live aggregate, the `kp` of an `optimized_kprobe` (this
-    // function's `# Safety`).
-    unsafe { prepare_optimized_kprobe_op(tl, op_of(p), p) }
+impl NewAggr {
+    fn kp(&self) -> *mut Kprobe {
+        // SAFETY: `op` is live (type invariant); only the field's address is computed.
+        unsafe { addr_of_mut!((*self.op.as_ptr()).kp) }
+    }
+
+    /// Frees it (it was never published).
+    fn free(self) {
+        // SAFETY: seen by no one else (type invariant), so its optinsns may be
+        // released and the allocation freed.
+        unsafe {
+            sys::arch_remove_optimized_kprobe(self.op.as_ptr());
+            sys::kfree(self.op.as_ptr().cast::<c_void>());
+        }
+    }
 }
 
 /// `alloc_aggr_kprobe()`: a new `optimized_kprobe` at `p`'s address, with
-/// optimized instructions prepared if possible; null without memory.
-///
-/// # Safety
-/// `p` is live.
-pub unsafe fn alloc_aggr_kprobe(tl: &TextLocks<'_>, p: *mut Kprobe) -> *mut Kprobe {
-    let op = sys::kzalloc(core::mem::size_of::<OptimizedKprobe>()).cast::<OptimizedKprobe>();
-    if op.is_null() {
-        return ptr::null_mut();
-    }
-    // SAFETY: `op` is a fresh zeroed allocation of the right size.
+/// optimized instructions prepared if possible; `None` without memory.
+pub fn alloc_aggr_kprobe(_tl: &TextLocks<'_>, p: Probe<'_>) -> Option<NewAggr> {
+    let op = ptr::NonNull::new(sys::kzalloc(core::mem::size_of::<OptimizedKprobe>()).cast::<OptimizedKprobe>())?;
+    let op_p = op.as_ptr();
+    // SAFETY: `op` is a fresh zeroed allocation of the right size, seen by no
+    // one else; `p` is live and `_tl` proves `text_mutex` held, as
+    // `arch_prepare_optimized_kprobe()` requires.
     unsafe {
-        list::init_list_head(addr_of_mut!((*op).list));
-        (*op).kp.addr = (*p).addr;
-        prepare_optimized_kprobe_op(tl, op, p);
-        addr_of_mut!((*op).kp)
+        list::init_list_head(addr_of_mut!((*op_p).list));
+        (*op_p).kp.addr = p.addr();
+        if !p.ftrace() {
+            sys::arch_prepare_optimized_kprobe(op_p, p.as_ptr());
+        }
     }
-}
-
-/// `copy_kprobe()`: keep all fields in the kprobe consistent (copies the
-/// saved opcode and the insn slot of `ap` into `p`).
-///
-/// # Safety
-/// Both live, and distinct.
-pub unsafe fn copy_kprobe(ap: *mut Kprobe, p: *mut Kprobe) {
-    // SAFETY: `ap` and `p` are live and distinct (this function's `# Safety`), so the
-    // one-element copies of plain data (`opcode`, `ainsn`) do not overlap.
-    unsafe {
-        ptr::copy_nonoverlapping(addr_of!((*ap).opcode), addr_of_mut!((*p).opcode), 1);
-        ptr::copy_nonoverlapping(addr_of!((*ap).ainsn), addr_of_mut!((*p).ainsn), 1);
-    }
+    // INVARIANT: allocated, initialized and prepared just above.
+    Some(NewAggr { op })
 }
 
 /// `init_aggr_kprobe()`: fills in aggregate `ap` for the hashed probe `p`
 /// and puts `ap` in `p`'s place in the hash table.
-///
-/// # Safety
-/// `ap` is fresh from `alloc_aggr_kprobe()`, `p` is hashed.
-pub unsafe fn init_aggr_kprobe(km: &KprobeMutex, ap: *mut Kprobe, p: *mut Kprobe) {
-    // SAFETY: `ap` is fresh and not yet visible to any reader, `p` is hashed (this
-    // function's `# Safety`) and `km` proves `kprobe_mutex` held: `ap`'s fields may be
-    // written plainly before the RCU list updates publish it in `p`'s place.
+pub fn init_aggr_kprobe<'k>(km: &'k KprobeMutex, ap: NewAggr, p: Hashed<'k>) -> (Hashed<'k>, Aggr<'k>) {
+    let a = ap.kp();
+    // SAFETY: `a` is fresh and not yet visible to any reader (a `NewAggr`), `p`
+    // is hashed and `km` proves `kprobe_mutex` held: `a`'s fields may be written
+    // plainly before the RCU list updates publish it in `p`'s place, where it is
+    // prepared (it has `p`'s saved instruction and slot).
     unsafe {
         // Copy the insn slot of 'p' to 'ap'.
-        copy_kprobe(p, ap);
+        ptr::copy_nonoverlapping(addr_of!((*p.as_ptr()).opcode), addr_of_mut!((*a).opcode), 1);
+        ptr::copy_nonoverlapping(addr_of!((*p.as_ptr()).ainsn), addr_of_mut!((*a).ainsn), 1);
         // flush_insn_slot(ap): a no-op on x86.
-        (*ap).addr = (*p).addr;
-        flags::put(ap, flags::get(p) & !KPROBE_FLAG_OPTIMIZED);
-        (*ap).pre_handler = Some(crate::aggr::aggr_pre_handler);
+        (*a).addr = p.addr();
+        flags::put(a, p.flags() & !KPROBE_FLAG_OPTIMIZED);
+        (*a).pre_handler = Some(crate::probe::aggr_pre_handler);
         // We don't care the kprobe which has gone.
-        if (*p).post_handler.is_some() && !flags::gone(p) {
-            crate::once::write(addr_of_mut!((*ap).post_handler), Some(crate::aggr::aggr_post_handler));
+        if p.post_handler().is_some() && !p.gone() {
+            (*a).post_handler = Some(crate::probe::aggr_post_handler);
         }
-        list::init_list_head(addr_of_mut!((*ap).list));
-        list::init_hlist_node(addr_of_mut!((*ap).hlist));
+        list::init_list_head(addr_of_mut!((*a).list));
+        list::init_hlist_node(addr_of_mut!((*a).hlist));
+        let ah = Hashed::from_raw(a);
         // The aggregate takes over `p`'s arming: remember its ftrace ops
         // (intended divergence, see ftrace.rs).
-        if flags::ftrace(p) {
+        if p.ftrace() {
             #[cfg(CONFIG_KPROBES_ON_FTRACE)]
-            crate::ftrace::note_armed_ops(km, ap, (*p).post_handler.is_some());
+            crate::ftrace::note_armed_ops(km, *ah, p.post_handler().is_some());
         }
 
-        list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
-        list::hlist_replace_rcu(addr_of_mut!((*p).hlist), addr_of_mut!((*ap).hlist));
+        list::list_add_rcu(p.list(), addr_of_mut!((*a).list));
+        list::hlist_replace_rcu(p.hlist(), addr_of_mut!((*a).hlist));
+        (ah, Aggr::from_raw(a))
     }
 }
 
 /// `try_to_optimize_kprobe()`: prepare an `optimized_kprobe` for the
 /// normal registered probe `p` and optimize it.
-///
-/// # Safety
-/// `p` is hashed.
-pub unsafe fn try_to_optimize_kprobe(km: &KprobeMutex, p: *mut Kprobe) {
+pub fn try_to_optimize_kprobe(km: &KprobeMutex, p: Hashed<'_>) {
     // Impossible to optimize ftrace-based kprobe.
-    // SAFETY: `p` is hashed, hence live (this function's `# Safety`).
-    if unsafe { flags::ftrace(p) } {
+    if p.ftrace() {
         return;
     }
     // For preparing optimization, jump_label_text_reserved() is called.
     let tl = locks::text_and_jump_label(km);
-
-    // SAFETY: `p` is hashed (this function's `# Safety`), and `tl` holds the
-    // text locks under `kprobe_mutex`, as `alloc_aggr_kprobe()`, `init_aggr_kprobe()`
-    // need; an unprepared `op` is freed before anyone else could see it.
-    unsafe {
-        let ap = alloc_aggr_kprobe(&tl, p);
-        if !ap.is_null() {
-            let op = op_of(ap);
-            if !sys::arch_prepared_optinsn(op) {
-                // If failed to setup optimizing, fallback to kprobe.
-                sys::arch_remove_optimized_kprobe(op);
-                sys::kfree(op.cast::<c_void>());
-            } else {
-                init_aggr_kprobe(km, ap, p);
-                optimize_kprobe(km, ap); // This just kicks optimizer thread.
-            }
+    if let Some(ap) = alloc_aggr_kprobe(&tl, *p) {
+        // SAFETY: `ap`'s `op` is live (a `NewAggr`), all that
+        // `arch_prepared_optinsn()` reads.
+        if !unsafe { sys::arch_prepared_optinsn(ap.op.as_ptr()) } {
+            // If failed to setup optimizing, fallback to kprobe.
+            ap.free();
+        } else {
+            let (ap, _) = init_aggr_kprobe(km, ap, p);
+            optimize_kprobe(km, *ap); // This just kicks optimizer thread.
         }
     }
 }
@@ -585,12 +530,8 @@ pub fn optimize_all_kprobes() {
         let cpus = locks::cpus_read(&km);
         state::set_allow_optimization(&km, true);
         registry::for_each_hashed(&km, |p| {
-            // SAFETY: `for_each_hashed()` yields hashed (so live) probes, as
-            // `flags::disabled()` and `optimize_kprobe()` need.
-            unsafe {
-                if !flags::disabled(p) {
-                    optimize_kprobe(&km, p);
-                }
+            if !p.disabled() {
+                optimize_kprobe(&km, *p);
             }
         });
         drop(cpus);
@@ -610,12 +551,8 @@ pub fn unoptimize_all_kprobes() {
         let _cpus = locks::cpus_read(&km);
         state::set_allow_optimization(&km, false);
         registry::for_each_hashed(&km, |p| {
-            // SAFETY: `for_each_hashed()` yields hashed (so live) probes, as
-            // `flags::disabled()` and `unoptimize_kprobe()` need.
-            unsafe {
-                if !flags::disabled(p) {
-                    unoptimize_kprobe(&km, p, None);
-                }
+            if !p.disabled() {
+                unoptimize_kprobe(&km, *p, None);
             }
         });
     }
@@ -664,90 +601,84 @@ ftrace_export! {
 }
 
 /// `__arm_kprobe()`: puts the breakpoint of `p`.
-///
-/// # Safety
-/// `p` is hashed.
 #[inline] // one caller (arm.rs), as kprobes.c inlines it there
-pub unsafe fn arm_kprobe_locked(tl: &TextLocks<'_>, p: *mut Kprobe) {
+pub fn arm_kprobe_locked(tl: &TextLocks<'_>, p: Hashed<'_>) {
     sys::lockdep_assert_held_text_mutex();
-    // SAFETY: `p` is hashed, so live and prepared (this function's `# Safety`), and
-    // `tl` proves `kprobe_mutex`, `text_mutex` and the CPU hotplug lock held, as the forced
-    // unoptimization, `arch_arm_kprobe()` and `optimize_kprobe()` require.
-    unsafe {
-        // Find the overlapping optimized kprobes.
-        let other = get_optimized_kprobe(tl, (*p).addr);
-        if !other.is_null() {
-            // Fallback to unoptimized kprobe.
-            unoptimize_kprobe(tl, other, Some(tl));
-        }
-        // Intended divergence: an optimized probe whose unoptimization is
-        // still queued (disabled, then enabled again before the optimizer
-        // ran) still has its jump in the text, so it is armed already.
-        // Upstream writes an int3 over the first byte of the live jump
-        // here; a hit then single-steps the original instruction and
-        // resumes inside the jump's displacement.  Cancelling the queued
-        // unoptimization (optimize_kprobe() dequeues it; if it declines,
-        // the optimizer turns the jump back into an int3) keeps the text
-        // consistent.
-        if kprobe_aggrprobe(p) && flags::optimized(p) && optprobe_queued_unopt(tl, op_of(p)) {
-            optimize_kprobe(tl, p);
+    // Find the overlapping optimized kprobes.
+    if let Some(other) = get_optimized_kprobe(tl, p.addr()) {
+        // Fallback to unoptimized kprobe.
+        unoptimize_kprobe(tl, other.probe(), Some(tl));
+    }
+    // Intended divergence: an optimized probe whose unoptimization is
+    // still queued (disabled, then enabled again before the optimizer
+    // ran) still has its jump in the text, so it is armed already.
+    // Upstream writes an int3 over the first byte of the live jump
+    // here; a hit then single-steps the original instruction and
+    // resumes inside the jump's displacement.  Cancelling the queued
+    // unoptimization (optimize_kprobe() dequeues it; if it declines,
+    // the optimizer turns the jump back into an int3) keeps the text
+    // consistent.
+    if let Some(ap) = p.aggr() {
+        if p.optimized() && optprobe_queued_unopt(tl, ap.op()) {
+            optimize_kprobe(tl, *p);
             return;
         }
-        sys::arch_arm_kprobe(p);
-        optimize_kprobe(tl, p); // Try to optimize (add kprobe to a list).
     }
+    // SAFETY: `p` is hashed, so prepared (a `Hashed`), and `tl` proves `text_mutex`
+    // and the CPU hotplug lock held, as `arch_arm_kprobe()` requires.
+    unsafe { sys::arch_arm_kprobe(p.as_ptr()) };
+    optimize_kprobe(tl, *p); // Try to optimize (add kprobe to a list).
 }
 
-/// `__disarm_kprobe()`: removes the breakpoint of `p`.
-///
-/// # Safety
-/// `p` is hashed and armed.
-#[inline] // one caller (arm.rs), as kprobes.c inlines it there
-pub unsafe fn disarm_kprobe_locked(tl: &TextLocks<'_>, p: *mut Kprobe, reopt: bool) {
+/// `__disarm_kprobe()`: removes the breakpoint of `p`, which is armed.
+pub fn disarm_kprobe_locked(tl: &TextLocks<'_>, p: Hashed<'_>, reopt: bool) {
     sys::lockdep_assert_held_text_mutex();
-    // SAFETY: `p` is hashed and armed (this function's `# Safety`), and `tl` proves
-    // `kprobe_mutex`, `text_mutex` and the CPU hotplug lock held, as the forced
-    // unoptimization and `arch_disarm_kprobe()` require.
-    unsafe {
-        // Try to unoptimize (at once when all probes are being disarmed).
-        let forced = state::all_disarmed();
-        unoptimize_kprobe(tl, p, forced.then_some(tl));
+    // Try to unoptimize (at once when all probes are being disarmed).
+    let forced = state::all_disarmed();
+    unoptimize_kprobe(tl, *p, forced.then_some(tl));
 
-        // Intended divergence: when all probes are being disarmed
-        // (`kprobes/enabled` = 0), an optimized probe whose unoptimization
-        // was queued (by `debug.kprobes-optimization` = 0, just before) is
-        // unoptimized at once and moved to the freeing list: its text is an
-        // int3 again, but upstream leaves it there because the probe is
-        // queued, and the optimizer later disarms only disabled probes.
-        // The probe keeps firing while probing is off, and when it is then
-        // unregistered (no disarming while all are disarmed) it is unhashed
-        // with its int3 still in the text: the next hit oopses ("Oops:
-        // int3"; the stress suite hits it on both kernels).  A forced
-        // unoptimization leaves the int3 form, so disarm it here.
-        let queued = kprobe_queued(tl, p);
-        if !queued || forced {
-            sys::arch_disarm_kprobe(p);
-        }
-        if queued && forced {
+    // Intended divergence: when all probes are being disarmed
+    // (`kprobes/enabled` = 0), an optimized probe whose unoptimization
+    // was queued (by `debug.kprobes-optimization` = 0, just before) is
+    // unoptimized at once and moved to the freeing list: its text is an
+    // int3 again, but upstream leaves it there because the probe is
+    // queued, and the optimizer later disarms only disabled probes.
+    // The probe keeps firing while probing is off, and when it is then
+    // unregistered (no disarming while all are disarmed) it is unhashed
+    // with its int3 still in the text: the next hit oopses ("Oops:
+    // int3"; the stress suite hits it on both kernels).  A forced
+    // unoptimization leaves the int3 form, so disarm it here.
+    let queued = kprobe_queued(tl, *p);
+    if !queued || forced {
+        // SAFETY: `p` is hashed, so prepared (a `Hashed`), and `tl` proves
+        // `text_mutex` and the CPU hotplug lock held, as `arch_disarm_kprobe()`
+        // requires.
+        unsafe { sys::arch_disarm_kprobe(p.as_ptr()) };
+    }
+    if queued && forced {
+        if let Some(ap) = p.aggr() {
             // On the freeing list, forcibly unoptimized and now disarmed: the
             // optimizer, which disarms the probes there while all are
             // disarmed (see `do_unoptimize_kprobes()`), has nothing left to do
             // with it.  It is in use (not disabled), so the optimizer would
             // only have taken it off the list.
-            list::list_del_init(addr_of_mut!((*op_of(p)).list));
+            // SAFETY: `op->list` and the freeing list are guarded by the
+            // `kprobe_mutex` `tl` proves held.
+            unsafe { list::list_del_init(ap.op_list()) };
         }
-        if !queued {
-            // If another kprobe was blocked, re-optimize it.
-            let other = get_optimized_kprobe(tl, (*p).addr);
-            if !other.is_null() && reopt {
-                optimize_kprobe(tl, other);
+    }
+    if !queued {
+        // If another kprobe was blocked, re-optimize it.
+        if let Some(other) = get_optimized_kprobe(tl, p.addr()) {
+            if reopt {
+                optimize_kprobe(tl, other.probe());
             }
         }
-        // TODO (upstream): Since unoptimization and real disarming will be
-        // done by the worker thread, we can not check whether another probe
-        // are unoptimized because of this probe here. It should be
-        // re-optimized by the worker thread.
     }
+    // TODO (upstream): Since unoptimization and real disarming will be
+    // done by the worker thread, we can not check whether another probe
+    // are unoptimized because of this probe here. It should be
+    // re-optimized by the worker thread.
 }
 
 /// Empties the staging lists (host tests, under `sys::exclusive()`).

@@ -6,119 +6,98 @@
 //! under `kprobe_mutex`, one RCU grace period, then free).  Port of that
 //! part of `kernel/kprobes.c`.
 
-use crate::flags;
 use crate::addr;
-use crate::aggr::kprobe_aggrprobe;
 use crate::arm;
 use crate::ffi::{c_int, c_ulong};
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
-use crate::registry::{self, lookup as get_kprobe};
+use crate::probe::{Aggr, Hashed, NewProbe, Probe, ProbeArray};
+use crate::registry;
 use crate::state;
 use crate::sys::{self, Module};
-use crate::types::{Kprobe, ListHead, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY};
-use core::ptr::{self, addr_of_mut};
+use crate::types::{Kprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY};
+use core::ptr;
 
-/// The probe whose `list` member is `l`.
-#[inline]
-fn probe_of(l: *mut ListHead) -> *mut Kprobe {
-    crate::container_of!(l, Kprobe, list)
-}
-
-/// `add_new_kprobe()`: adds `p` to aggregate `ap`.
-///
-/// # Safety
-/// `ap` is a hashed aggregate, `p` a live probe on no list.
-unsafe fn add_new_kprobe(tl: &TextLocks<'_>, ap: *mut Kprobe, p: *mut Kprobe) -> c_int {
-    // SAFETY: `ap` is a hashed aggregate, `p` a live probe on no list (this
-    // function's `# Safety`), and `tl` proves `kprobe_mutex`, `text_mutex` and the
-    // CPU hotplug lock held, as the forced unoptimization and `list_add_rcu()` need.
-    unsafe {
-        if (*p).post_handler.is_some() {
-            opt::unoptimize_kprobe(tl, ap, Some(tl)); // Fall back to normal kprobe.
-        }
-        list::list_add_rcu(addr_of_mut!((*p).list), addr_of_mut!((*ap).list));
-        if (*p).post_handler.is_some() && (*ap).post_handler.is_none() {
-            crate::once::write(addr_of_mut!((*ap).post_handler), Some(crate::aggr::aggr_post_handler));
-        }
+/// `add_new_kprobe()`: adds `p` to aggregate `ap` (publishes it).
+fn add_new_kprobe<'a>(tl: &TextLocks<'_>, ap: Aggr<'_>, p: NewProbe<'a>) -> Probe<'a> {
+    let p = p.probe();
+    if p.post_handler().is_some() {
+        opt::unoptimize_kprobe(tl, ap.probe(), Some(tl)); // Fall back to normal kprobe.
     }
-    0
+    // SAFETY: `p` is live and on no list (a `NewProbe`), `ap` a live aggregate,
+    // and `tl` proves `kprobe_mutex` held, the child lists' writer lock.
+    unsafe { list::list_add_rcu(p.list(), ap.probe().list()) };
+    if p.post_handler().is_some() && ap.probe().post_handler().is_none() {
+        ap.probe().set_post_handler(tl, Some(crate::probe::aggr_post_handler));
+    }
+    p
 }
 
 /// `register_aggr_kprobe()`: registers the second or subsequent kprobe at
-/// the same address.
-///
-/// # Safety
-/// `orig_p` is hashed at `p->addr`, `p` is live.
-unsafe fn register_aggr_kprobe(km: &KprobeMutex, orig_p: *mut Kprobe, p: *mut Kprobe) -> c_int {
-    let mut ret: c_int;
-    let mut ap = orig_p;
-
+/// the same address, where `orig_p` is hashed.
+fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -> c_int {
     // For preparing optimization, jump_label_text_reserved() is called.
     let tl = locks::text_and_jump_label(km);
 
-    // SAFETY: `orig_p` is hashed and `p` is live (this function's `# Safety`); `tl`
-    // holds the CPU hotplug lock, `jump_label_lock` and `text_mutex` under
-    // `kprobe_mutex`: what the preparation and `add_new_kprobe()` need.
-    unsafe {
-        'out: {
-            if !kprobe_aggrprobe(orig_p) {
-                // If 'orig_p' is not an 'aggr_kprobe', create new one.
-                ap = opt::alloc_aggr_kprobe(&tl, orig_p);
-                if ap.is_null() {
-                    ret = -sys::ENOMEM;
-                    break 'out;
-                }
-                opt::init_aggr_kprobe(km, ap, orig_p);
-            } else if opt::kprobe_unused(km, ap) {
-                // This probe is going to die. Rescue it.
-                ret = opt::reuse_unused_kprobe(km, ap);
-                if ret != 0 {
-                    break 'out;
-                }
-            }
-
-            if flags::gone(ap) {
-                // Attempting to insert new probe at the same location that
-                // had a probe in the module vaddr area which already freed.
-                // So, the instruction slot has already been released. We
-                // need a new slot for the new probe.
-                ret = sys::arch_prepare_kprobe(ap);
-                if ret != 0 {
-                    // Even if fail to allocate new slot, don't need to free
-                    // the 'ap'. It will be used next time, or freed by
-                    // unregister_kprobe().
-                    break 'out;
-                }
-                // Prepare optimized instructions if possible.
-                opt::prepare_optimized_kprobe(&tl, ap);
-                // Clear gone flag to prevent allocating new slot again, and
-                // set disabled flag because it is not armed yet.
-                flags::put(ap, (flags::get(ap) & !KPROBE_FLAG_GONE) | KPROBE_FLAG_DISABLED);
-            }
-
-            // Copy the insn slot of 'p' to 'ap'.
-            opt::copy_kprobe(ap, p);
-            ret = add_new_kprobe(&tl, ap, p);
+    let (ah, ap) = match orig_p.aggr() {
+        None => {
+            // If 'orig_p' is not an 'aggr_kprobe', create new one.
+            let Some(new) = opt::alloc_aggr_kprobe(&tl, *orig_p) else {
+                return -sys::ENOMEM;
+            };
+            opt::init_aggr_kprobe(km, new, orig_p)
         }
+        Some(ap) => {
+            if opt::kprobe_unused(km, ap.probe()) {
+                // This probe is going to die. Rescue it.
+                let ret = opt::reuse_unused_kprobe(km, ap);
+                if ret != 0 {
+                    return ret;
+                }
+            }
+            (orig_p, ap)
+        }
+    };
+
+    if ap.probe().gone() {
+        // Attempting to insert new probe at the same location that had a
+        // probe in the module vaddr area which already freed. So, the
+        // instruction slot has already been released. We need a new slot
+        // for the new probe.
+        // SAFETY: `ap` is a live aggregate whose text went away with its
+        // module, so no CPU executes or patches its address, and `tl` proves
+        // `text_mutex` held, as `arch_prepare_kprobe()` needs.
+        let ret = unsafe { sys::arch_prepare_kprobe(ap.as_ptr()) };
+        if ret != 0 {
+            // Even if fail to allocate new slot, don't need to free the
+            // 'ap'. It will be used next time, or freed by
+            // unregister_kprobe().
+            return ret;
+        }
+        // Prepare optimized instructions if possible.
+        opt::prepare_optimized_kprobe(&tl, ap);
+        // Clear gone flag to prevent allocating new slot again, and set
+        // disabled flag because it is not armed yet.
+        ap.probe().put_flags(km, (ap.probe().flags() & !KPROBE_FLAG_GONE) | KPROBE_FLAG_DISABLED);
     }
 
+    // Copy the insn slot of 'p' to 'ap'.
+    p.copy_insn_from(ap.probe());
+    let p = add_new_kprobe(&tl, ap, p);
     drop(tl);
 
-    // SAFETY: `km` proves `kprobe_mutex` still held; on success `ap` is the hashed
-    // aggregate at `p->addr` and `p` one of its children.
-    unsafe {
-        if ret == 0 && flags::disabled(ap) && !flags::disabled(p) {
-            flags::clear(ap, KPROBE_FLAG_DISABLED);
-            if !state::all_disarmed() {
-                // Arm the breakpoint again.
-                ret = arm::arm_kprobe(km, ap);
-                if ret != 0 {
-                    flags::set(ap, KPROBE_FLAG_DISABLED);
-                    list::list_del_rcu(addr_of_mut!((*p).list));
-                    sys::synchronize_rcu();
-                }
+    let mut ret = 0;
+    if ap.probe().disabled() && !p.disabled() {
+        ap.probe().clear_flags(km, KPROBE_FLAG_DISABLED);
+        if !state::all_disarmed() {
+            // Arm the breakpoint again.
+            ret = arm::arm_kprobe(km, ah);
+            if ret != 0 {
+                ap.probe().set_flags(km, KPROBE_FLAG_DISABLED);
+                // SAFETY: `p` is on `ap`'s child list, which `km` guards.
+                unsafe { list::list_del_rcu(p.list()) };
+                sys::synchronize_rcu();
             }
         }
     }
@@ -126,253 +105,211 @@ unsafe fn register_aggr_kprobe(km: &KprobeMutex, orig_p: *mut Kprobe, p: *mut Kp
 }
 
 /// `__get_valid_kprobe()`: checks that `p` is registered and returns the
-/// probe hashed at its address (`p` itself or its aggregate), else null.
-///
-/// # Safety
-/// `p` is readable.
-unsafe fn get_valid_kprobe(_km: &KprobeMutex, p: *mut Kprobe) -> *mut Kprobe {
+/// probe hashed at its address (`p` itself or its aggregate).
+fn get_valid_kprobe<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Option<Hashed<'k>> {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: `p` is readable (this function's `# Safety`) and `_km` proves
-    // `kprobe_mutex` held: `get_kprobe()` may walk the table, and the hashed
-    // aggregate's child list is stable for `iter_rcu()`.
-    unsafe {
-        let ap = get_kprobe((*p).addr);
-        if ap.is_null() {
-            return ptr::null_mut();
-        }
-        if p == ap {
-            return ap;
-        }
-        for l in list::iter_rcu(addr_of_mut!((*ap).list)) {
-            if probe_of(l) == p {
-                // kprobe p is a valid probe.
-                return ap;
-            }
-        }
+    let ap = registry::find(km, p.addr())?;
+    if p == *ap {
+        return Some(ap);
     }
-    ptr::null_mut()
+    let mut found = false;
+    if let Some(a) = ap.aggr() {
+        a.for_each_child(km, |c| {
+            found = c == p;
+            !found
+        });
+    }
+    // kprobe p is a valid probe.
+    found.then_some(ap)
 }
 
 /// `warn_kprobe_rereg()`: warns and fails if `p` is being re-registered,
 /// since there must be a software bug.
-///
-/// # Safety
-/// `p` is readable.
-pub unsafe fn warn_kprobe_rereg(p: *mut Kprobe) -> c_int {
+pub fn warn_kprobe_rereg(p: Probe<'_>) -> c_int {
     let mut ret = 0;
     let km = locks::kprobe_mutex();
-    // SAFETY: `p` is readable (this function's `# Safety`).
-    if unsafe { !get_valid_kprobe(&km, p).is_null() } {
+    if get_valid_kprobe(&km, p).is_some() {
         crate::warn_once!();
         ret = -sys::EINVAL;
     }
     ret
 }
 
-/// `register_kprobe()`.
-///
-/// # Safety
-/// `p` is a caller-owned `struct kprobe` (its `symbol_name` null or a C
-/// string) that stays alive until it is unregistered; process context.
-pub unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
+/// `register_kprobe()`: `p` is the caller's, alive until unregistered
+/// (its `symbol_name` null or a C string); process context.
+pub fn register_kprobe(p: Probe<'_>) -> c_int {
     let mut on_func_entry = false;
     let mut probed_mod: *mut Module = ptr::null_mut();
 
-    // SAFETY: `p` is caller-owned, stays alive until unregistered, has a valid
-    // `symbol_name`, and we may sleep (this function's `# Safety`): what the address
-    // checks and `register_locked()` need.
-    unsafe {
-        // Intended divergence: a live probe registered by `addr` with a
-        // non-zero `offset` keeps both, so upstream resolves it to
-        // addr + 2 * offset below, misses the re-registration and hashes
-        // the live probe a second time (corrupting the table).  Detect it
-        // at the registered address, as upstream does when offset is 0.
-        if (*p).symbol_name.is_null() && (*p).offset != 0 && warn_kprobe_rereg(p) != 0 {
-            return -sys::EINVAL;
-        }
-        // Adjust probe address from symbol.
-        let a = addr::kprobe_addr((*p).addr, (*p).symbol_name, (*p).offset as c_ulong, &mut on_func_entry);
-        if addr::is_err(a) {
-            return addr::ptr_err(a);
-        }
-        (*p).addr = a;
-
-        let ret = warn_kprobe_rereg(p);
-        if ret != 0 {
-            return ret;
-        }
-
-        // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
-        flags::put(p, flags::get(p) & KPROBE_FLAG_DISABLED);
-        (*p).nmissed = 0;
-        list::init_list_head(addr_of_mut!((*p).list));
-
-        let ret = addr::check_kprobe_address_safe(p, &mut probed_mod);
-        if ret != 0 {
-            return ret;
-        }
-
-        let ret = register_locked(&locks::kprobe_mutex(), p, on_func_entry);
-
-        if !probed_mod.is_null() {
-            sys::module_put(probed_mod);
-        }
-        ret
+    // Intended divergence: a live probe registered by `addr` with a
+    // non-zero `offset` keeps both, so upstream resolves it to
+    // addr + 2 * offset below, misses the re-registration and hashes the
+    // live probe a second time (corrupting the table).  Detect it at the
+    // registered address, as upstream does when offset is 0.
+    if p.symbol_name().is_null() && p.offset() != 0 && warn_kprobe_rereg(p) != 0 {
+        return -sys::EINVAL;
     }
+    // Adjust probe address from symbol.
+    let a = addr::kprobe_addr(p.addr(), p.symbol(), p.offset() as c_ulong, &mut on_func_entry);
+    if addr::is_err(a) {
+        return addr::ptr_err(a);
+    }
+    p.write_addr(a);
+
+    let ret = warn_kprobe_rereg(p);
+    if ret != 0 {
+        return ret;
+    }
+
+    // SAFETY: `warn_kprobe_rereg()` found `p` neither hashed nor in an aggregate,
+    // and the kprobes API forbids registering one probe from two tasks at once.
+    let np = unsafe { NewProbe::new(p) };
+    // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
+    np.reset(0);
+
+    let ret = addr::check_kprobe_address_safe(&np, &mut probed_mod);
+    if ret != 0 {
+        return ret;
+    }
+
+    let ret = register_locked(&locks::kprobe_mutex(), np, on_func_entry);
+
+    if !probed_mod.is_null() {
+        // The reference `check_kprobe_address_safe()` took.
+        sys::module_put(probed_mod);
+    }
+    ret
 }
 
 /// The part of `register_kprobe()` under `kprobe_mutex`.
-///
-/// # Safety
-/// As for [`register_kprobe`].
-unsafe fn register_locked(km: &KprobeMutex, p: *mut Kprobe, on_func_entry: bool) -> c_int {
-    // SAFETY: `p` is live and not hashed yet (this function's `# Safety`) and `km`
-    // proves `kprobe_mutex` held: enough for `get_kprobe()`, `register_aggr_kprobe()`,
-    // the flags, the hashing and `arm_kprobe()`; `prepare_kprobe()` also gets `text_mutex`.
-    unsafe {
-        if on_func_entry {
-            flags::set(p, KPROBE_FLAG_ON_FUNC_ENTRY);
-        }
+fn register_locked(km: &KprobeMutex, p: NewProbe<'_>, on_func_entry: bool) -> c_int {
+    if on_func_entry {
+        p.set_flags(KPROBE_FLAG_ON_FUNC_ENTRY);
+    }
 
-        let old_p = get_kprobe((*p).addr);
-        if !old_p.is_null() {
-            // Since this may unoptimize 'old_p', locking 'text_mutex'.
-            return register_aggr_kprobe(km, old_p, p);
-        }
+    if let Some(old_p) = registry::find(km, p.probe().addr()) {
+        // Since this may unoptimize 'old_p', locking 'text_mutex'.
+        return register_aggr_kprobe(km, old_p, p);
+    }
 
-        // Prevent text modification.
-        let ret = arm::prepare_kprobe(&locks::text(km), p);
+    // Prevent text modification.
+    let prepared = match arm::prepare_kprobe(&locks::text(km), &p) {
+        Ok(prepared) => prepared,
+        Err(ret) => return ret,
+    };
+
+    let p = registry::hash_probe(km, prepared);
+
+    if !state::all_disarmed() && !p.disabled() {
+        let ret = arm::arm_kprobe(km, p);
         if ret != 0 {
+            // SAFETY: `p` is hashed and `km` proves `kprobe_mutex` held, the
+            // table's writer lock.
+            unsafe { list::hlist_del_rcu(p.hlist()) };
+            sys::synchronize_rcu();
             return ret;
         }
-
-        registry::hash_probe(km, p);
-
-        if !state::all_disarmed() && !flags::disabled(p) {
-            let ret = arm::arm_kprobe(km, p);
-            if ret != 0 {
-                list::hlist_del_rcu(addr_of_mut!((*p).hlist));
-                sys::synchronize_rcu();
-                return ret;
-            }
-        }
-
-        // Try to optimize kprobe.
-        opt::try_to_optimize_kprobe(km, p);
     }
+
+    // Try to optimize kprobe.
+    opt::try_to_optimize_kprobe(km, p);
     0
 }
 
 /// `aggr_kprobe_disabled()`: are all probes of aggregate `ap` disabled?
-///
-/// # Safety
-/// `ap` is a live aggregate.
-unsafe fn aggr_kprobe_disabled(_km: &KprobeMutex, ap: *mut Kprobe) -> bool {
+fn aggr_kprobe_disabled(km: &KprobeMutex, ap: Aggr<'_>) -> bool {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: `ap` is a live aggregate (this function's `# Safety`) and `_km` proves
-    // `kprobe_mutex` held, so its child list and the children are stable for `iter_rcu()`.
-    unsafe {
-        // Since there is an active probe on the list, we can't disable
-        // this 'ap'.
-        list::iter_rcu(addr_of_mut!((*ap).list)).all(|l| flags::disabled(probe_of(l)))
-    }
+    // Since there is an active probe on the list, we can't disable this 'ap'.
+    let mut all = true;
+    ap.for_each_child(km, |c| {
+        all = c.disabled();
+        all
+    });
+    all
 }
 
 /// `__disable_kprobe()`: disables `p` (and disarms the probe at its address
 /// when nothing there is enabled any more); returns the hashed probe or,
-/// as upstream, an `ERR_PTR()` (a pointer comes back in one register; a
-/// `Result` would be returned through memory on every enable/disable).
-///
-/// # Safety
-/// `p` is readable.
-unsafe fn disable_locked(km: &KprobeMutex, p: *mut Kprobe) -> *mut Kprobe {
+/// as upstream, an error code.
+fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<Hashed<'k>, c_int> {
     sys::lockdep_assert_held_kprobe_mutex();
-    // SAFETY: `p` is readable (this function's `# Safety`) and `km` proves `kprobe_mutex`;
-    // `p` is written only once `get_valid_kprobe()` found it registered (so live),
-    // and `orig_p` is hashed, and armed when it is disarmed, as `disarm_kprobe()` needs.
-    unsafe {
-        // Get an original kprobe for return.
-        let orig_p = get_valid_kprobe(km, p);
-        if orig_p.is_null() {
-            return addr::err_ptr(-sys::EINVAL).cast();
-        }
+    // Get an original kprobe for return.
+    let orig_p = get_valid_kprobe(km, p).ok_or(-sys::EINVAL)?;
 
-        if !flags::disabled(p) {
-            // Disable probe if it is a child probe.
-            if p != orig_p {
-                flags::set(p, KPROBE_FLAG_DISABLED);
-            }
-            // Try to disarm and disable this/parent probe.
-            if p == orig_p || aggr_kprobe_disabled(km, orig_p) {
-                // Don't be lazy here. Even if 'kprobes_all_disarmed' is
-                // false, 'orig_p' might not have been armed yet. Note
-                // arm_all_kprobes() __tries__ to arm all kprobes on the best
-                // effort basis.
-                if !state::all_disarmed() && !flags::disabled(orig_p) {
-                    let ret = arm::disarm_kprobe(km, orig_p, true);
-                    if ret != 0 {
-                        flags::clear(p, KPROBE_FLAG_DISABLED);
-                        return addr::err_ptr(ret).cast();
-                    }
-                }
-                flags::set(orig_p, KPROBE_FLAG_DISABLED);
-            }
+    if !p.disabled() {
+        // Disable probe if it is a child probe.
+        if p != *orig_p {
+            p.set_flags(km, KPROBE_FLAG_DISABLED);
         }
-        orig_p
+        // Try to disarm and disable this/parent probe.
+        if p == *orig_p || orig_p.aggr().is_some_and(|a| aggr_kprobe_disabled(km, a)) {
+            // Don't be lazy here. Even if 'kprobes_all_disarmed' is false,
+            // 'orig_p' might not have been armed yet. Note arm_all_kprobes()
+            // __tries__ to arm all kprobes on the best effort basis.
+            if !state::all_disarmed() && !orig_p.disabled() {
+                let ret = arm::disarm_kprobe(km, orig_p, true);
+                if ret != 0 {
+                    p.clear_flags(km, KPROBE_FLAG_DISABLED);
+                    return Err(ret);
+                }
+            }
+            orig_p.set_flags(km, KPROBE_FLAG_DISABLED);
+        }
     }
+    Ok(orig_p)
 }
 
 /// `__unregister_kprobe_top()`: unregisters `p` without waiting for a
 /// grace period.
-///
-/// # Safety
-/// `p` is readable.
-pub unsafe fn unregister_top(km: &KprobeMutex, p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is readable (this function's `# Safety`) and `km` proves `kprobe_mutex`;
-    // past `disable_locked()`, `p` is registered and `ap` hashed, so the list and
-    // hlist removals and `optimize_kprobe()` run under the lock they need.
-    unsafe {
-        // Disable kprobe. This will disarm it if needed.
-        let ap = disable_locked(km, p);
-        if addr::is_err(ap.cast()) {
-            return addr::ptr_err(ap.cast());
-        }
+pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> c_int {
+    // Disable kprobe. This will disarm it if needed.
+    let ap = match disable_locked(km, p) {
+        Ok(ap) => ap,
+        Err(ret) => return ret,
+    };
 
-        if ap != p {
-            // Following process expects this probe is an aggrprobe.
-            if !kprobe_aggrprobe(ap) {
-                sys::warn();
-            }
-            // !disarmed could happen if the probe is under delayed
-            // unoptimizing.
-            if !(list::list_is_singular(addr_of_mut!((*ap).list)) && opt::kprobe_disarmed(ap)) {
-                // If disabling probe has special handlers, update aggrprobe.
-                if (*p).post_handler.is_some() && !flags::gone(p) {
-                    let other_post = list::iter_rcu(addr_of_mut!((*ap).list)).any(|l| {
-                        let lp = probe_of(l);
-                        lp != p && (*lp).post_handler.is_some()
-                    });
-                    // For the kprobe-on-ftrace case, we keep the
-                    // post_handler setting to identify this aggrprobe armed
-                    // with kprobe_ipmodify_ops.
-                    if !other_post && !flags::ftrace(ap) {
-                        crate::once::write(addr_of_mut!((*ap).post_handler), None);
-                    }
-                }
-                // Remove from the aggrprobe: this path will do nothing in
-                // __unregister_kprobe_bottom().
-                list::list_del_rcu(addr_of_mut!((*p).list));
-                if !flags::disabled(ap) && !state::all_disarmed() {
-                    // Try to optimize this probe again, because post
-                    // handler may have been changed.
-                    opt::optimize_kprobe(km, ap);
-                }
-                return 0;
-            }
+    if *ap != p {
+        // Following process expects this probe is an aggrprobe.
+        let a = ap.aggr();
+        if a.is_none() {
+            sys::warn();
         }
-        // disarmed:
-        list::hlist_del_rcu(addr_of_mut!((*ap).hlist));
+        // !disarmed could happen if the probe is under delayed unoptimizing.
+        // SAFETY: `ap`'s child list is guarded by the mutex `km` proves held.
+        if !(unsafe { list::list_is_singular(ap.list()) } && opt::kprobe_disarmed(*ap)) {
+            // If disabling probe has special handlers, update aggrprobe.
+            if p.post_handler().is_some() && !p.gone() {
+                let mut other_post = false;
+                if let Some(a) = a {
+                    a.for_each_child(km, |c| {
+                        other_post = c != p && c.post_handler().is_some();
+                        !other_post
+                    });
+                }
+                // For the kprobe-on-ftrace case, we keep the post_handler
+                // setting to identify this aggrprobe armed with
+                // kprobe_ipmodify_ops.
+                if !other_post && !ap.ftrace() {
+                    ap.set_post_handler(km, None);
+                }
+            }
+            // Remove from the aggrprobe: this path will do nothing in
+            // __unregister_kprobe_bottom().
+            // SAFETY: `p` is a child of `ap` (`get_valid_kprobe()`), and `km`
+            // guards the child list.
+            unsafe { list::list_del_rcu(p.list()) };
+            if !ap.disabled() && !state::all_disarmed() {
+                // Try to optimize this probe again, because post handler may
+                // have been changed.
+                opt::optimize_kprobe(km, *ap);
+            }
+            return 0;
+        }
     }
+    // disarmed:
+    // SAFETY: `ap` is hashed and `km` proves `kprobe_mutex` held, the table's
+    // writer lock.
+    unsafe { list::hlist_del_rcu(ap.hlist()) };
     0
 }
 
@@ -380,19 +317,19 @@ pub unsafe fn unregister_top(km: &KprobeMutex, p: *mut Kprobe) -> c_int {
 /// period.
 ///
 /// # Safety
-/// `unregister_top(p)` succeeded and a grace period has passed.
-pub unsafe fn unregister_bottom(p: *mut Kprobe) {
+/// `unregister_top(p)` succeeded and a grace period has passed since.
+pub unsafe fn unregister_bottom(p: Probe<'_>) {
+    let l = p.list();
     // SAFETY: `unregister_top(p)` succeeded and a grace period has passed (this
     // function's `# Safety`): no handler runs on `p`, and an aggregate left with `p`
     // alone was unhashed disarmed and off the optimizer's lists, so it may be freed.
     unsafe {
-        let l = addr_of_mut!((*p).list);
         if list::list_empty(l) {
             // This is an independent kprobe.
-            sys::arch_remove_kprobe(p);
+            sys::arch_remove_kprobe(p.as_ptr());
         } else if list::list_is_singular(l) {
             // This is the last child of an aggrprobe.
-            let ap = probe_of((*l).next);
+            let ap = crate::container_of!((*l).next, Kprobe, list);
             list::list_del(l);
             opt::free_aggr_kprobe(ap);
         }
@@ -400,24 +337,23 @@ pub unsafe fn unregister_bottom(p: *mut Kprobe) {
     }
 }
 
-/// `register_kprobes()`: all or nothing.
-///
-/// # Safety
-/// `kps` holds `num` (when `num > 0`) pointers to probes that meet
-/// [`register_kprobe`]'s contract; process context.
-pub unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
+/// `register_kprobes()`: all or nothing (each probe as for
+/// [`register_kprobe`]).
+pub fn register_kprobes(kps: ProbeArray<'_>) -> c_int {
     let mut ret = 0;
-    if num <= 0 {
+    if kps.is_empty() {
         return -sys::EINVAL;
     }
-    for i in 0..num as usize {
-        // SAFETY: `i < num` and `kps[i]` meets `register_kprobe()`'s contract (this
-        // function's `# Safety`).
-        ret = unsafe { register_kprobe(*kps.add(i)) };
+    for i in 0..kps.len() {
+        ret = match kps.get(i) {
+            Some(p) => register_kprobe(p),
+            // Upstream dereferences it.
+            None => -sys::EINVAL,
+        };
         if ret < 0 {
             if i > 0 {
-                // SAFETY: the first `i` were registered.
-                unsafe { unregister_kprobes(kps, i as c_int) };
+                // The first `i` were registered.
+                unregister_kprobes(kps.prefix(i));
             }
             break;
         }
@@ -426,25 +362,15 @@ pub unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
 }
 
 /// `unregister_kprobes()`.
-///
-/// # Safety
-/// `kps` holds `num` (when `num > 0`) pointers to caller-owned (readable and
-/// writable) probes; process context.
-pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
-    if num <= 0 {
+pub fn unregister_kprobes(kps: ProbeArray<'_>) {
+    if kps.is_empty() {
         return;
     }
-    let n = num as usize;
     {
         let km = locks::kprobe_mutex();
-        for i in 0..n {
-            // SAFETY: `i < num` and `kps[i]` is a caller-owned probe (this function's
-            // `# Safety`), as `unregister_top()` requires.
-            unsafe {
-                let p = *kps.add(i);
-                if unregister_top(&km, p) < 0 {
-                    crate::once::write(addr_of_mut!((*p).addr), ptr::null_mut());
-                }
+        for p in kps.iter().flatten() {
+            if unregister_top(&km, p) < 0 {
+                p.write_addr(ptr::null_mut());
             }
         }
     }
@@ -455,77 +381,55 @@ pub unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
     // of ~12 ms of guest time per call (bench row gp_*), which is most of
     // the cost of unregistering probes one by one (kprobe_events does).
     sys::synchronize_rcu_expedited();
-    for i in 0..n {
-        // SAFETY: `kps[i]` is valid (this function's `# Safety`); its `addr` is non-null
-        // only if `unregister_top()` succeeded, and the grace period above has passed.
-        unsafe {
-            let p = *kps.add(i);
-            if !(*p).addr.is_null() {
-                unregister_bottom(p);
-            }
+    for p in kps.iter().flatten() {
+        if !p.addr().is_null() {
+            // SAFETY: its `addr` is non-null only if `unregister_top()` succeeded
+            // above, and the grace period has passed.
+            unsafe { unregister_bottom(p) };
         }
     }
 }
 
 /// `disable_kprobe()`.
-///
-/// # Safety
-/// `kp` is readable.
 #[inline] // into its C ABI body (exports.rs): one jump less per call
-pub unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
+pub fn disable_kprobe(kp: Probe<'_>) -> c_int {
     let km = locks::kprobe_mutex();
-    // SAFETY: `kp` is readable (this function's `# Safety`), all that
-    // `disable_locked()` requires.
-    let ap = unsafe { disable_locked(&km, kp) };
-    if addr::is_err(ap.cast()) { addr::ptr_err(ap.cast()) } else { 0 }
+    match disable_locked(&km, kp) {
+        Ok(_) => 0,
+        Err(ret) => ret,
+    }
 }
 
 /// `enable_kprobe()`.
-///
-/// # Safety
-/// `kp` is readable.
 #[inline] // into its C ABI body (exports.rs): one jump less per call
-pub unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
-    let mut ret = 0;
+pub fn enable_kprobe(kp: Probe<'_>) -> c_int {
     let km = locks::kprobe_mutex();
-    // SAFETY: `kp` is readable (this function's `# Safety`); `kp` is written only
-    // once `get_valid_kprobe()` found it registered (so live), and `p` is hashed,
-    // as `arm_kprobe()` needs.
-    unsafe {
-        'out: {
-            // Check whether specified probe is valid.
-            let p = get_valid_kprobe(&km, kp);
-            if p.is_null() {
-                ret = -sys::EINVAL;
-                break 'out;
-            }
-            if flags::gone(kp) {
-                // This kprobe has gone, we couldn't enable it.
-                ret = -sys::EINVAL;
-                break 'out;
-            }
-            if p != kp {
-                flags::clear(kp, KPROBE_FLAG_DISABLED);
-            }
-            if state::all_disarmed() {
-                // Intended divergence: upstream leaves the hashed probe
-                // DISABLED here (it clears the flag only together with
-                // arming), so a probe enabled while kprobes/enabled is 0
-                // never fires after kprobes/enabled=1, although
-                // enable_kprobe() returned 0.  Clear it: arm_all_kprobes()
-                // arms every probe that is not disabled.
-                if !flags::gone(p) {
-                    flags::clear(p, KPROBE_FLAG_DISABLED);
-                }
-            } else if flags::disabled(p) {
-                flags::clear(p, KPROBE_FLAG_DISABLED);
-                ret = arm::arm_kprobe(&km, p);
-                if ret != 0 {
-                    flags::set(p, KPROBE_FLAG_DISABLED);
-                    if p != kp {
-                        flags::set(kp, KPROBE_FLAG_DISABLED);
-                    }
-                }
+    // Check whether specified probe is valid.
+    let Some(p) = get_valid_kprobe(&km, kp) else { return -sys::EINVAL };
+    if kp.gone() {
+        // This kprobe has gone, we couldn't enable it.
+        return -sys::EINVAL;
+    }
+    if *p != kp {
+        kp.clear_flags(&km, KPROBE_FLAG_DISABLED);
+    }
+    let mut ret = 0;
+    if state::all_disarmed() {
+        // Intended divergence: upstream leaves the hashed probe DISABLED
+        // here (it clears the flag only together with arming), so a probe
+        // enabled while kprobes/enabled is 0 never fires after
+        // kprobes/enabled=1, although enable_kprobe() returned 0.  Clear
+        // it: arm_all_kprobes() arms every probe that is not disabled.
+        if !p.gone() {
+            p.clear_flags(&km, KPROBE_FLAG_DISABLED);
+        }
+    } else if p.disabled() {
+        p.clear_flags(&km, KPROBE_FLAG_DISABLED);
+        ret = arm::arm_kprobe(&km, p);
+        if ret != 0 {
+            p.set_flags(&km, KPROBE_FLAG_DISABLED);
+            if *p != kp {
+                kp.set_flags(&km, KPROBE_FLAG_DISABLED);
             }
         }
     }

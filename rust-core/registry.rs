@@ -14,6 +14,7 @@
 use crate::ffi::c_void;
 use crate::list;
 use crate::locks::KprobeMutex;
+use crate::probe::{Hashed, Prepared};
 use crate::types::{HlistHead, Kprobe, KprobeOpcode};
 use core::ptr;
 
@@ -47,8 +48,8 @@ pub fn bucket(addr: usize) -> *mut HlistHead {
 
 /// `get_kprobe()`: the probe (or aggregate) registered at `addr`, or null.
 ///
-/// Called either under `kprobe_mutex` during (un)registration, or with
-/// preemption disabled from the architecture's handlers.
+/// Called either under `kprobe_mutex` during (un)registration ([`find`]),
+/// or with preemption disabled from the architecture's handlers.
 ///
 /// # Safety
 /// One of the two contexts above.
@@ -69,6 +70,18 @@ pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
     ptr::null_mut()
 }
 
+/// `get_kprobe()` under `kprobe_mutex`: the probe or aggregate hashed at
+/// `addr`.
+#[inline]
+pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
+    // SAFETY: `_km` proves `kprobe_mutex` held, one of `lookup()`'s contexts;
+    // what it returns is in `kprobe_table`, live while `km` lasts.
+    unsafe {
+        let p = lookup(addr);
+        (!p.is_null()).then(|| Hashed::from_raw(p))
+    }
+}
+
 /// Empties the table (host tests, under `sys::exclusive()`).
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
@@ -78,30 +91,31 @@ pub(crate) fn reset() {
 
 /// Calls `f` on every hashed probe (`hlist_for_each_entry` over each
 /// bucket, under `kprobe_mutex`).  `f` may not unhash the probe it is
-/// given; each probe it gets is hashed, so live.
-pub fn for_each_hashed(_km: &KprobeMutex, mut f: impl FnMut(*mut Kprobe)) {
+/// given.
+pub fn for_each_hashed<'k>(_km: &'k KprobeMutex, mut f: impl FnMut(Hashed<'k>)) {
     for i in 0..KPROBE_TABLE_SIZE {
         let head = (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(i);
         // SAFETY: `_km` proves `kprobe_mutex` held, so no other task changes the
         // chain while `hlist_iter()` walks it (and `f` only unhashes no probe);
         // `hlist` is the first field of `struct kprobe`.
         for n in unsafe { list::hlist_iter(head) } {
-            f(n.cast::<Kprobe>());
+            // SAFETY: `n` is in `kprobe_table` and `_km` proves `kprobe_mutex` held.
+            f(unsafe { Hashed::from_raw(n.cast::<Kprobe>()) });
         }
     }
 }
 
-/// `hlist_add_head_rcu(&p->hlist, &kprobe_table[hash_ptr(p->addr)])`.
-///
-/// # Safety
-/// `p` is live and not hashed.
-pub unsafe fn hash_probe(_km: &KprobeMutex, p: *mut Kprobe) {
-    // SAFETY: `p` is live and not hashed (this function's `# Safety`) and `_km`
+/// `hlist_add_head_rcu(&p->hlist, &kprobe_table[hash_ptr(p->addr)])`:
+/// publishes a prepared probe.
+pub fn hash_probe<'k>(_km: &'k KprobeMutex, p: Prepared<'k>) -> Hashed<'k> {
+    let p = p.probe();
+    // SAFETY: `p` is live and not hashed (a `Prepared`'s invariant) and `_km`
     // proves `kprobe_mutex` held, the table's writer lock, as `init_hlist_node()`
-    // and `hlist_add_head_rcu()` need.
+    // and `hlist_add_head_rcu()` need; once added it is in the table, prepared.
     unsafe {
-        list::init_hlist_node(core::ptr::addr_of_mut!((*p).hlist));
-        list::hlist_add_head_rcu(core::ptr::addr_of_mut!((*p).hlist), bucket((*p).addr as usize));
+        list::init_hlist_node(p.hlist());
+        list::hlist_add_head_rcu(p.hlist(), bucket(p.addr() as usize));
+        Hashed::from_raw(p.as_ptr())
     }
 }
 

@@ -1071,7 +1071,7 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
         for i in 1..(*op).optinsn.size {
             // A simulated text address, not a Rust allocation: no `add`.
             let p = crate::registry::lookup((*op).kp.addr.wrapping_add(i));
-            if !p.is_null() && !crate::opt::kprobe_disarmed(p) {
+            if !p.is_null() && !crate::opt::kprobe_disarmed(crate::probe::Probe::from_raw(p)) {
                 return -EEXIST;
             }
         }

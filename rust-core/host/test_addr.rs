@@ -3,7 +3,7 @@
 //! Host tests of probe address resolution and the address safety checks.
 
 use crate::exports::*;
-use crate::ffi::{c_char, c_ulong};
+use crate::ffi::c_ulong;
 use crate::sys::{self, cpu, image, ModState, Module, Sym};
 use crate::types::{Kprobe, KprobeOpcode, KPROBE_FLAG_FTRACE};
 use core::ptr;
@@ -46,9 +46,7 @@ fn kernel() {
 
 fn resolve(addr: usize, sym: Option<&std::ffi::CStr>, offset: usize) -> (isize, bool) {
     let mut entry = false;
-    let s = sym.map_or(ptr::null(), |s| s.as_ptr() as *const c_char);
-    // SAFETY: valid C string or null, valid out pointer.
-    let r = unsafe { crate::addr::kprobe_addr(addr as *mut KprobeOpcode, s, offset as c_ulong, &mut entry) };
+    let r = crate::addr::kprobe_addr(addr as *mut KprobeOpcode, sym, offset as c_ulong, &mut entry);
     (r as isize, entry)
 }
 
@@ -136,8 +134,9 @@ fn probe_at(addr: usize) -> Box<Kprobe> {
 fn safe(addr: usize) -> (i32, *mut Module, u32) {
     let mut p = probe_at(addr);
     let mut m: *mut Module = ptr::null_mut();
-    // SAFETY: live probe and out pointer.
-    let r = unsafe { crate::addr::check_kprobe_address_safe(&mut *p, &mut m) };
+    // SAFETY: a live probe, not registered, that the test owns.
+    let np = unsafe { crate::probe::NewProbe::new(crate::probe::Probe::from_raw(&mut *p)) };
+    let r = crate::addr::check_kprobe_address_safe(&np, &mut m);
     assert_eq!(cpu(|c| c.preempt), 0, "preemption re-enabled on every path");
     (r, m, p.flags)
 }

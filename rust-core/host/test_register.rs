@@ -414,7 +414,8 @@ fn optimizer_queue_transitions() {
     let p = kp(1, F0 + 8, false);
     assert_eq!(reg(p), 0);
     let ap = hashed(F0 + 8);
-    let op = crate::opt::op_of(ap);
+    // SAFETY: a live aggregate.
+    let op = unsafe { crate::probe::Probe::from_raw(ap) }.aggr().unwrap().op();
     // SAFETY: live aggregate, queued for optimization.
     unsafe {
         assert!(!crate::list::list_empty(&mut (*op).list), "on optimizing_list");
@@ -913,7 +914,7 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
     events();
     // The first half of unoptimize_all_kprobes(): queue the unoptimization.
     // SAFETY: a live aggregate.
-    unsafe { crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), ap, None) };
+    crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), unsafe { crate::probe::Probe::from_raw(ap) }, None);
     assert!(events().is_empty(), "queued, not done");
     // kprobes/enabled = 0 before the optimizer runs.
     assert_eq!(crate::arm::disarm_all_kprobes(), 0);

@@ -55,6 +55,9 @@ pub mod flags;
 #[allow(dead_code)]
 #[path = "../../../../rust-core/once.rs"]
 pub mod once;
+#[allow(dead_code)]
+#[path = "../../../../rust-core/probe.rs"]
+pub mod probe;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../../rust-core/debugfs.rs"]
 pub mod debugfs;

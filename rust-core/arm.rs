@@ -82,13 +82,12 @@ pub fn arm_all_kprobes() -> c_int {
             }
         });
         if errors != 0 {
-            sys::printk_ii(
-                c"\x014kprobes: Kprobes globally enabled, but failed to enable %d out of %d probes. Please check which kprobes are kept disabled via debugfs.\n",
-                errors,
-                total,
+            crate::kp_pr!(
+                warn,
+                "Kprobes globally enabled, but failed to enable {errors} out of {total} probes. Please check which kprobes are kept disabled via debugfs.\n"
             );
         } else {
-            sys::printk(c"\x016kprobes: Kprobes globally enabled\n");
+            crate::kp_pr!(info, "Kprobes globally enabled\n");
         }
     }
     ret
@@ -119,13 +118,12 @@ pub fn disarm_all_kprobes() -> c_int {
             }
         });
         if errors != 0 {
-            sys::printk_ii(
-                c"\x014kprobes: Kprobes globally disabled, but failed to disable %d out of %d probes. Please check which kprobes are kept enabled via debugfs.\n",
-                errors,
-                total,
+            crate::kp_pr!(
+                warn,
+                "Kprobes globally disabled, but failed to disable {errors} out of {total} probes. Please check which kprobes are kept enabled via debugfs.\n"
             );
         } else {
-            sys::printk(c"\x016kprobes: Kprobes globally disabled\n");
+            crate::kp_pr!(info, "Kprobes globally disabled\n");
         }
     }
 

@@ -38,7 +38,6 @@ pub use crate::kretprobe::{kretprobe_rethook_handler, pre_handler_kretprobe};
 pub use crate::opt::proc_kprobes_optimization_handler;
 pub use crate::registry::get_kprobe;
 
-
 ftrace_export! {
     /// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
     ///
@@ -127,10 +126,6 @@ ftrace_export! {
     }
 }
 
-
-
-
-
 ftrace_export! {
     /// `kprobe_get_kallsym()`: kallsyms entries of the insn slot pages.
     ///
@@ -141,8 +136,6 @@ ftrace_export! {
         unsafe { slots::kprobe_get_kallsym(symnum, value, type_, sym) }
     }
 }
-
-
 
 ftrace_export! {
     /// `kprobe_on_func_entry()`: 0 if the address is a function entry.
@@ -155,7 +148,6 @@ ftrace_export! {
         addr::kprobe_on_func_entry(addr, sym, offset)
     }
 }
-
 
 ftrace_export! {
     /// `register_kprobe()`: registers `p` (by `addr`, or `symbol_name` +

@@ -103,6 +103,26 @@ macro_rules! nokprobe_symbol {
     };
 }
 
+/// `pr_err()`, `pr_warn()`, `pr_info()` with upstream's `pr_fmt` prefix
+/// ("kprobes: "): the kernel crate's `pr_*!` (whose prefix is this crate's
+/// `__LOG_PREFIX`) in the kernel build, the simulation's log on the host.
+#[macro_export]
+macro_rules! kp_pr {
+    (err, $($arg:tt)+) => { $crate::kp_pr!(@ pr_err, 3, $($arg)+) };
+    (warn, $($arg:tt)+) => { $crate::kp_pr!(@ pr_warn, 4, $($arg)+) };
+    (info, $($arg:tt)+) => { $crate::kp_pr!(@ pr_info, 6, $($arg)+) };
+    (@ $m:ident, $level:literal, $($arg:tt)+) => {{
+        #[cfg(CONFIG_RUST)]
+        kernel::$m!($($arg)+);
+        #[cfg(not(CONFIG_RUST))]
+        $crate::sys::pr_log($level, format_args!($($arg)+));
+    }};
+}
+
+/// `pr_fmt`: the prefix of the kernel crate's `pr_*!` messages.
+#[cfg(CONFIG_RUST)]
+const __LOG_PREFIX: &[u8] = b"kprobes\0";
+
 /// `WARN_ON_ONCE(1)` at the caller's location: warns the first time this
 /// call site is reached.
 #[macro_export]

@@ -535,7 +535,7 @@ pub fn optimize_all_kprobes() {
             }
         });
         drop(cpus);
-        sys::printk(c"\x016kprobes: kprobe jump-optimization is enabled. All kprobes are optimized if possible.\n");
+        crate::kp_pr!(info, "kprobe jump-optimization is enabled. All kprobes are optimized if possible.\n");
     }
 }
 
@@ -559,7 +559,7 @@ pub fn unoptimize_all_kprobes() {
 
     // Wait for unoptimizing completion.
     wait_for_kprobe_optimizer();
-    sys::printk(c"\x016kprobes: kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n");
+    crate::kp_pr!(info, "kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n");
 }
 
 #[cfg(CONFIG_SYSCTL)]

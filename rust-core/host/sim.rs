@@ -1329,6 +1329,11 @@ fn klog(fmt: &CStr, args: &[String]) {
     }
     arch(|x| x.log.push(s.trim_end().to_string()));
 }
+/// The `kp_pr!` messages: `kprobes: ` and the message, at `level`.
+pub fn pr_log(_level: u8, args: core::fmt::Arguments<'_>) {
+    let s = format!("kprobes: {args}");
+    arch(|x| x.log.push(s.trim_end().to_string()));
+}
 /// `printk(fmt)`.
 pub fn printk(fmt: &CStr) {
     klog(fmt, &[]);

@@ -838,6 +838,21 @@ fn format_c(fmt: &[u8], args: &[String]) -> String {
     out
 }
 
+/// The `kp_pr!` messages: `kprobes: ` and the message, at `level`, traced as
+/// the C model's printk traces upstream's `pr_*()`.
+pub fn pr_log(level: u8, args: core::fmt::Arguments<'_>) {
+    let level = match level {
+        0..=3 => "err",
+        4 => "warn",
+        _ => "info",
+    };
+    let mut s = format!("kprobes: {args}");
+    while s.ends_with('\n') {
+        s.pop();
+    }
+    trace(&format!("log {level}: {s}"));
+}
+
 fn klog(fmt: &CStr, args: &[String]) {
     let mut b = fmt.to_bytes();
     let mut level = "info";

@@ -86,6 +86,7 @@ pub mod registry;
 pub mod slots;
 pub mod state;
 pub mod types;
+pub mod views;
 
 pub mod exports;
 

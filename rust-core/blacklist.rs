@@ -19,6 +19,8 @@ use crate::list;
 use crate::locks::KprobeMutex;
 use crate::sys;
 use crate::types::{KprobeBlacklistEntry, ListHead};
+#[cfg(CONFIG_MODULES)]
+use crate::views::ModuleView;
 use core::ptr::addr_of_mut;
 
 /// `kprobe_blacklist`: the list of [`KprobeBlacklistEntry`].  Static, as
@@ -136,22 +138,18 @@ pub fn add_area_blacklist(start: usize, end: usize) -> c_int {
 }
 
 /// `populate_kprobe_blacklist()`: the boot-time fill from the
-/// `_kprobe_blacklist` section `[start, end)` (addresses of
-/// `NOKPROBE_SYMBOL()`s), `.kprobes.text`, `.noinstr.text` and the arch.
+/// `_kprobe_blacklist` section (addresses of `NOKPROBE_SYMBOL()`s, see
+/// [`Boot::kprobe_blacklist_section`]), `.kprobes.text`, `.noinstr.text`
+/// and the arch.
 ///
 /// Boot-time only: placed in `.init.text` like upstream's `__init`.
 ///
-/// # Safety
-/// `[start, end)` is an array of addresses; called from init code.
+/// [`Boot::kprobe_blacklist_section`]: crate::views::Boot::kprobe_blacklist_section
 #[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
-pub unsafe fn populate(start: *const c_ulong, end: *const c_ulong) -> c_int {
-    let mut iter = start;
-    while iter < end {
-        // SAFETY: `iter` is inside the array (caller).
-        let entry = sys::dereference_symbol_descriptor(unsafe { *iter } as usize);
+pub fn populate(section: &[c_ulong]) -> c_int {
+    for &addr in section {
+        let entry = sys::dereference_symbol_descriptor(addr as usize);
         let ret = add_ksym_blacklist(entry);
-        // SAFETY: stays within or one past the array.
-        iter = unsafe { iter.add(1) };
         if ret == -sys::EINVAL {
             continue;
         }
@@ -205,13 +203,8 @@ fn remove_ksym_blacklist(km: &KprobeMutex, entry: usize) {
 
 #[cfg(CONFIG_MODULES)]
 /// `add_module_kprobe_blacklist()`: a coming module's blacklist.
-///
-/// # Safety
-/// `m` is a live module.
-pub unsafe fn add_module(_km: &KprobeMutex, m: *mut sys::Module) {
-    // SAFETY: `m` is a live module (this function's `# Safety`), as
-    // `sys::module_areas()` requires.
-    let a = unsafe { sys::module_areas(m) };
+pub fn add_module(_km: &KprobeMutex, m: &ModuleView<'_>) {
+    let a = m.areas();
     for &e in a.ksyms {
         add_ksym_blacklist(e);
     }
@@ -224,13 +217,8 @@ pub unsafe fn add_module(_km: &KprobeMutex, m: *mut sys::Module) {
 
 #[cfg(CONFIG_MODULES)]
 /// `remove_module_kprobe_blacklist()`: a going module's blacklist.
-///
-/// # Safety
-/// `m` is a live module.
-pub unsafe fn remove_module(km: &KprobeMutex, m: *mut sys::Module) {
-    // SAFETY: `m` is a live module (this function's `# Safety`), as
-    // `sys::module_areas()` requires.
-    let a = unsafe { sys::module_areas(m) };
+pub fn remove_module(km: &KprobeMutex, m: &ModuleView<'_>) {
+    let a = m.areas();
     for &e in a.ksyms {
         remove_ksym_blacklist(km, e);
     }

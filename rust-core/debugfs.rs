@@ -9,112 +9,151 @@ use crate::flags;
 use crate::ffi::{c_char, c_int, c_ulong, c_void};
 use crate::list;
 use crate::registry::{KPROBE_TABLE, KPROBE_TABLE_SIZE};
-use crate::sys::{self, SeqFile};
-use crate::types::{HlistHead, Kprobe, KprobeBlacklistEntry, ListHead};
+use crate::sys;
+use crate::types::{HlistHead, Kprobe, KprobeBlacklistEntry, KprobeOpcode, ListHead};
+use crate::views::{CStrPtr, SeqPos, SeqView};
 use crate::aggr::kprobe_aggrprobe;
 use crate::types::{KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED};
+use core::ffi::CStr;
+use core::marker::PhantomData;
 use core::ptr;
 
 pub use crate::types::Loff;
 
-/// `report_probe()`: one line of `kprobes/list` for probe `p`, whose
-/// (aggregate) hash entry is `pp` (null: `p` itself).
+/// A probe that `show_kprobe_addr()` reaches in its walk of a hash bucket:
+/// a hashed probe, or a child of a hashed aggregate.
 ///
-/// # Safety
-/// `pi` is the seq_file being shown; `p` is live, `pp` null or live; `sym`
-/// and `modname` are null or C strings.
-pub unsafe fn report_probe(
-    pi: *mut SeqFile,
-    p: *mut Kprobe,
-    sym: *const c_char,
-    offset: c_ulong,
-    modname: *const c_char,
-    pp: *mut Kprobe,
-) {
-    // SAFETY: `pi` is being shown, `p` is live, `pp` null or live, `sym` and
-    // `modname` null or C strings (this function's `# Safety`), as the reads of the
-    // probes and the `seq_*` helpers need; every string passed is a C string.
-    unsafe {
-        let kretprobe = (*p).pre_handler.map(|f| f as *const ()) == Some(crate::kretprobe::pre_handler_kretprobe as *const ());
-        let kprobe_type: &core::ffi::CStr = if kretprobe { c"r" } else { c"k" };
-        let addr = if sys::seq_show_value(pi) { (*p).addr.cast::<c_void>() } else { ptr::null_mut() };
+/// # Invariants
+/// `ptr` points to a `struct kprobe` that stays live for `'a`: it was
+/// reached from the hash table (or an aggregate's list) with preemption
+/// disabled, an RCU read-side section, and unregistered probes are freed
+/// only after a grace period.  Other CPUs write its `flags` (the
+/// `kprobe_mutex` holders), read here with one volatile load
+/// ([`flags::get`]), and its list links; its `addr` and `pre_handler` are
+/// not written once it is registered.  No reference to it is formed: the
+/// fields are read through the raw pointer.
+#[derive(Clone, Copy)]
+struct ListedProbe<'a> {
+    ptr: *mut Kprobe,
+    _rcu: PhantomData<&'a Kprobe>,
+}
 
-        if !sym.is_null() {
-            let modname = if modname.is_null() { c" ".as_ptr().cast() } else { modname };
-            sys::seq_report_sym(pi, addr, kprobe_type.as_ptr().cast(), sym, offset as u32, modname);
-        } else {
-            // try to use %pS
-            sys::seq_report_nosym(pi, addr, kprobe_type.as_ptr().cast(), (*p).addr.cast());
-        }
-
-        let pp = if pp.is_null() { p } else { pp };
-        let f = flags::get(p);
-        let gone = f & KPROBE_FLAG_GONE != 0;
-        let mark = |on: bool, s: &'static core::ffi::CStr| -> *const c_char {
-            if on { s.as_ptr().cast() } else { c"".as_ptr().cast() }
-        };
-        sys::seq_report_flags(
-            pi,
-            mark(gone, c"[GONE]"),
-            mark(flags::disabled(p) && !gone, c"[DISABLED]"),
-            mark(flags::get(pp) & KPROBE_FLAG_OPTIMIZED != 0, c"[OPTIMIZED]"),
-            mark(flags::get(pp) & KPROBE_FLAG_FTRACE != 0, c"[FTRACE]"),
-        );
+impl ListedProbe<'_> {
+    /// `p->addr`.
+    fn addr(self) -> *mut KprobeOpcode {
+        // SAFETY: by the type invariant, the probe is live and its `addr` is
+        // not written once registered.
+        unsafe { (*self.ptr).addr }
     }
+
+    /// Is it a kretprobe (`p->pre_handler == pre_handler_kretprobe`)?
+    fn is_kretprobe(self) -> bool {
+        // SAFETY: by the type invariant, the probe is live and its
+        // `pre_handler` is not written once registered.
+        let h = unsafe { (*self.ptr).pre_handler };
+        h.map(|f| f as *const ()) == Some(crate::kretprobe::pre_handler_kretprobe as *const ())
+    }
+
+    /// `p->flags`.
+    fn flags(self) -> u32 {
+        // SAFETY: by the type invariant, the probe is live; `flags::get()`
+        // is the volatile load its concurrent writers allow.
+        unsafe { flags::get(self.ptr) }
+    }
+
+    /// `kprobe_disabled(p)`.
+    fn disabled(self) -> bool {
+        // SAFETY: by the type invariant, the probe is live; `flags::disabled()`
+        // reads the flags with one volatile load.
+        unsafe { flags::disabled(self.ptr) }
+    }
+}
+
+/// `report_probe()`: one line of `kprobes/list` for probe `p`, whose
+/// (aggregate) hash entry is `pp` (`None`: `p` itself).
+fn report_probe(
+    pi: &SeqView<'_>,
+    p: ListedProbe<'_>,
+    sym: CStrPtr<'_>,
+    offset: c_ulong,
+    modname: CStrPtr<'_>,
+    pp: Option<ListedProbe<'_>>,
+) {
+    let kprobe_type: &CStr = if p.is_kretprobe() { c"r" } else { c"k" };
+    let addr = if pi.show_value() { p.addr().cast::<c_void>() } else { ptr::null_mut() };
+
+    if !sym.is_null() {
+        let modname = if modname.is_null() { CStrPtr::new(c" ") } else { modname };
+        pi.report_sym(addr, kprobe_type, sym, offset as u32, modname);
+    } else {
+        // try to use %pS
+        pi.report_nosym(addr, kprobe_type, p.addr().cast());
+    }
+
+    let pp = pp.unwrap_or(p);
+    let f = p.flags();
+    let gone = f & KPROBE_FLAG_GONE != 0;
+    let mark = |on: bool, s: &'static CStr| -> &'static CStr {
+        if on { s } else { c"" }
+    };
+    pi.report_flags(
+        mark(gone, c"[GONE]"),
+        mark(p.disabled() && !gone, c"[DISABLED]"),
+        mark(pp.flags() & KPROBE_FLAG_OPTIMIZED != 0, c"[OPTIMIZED]"),
+        mark(pp.flags() & KPROBE_FLAG_FTRACE != 0, c"[FTRACE]"),
+    );
 }
 
 /// `kprobe_seq_start()`: one seq position per hash bucket.
-///
-/// # Safety
-/// `pos` is valid.
-pub unsafe fn seq_start(pos: *mut Loff) -> *mut c_void {
-    // SAFETY: `pos` is valid (this function's `# Safety`).
-    if unsafe { *pos } < KPROBE_TABLE_SIZE as Loff { pos.cast() } else { ptr::null_mut() }
+pub fn seq_start(pos: &SeqPos<'_>) -> *mut c_void {
+    if pos.get() < KPROBE_TABLE_SIZE as Loff { pos.as_iter() } else { ptr::null_mut() }
 }
 
 /// `kprobe_seq_next()`.
-///
-/// # Safety
-/// `pos` is valid.
-pub unsafe fn seq_next(pos: *mut Loff) -> *mut c_void {
-    // SAFETY: `pos` is valid (this function's `# Safety`).
-    unsafe {
-        *pos += 1;
-        if *pos >= KPROBE_TABLE_SIZE as Loff {
-            return ptr::null_mut();
-        }
+pub fn seq_next(pos: &mut SeqPos<'_>) -> *mut c_void {
+    pos.set(pos.get() + 1);
+    if pos.get() >= KPROBE_TABLE_SIZE as Loff {
+        return ptr::null_mut();
     }
-    pos.cast()
+    pos.as_iter()
 }
 
 /// `show_kprobe_addr()`: the lines of hash bucket `*v`.
-///
-/// # Safety
-/// `pi` is the seq_file being shown; `v` is a position from [`seq_start`]
-/// or [`seq_next`].
-pub unsafe fn show_bucket(pi: *mut SeqFile, v: *mut c_void) -> c_int {
-    // SAFETY: `v` points to a valid position below KPROBE_TABLE_SIZE.
-    let i = unsafe { *v.cast::<Loff>() } as usize;
+pub fn show_bucket(pi: &SeqView<'_>, v: &SeqPos<'_>) -> c_int {
+    let i = v.get() as usize;
     let mut namebuf = [0 as c_char; sys::KSYM_NAME_LEN];
     let head: *mut HlistHead = (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(i % KPROBE_TABLE_SIZE);
     sys::preempt_disable();
-    // SAFETY: preemption is disabled, which is an RCU read-side section for
-    // the hash table and the child lists (as upstream).
+    // The probes walked, and the module whose name `kallsyms_lookup()`
+    // returns, are live until `preempt_enable()`.
+    // SAFETY: preemption is disabled, an RCU read-side section for the hash
+    // table and the child lists (as upstream), as `ListedProbe` and
+    // `kprobe_aggrprobe()` require; `namebuf` has `KSYM_NAME_LEN` bytes.
     unsafe {
         let mut n = list::hlist_first_rcu(head);
         while !n.is_null() {
             let p = n.cast::<Kprobe>();
+            // INVARIANT: `p` is hashed, reached in the read-side section.
+            let lp = ListedProbe { ptr: p, _rcu: PhantomData };
             let mut offset: c_ulong = 0;
             let mut modname: *mut c_char = ptr::null_mut();
-            let sym = sys::kallsyms_lookup((*p).addr as usize, &mut offset, &mut modname, namebuf.as_mut_ptr());
+            let sym = sys::kallsyms_lookup(lp.addr() as usize, &mut offset, &mut modname, namebuf.as_mut_ptr());
+            // `sym` and `modname` are null or C strings (in `namebuf`, or in
+            // kallsyms or module data that disabled preemption keeps) that
+            // stay unchanged until the next lookup, after these views.
+            let sym = CStrPtr::from_raw(sym);
+            let modname = CStrPtr::from_raw(modname);
             if kprobe_aggrprobe(p) {
                 let lh: *mut ListHead = ptr::addr_of_mut!((*p).list);
                 for l in list::iter_rcu(lh) {
                     let kp = crate::container_of!(l, Kprobe, list);
-                    report_probe(pi, kp, sym, offset, modname, p);
+                    // INVARIANT: a child of a hashed aggregate, reached in
+                    // the read-side section.
+                    let child = ListedProbe { ptr: kp, _rcu: PhantomData };
+                    report_probe(pi, child, sym, offset, modname, Some(lp));
                 }
             } else {
-                report_probe(pi, p, sym, offset, modname, ptr::null_mut());
+                report_probe(pi, lp, sym, offset, modname, None);
             }
             n = list::hlist_next_rcu(n);
         }
@@ -123,22 +162,15 @@ pub unsafe fn show_bucket(pi: *mut SeqFile, v: *mut c_void) -> c_int {
     0
 }
 
-/// `kprobe_blacklist_seq_show()`: one line of `kprobes/blacklist`; the
-/// addresses are hidden when `/proc/kallsyms` would hide them.
-///
-/// # Safety
-/// `m` is the seq_file being shown; `v` is an entry of the blacklist.
-pub unsafe fn blacklist_seq_show(m: *mut SeqFile, v: *mut c_void) -> c_int {
-    let ent = crate::container_of!(v, KprobeBlacklistEntry, list);
-    // SAFETY: `v` is the `list` member of a live entry (kprobe_mutex held
-    // by the seq start/stop).
-    unsafe {
-        let start = (*ent).start_addr as *mut c_void;
-        if !sys::seq_show_value(m) {
-            sys::seq_blacklist_line(m, ptr::null_mut(), ptr::null_mut(), start);
-        } else {
-            sys::seq_blacklist_line(m, start, (*ent).end_addr as *mut c_void, start);
-        }
+/// `kprobe_blacklist_seq_show()`: one line of `kprobes/blacklist`, for the
+/// entry `[start_addr, end_addr)`; the addresses are hidden when
+/// `/proc/kallsyms` would hide them.
+pub fn blacklist_seq_show(m: &SeqView<'_>, start_addr: usize, end_addr: usize) -> c_int {
+    let start = start_addr as *mut c_void;
+    if !m.show_value() {
+        m.blacklist_line(ptr::null_mut(), ptr::null_mut(), start);
+    } else {
+        m.blacklist_line(start, end_addr as *mut c_void, start);
     }
     0
 }
@@ -152,8 +184,10 @@ ftrace_export! {
     /// # Safety
     /// `pos` is the seq_file core's valid position pointer.
     unsafe fn kprobe_seq_start(_f: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
-        // SAFETY: `pos` is valid (`# Safety` above), all that `seq_start()` requires.
-        unsafe { seq_start(pos) }
+        // SAFETY: `pos` is the position the seq_file core passes to this
+        // `start` callback (`# Safety` above); the view ends with the call.
+        let pos = unsafe { SeqPos::from_raw(pos) };
+        seq_start(&pos)
     }
 }
 
@@ -163,8 +197,10 @@ ftrace_export! {
     /// # Safety
     /// `pos` is the seq_file core's valid position pointer.
     unsafe fn kprobe_seq_next(_f: *mut sys::SeqFile, _v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
-        // SAFETY: `pos` is valid (`# Safety` above), all that `seq_next()` requires.
-        unsafe { seq_next(pos) }
+        // SAFETY: `pos` is the position the seq_file core passes to this
+        // `next` callback (`# Safety` above); the view ends with the call.
+        let mut pos = unsafe { SeqPos::from_raw(pos) };
+        seq_next(&mut pos)
     }
 }
 
@@ -179,8 +215,12 @@ ftrace_export! {
     /// # Safety
     /// `pi` is the seq_file being shown; `v` was returned by `kprobe_seq_start/next()`.
     unsafe fn show_kprobe_addr(pi: *mut sys::SeqFile, v: *mut c_void) -> c_int {
-        // SAFETY: `pi` is being shown, `v` a position from the seq start/next (`# Safety` above), as required.
-        unsafe { show_bucket(pi, v) }
+        // SAFETY: `pi` is the seq_file the core is showing, and `v` the
+        // position pointer that `kprobe_seq_start/next()` returned for it
+        // (they return no other non-null value), both for this call
+        // (`# Safety` above).
+        let (pi, v) = unsafe { (SeqView::from_raw(pi), SeqPos::from_raw(v.cast())) };
+        show_bucket(&pi, &v)
     }
 }
 
@@ -190,8 +230,15 @@ ftrace_export! {
     /// # Safety
     /// `m` is being shown; `v` is from the seq start/next (`kprobe_mutex` held since the start).
     unsafe fn kprobe_blacklist_seq_show(m: *mut sys::SeqFile, v: *mut c_void) -> c_int {
-        // SAFETY: `m` is being shown, `v` the `list` of an entry that `kprobe_mutex` keeps alive (`# Safety` above).
-        unsafe { blacklist_seq_show(m, v) }
+        // SAFETY: `m` is the seq_file the core is showing, for this call
+        // (`# Safety` above).
+        let m = unsafe { SeqView::from_raw(m) };
+        let ent = crate::container_of!(v, KprobeBlacklistEntry, list);
+        // SAFETY: `v` is the `list` of an entry that `kprobe_mutex`, held
+        // since the seq start, keeps on the list (`# Safety` above); its
+        // range is never written once the entry is published.
+        let (start, end) = unsafe { ((*ent).start_addr, (*ent).end_addr) };
+        blacklist_seq_show(&m, start, end)
     }
 }
 

@@ -334,12 +334,12 @@ pub unsafe extern "C" fn kprobes_rust_module_callback(val: c_ulong, module: *mut
 /// `init_kprobes()`, called by the C shim's early initcall.
 ///
 /// # Safety
-/// Once, at boot (`.init.text`, like upstream's `__init`).
+/// Once, at boot, by the early initcall (`.init.text`, like upstream's `__init`).
 #[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
 #[no_mangle]
 pub unsafe extern "C" fn kprobes_rust_init() -> c_int {
-    // SAFETY: called once, at boot (`# Safety` above), as `init::init_kprobes()` requires.
-    unsafe { init::init_kprobes() }
+    // SAFETY: the early initcall runs before `smp_init()`, any use of the core and the freeing of init memory (`# Safety` above); the token lives for this call.
+    init::init_kprobes(&unsafe { crate::views::Boot::assume() })
 }
 
 /// `init_optprobes()`, called by the C shim's subsys initcall.

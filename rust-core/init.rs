@@ -9,17 +9,15 @@ use crate::ffi::c_int;
 use crate::opt;
 use crate::state;
 use crate::sys;
+use crate::views::Boot;
 
-/// `init_kprobes()`.
-///
-/// # Safety
-/// Called once, at boot, by the early initcall.
+/// `init_kprobes()`.  `boot` proves that it runs in the early initcall,
+/// which is what its accesses to boot-time data rely on.
 #[inline(always)]
-pub unsafe fn init_kprobes() -> c_int {
+pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
     // The table's buckets are statically empty (upstream re-initializes
     // them here; nothing can have hashed a probe before this initcall).
-    // SAFETY: boot, single-threaded; the linker section bounds.
-    let mut err = unsafe { crate::blacklist::populate(sys::kprobe_blacklist_start(), sys::kprobe_blacklist_end()) };
+    let mut err = crate::blacklist::populate(boot.kprobe_blacklist_section());
     if err != 0 {
         sys::printk_i(
             c"\x013kprobes: Failed to populate blacklist (error %d), kprobes not restricted, be careful using them!\n",
@@ -31,7 +29,9 @@ pub unsafe fn init_kprobes() -> c_int {
     if !bl.is_null() {
         // Lookup the function address from its name.
         let mut i = 0;
-        // SAFETY: the arch's table ends with a null name.
+        // SAFETY: the arch's table ends with a null name; `boot` proves
+        // that no other CPU is up and nothing registered a kretprobe yet, so
+        // nobody reads the entries' `addr` while they are written.
         unsafe {
             while !(*bl.add(i)).name.is_null() {
                 let e = bl.add(i);
@@ -51,7 +51,8 @@ pub unsafe fn init_kprobes() -> c_int {
     state::set_all_disarmed(&crate::locks::kprobe_mutex(), false);
 
     // Init 'kprobe_optinsn_slots' for allocation.
-    // SAFETY: boot; nothing allocates optinsn slots before this.
+    // SAFETY: `boot` proves that no other CPU is up and the core is not in
+    // use yet, so nothing allocates optinsn slots while this is written.
     unsafe { (*sys::optinsn_slots()).insn_size = sys::max_optinsn_size() };
 
     err = sys::arch_init_kprobes();

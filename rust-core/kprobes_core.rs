@@ -81,6 +81,7 @@ pub mod registry;
 pub mod slots;
 pub mod state;
 pub mod types;
+pub mod views;
 
 pub mod exports;
 

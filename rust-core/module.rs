@@ -61,8 +61,8 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
 
     if val == MODULE_STATE_COMING {
         // SAFETY: `m` is live (this function's `# Safety`), as
-        // `blacklist::add_module()` requires.
-        unsafe { crate::blacklist::add_module(&locks::kprobe_mutex(), m) };
+        // `ModuleView::from_raw()` requires; the view ends with the call.
+        crate::blacklist::add_module(&locks::kprobe_mutex(), &unsafe { crate::views::ModuleView::from_raw(m) });
     }
     if val != MODULE_STATE_GOING && val != MODULE_STATE_LIVE {
         return sys::NOTIFY_DONE;
@@ -91,7 +91,7 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
             }
         });
         if val == MODULE_STATE_GOING {
-            crate::blacklist::remove_module(&km, m);
+            crate::blacklist::remove_module(&km, &crate::views::ModuleView::from_raw(m));
         }
     }
     drop(km);

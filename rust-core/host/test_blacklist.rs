@@ -6,6 +6,7 @@ use crate::blacklist;
 use crate::exports::*;
 use crate::ffi::c_ulong;
 use crate::sys::{self, image, record, Module, Sym};
+use crate::views::{Boot, ModuleView};
 
 const TEXT: usize = 0x1000_0000;
 const A: usize = TEXT;
@@ -57,9 +58,7 @@ fn entries() -> Vec<(usize, usize)> {
 
 fn populate(section: &[usize]) -> i32 {
     let v: Vec<c_ulong> = section.iter().map(|&a| a as c_ulong).collect();
-    let r = v.as_ptr_range();
-    // SAFETY: a valid array.
-    unsafe { crate::blacklist::populate(r.start as *const c_ulong, r.end as *const c_ulong) }
+    crate::blacklist::populate(&v)
 }
 
 #[test]
@@ -83,6 +82,21 @@ fn populate_adds_section_then_kprobes_text_then_noinstr_then_arch_in_order() {
 }
 
 #[test]
+fn boot_section_is_the_linker_array_that_populate_walks() {
+    let _g = sys::exclusive();
+    kernel();
+    sys::arch(|a| a.blacklist_section = vec![B as c_ulong, A as c_ulong]);
+    // SAFETY: a serialized host test (`_g`): no other thread uses the core,
+    // and the simulated section is not changed while the token lives.
+    let boot = unsafe { Boot::assume() };
+    let section = boot.kprobe_blacklist_section();
+    assert_eq!(section, &[B as c_ulong, A as c_ulong]);
+    assert_eq!(crate::blacklist::populate(section), 0);
+    assert_eq!(entries()[..2], [(B, B + 0x80), (A, A + 0x100)]);
+    sys::arch(|a| a.blacklist_section.clear());
+}
+
+#[test]
 fn populate_skips_section_entries_outside_kernel_text() {
     let _g = sys::exclusive();
     kernel();
@@ -97,12 +111,10 @@ fn populate_fails_with_enomem_and_keeps_what_it_added() {
     record(|r| r.fail_kmalloc = 0);
     // Second allocation fails.
     let v: Vec<c_ulong> = vec![A as c_ulong, B as c_ulong];
-    let rg = v.as_ptr_range();
     // Let the first kmalloc through, fail the second one.
     assert_eq!(blacklist::add_ksym_blacklist(C), 0x60);
     record(|r| r.fail_kmalloc = 1);
-    // SAFETY: valid array.
-    let r = unsafe { crate::blacklist::populate(rg.start as *const c_ulong, rg.end as *const c_ulong) };
+    let r = crate::blacklist::populate(&v);
     assert_eq!(r, -sys::ENOMEM);
     assert_eq!(entries(), vec![(C, C + 0x60)]);
 }
@@ -210,13 +222,14 @@ fn module_blacklist_comes_and_goes() {
     kernel();
     kprobe_add_ksym_blacklist(A as c_ulong);
     let mut m = module();
-    // SAFETY: live module.
-    unsafe { crate::blacklist::add_module(&crate::locks::kprobe_mutex(), &mut m) };
+    // SAFETY: `m` is a module that outlives the view and is not written
+    // while the view lives.
+    let mv = unsafe { ModuleView::from_raw(&mut m) };
+    crate::blacklist::add_module(&crate::locks::kprobe_mutex(), &mv);
     assert_eq!(entries(), vec![(A, A + 0x100), (MODT, MODT + 0x20), (MODT + 0x100, MODT + 0x140)]);
     assert!(within_kprobe_blacklist((MODT + 0x110) as c_ulong));
     assert!(!within_kprobe_blacklist((MODT + 0x210) as c_ulong));
-    // SAFETY: live module.
-    unsafe { crate::blacklist::remove_module(&crate::locks::kprobe_mutex(), &mut m) };
+    crate::blacklist::remove_module(&crate::locks::kprobe_mutex(), &mv);
     assert_eq!(entries(), vec![(A, A + 0x100)]);
     assert_eq!(image(|i| i.kfree_rcu), 2, "removed entries are freed after a grace period");
     assert!(!within_kprobe_blacklist((MODT + 0x110) as c_ulong));
@@ -227,11 +240,12 @@ fn module_without_sections_adds_nothing() {
     let _g = sys::exclusive();
     kernel();
     let mut m = Module::default();
-    // SAFETY: live module.
-    unsafe { crate::blacklist::add_module(&crate::locks::kprobe_mutex(), &mut m) };
+    // SAFETY: `m` is a module that outlives the view and is not written
+    // while the view lives.
+    let mv = unsafe { ModuleView::from_raw(&mut m) };
+    crate::blacklist::add_module(&crate::locks::kprobe_mutex(), &mv);
     assert!(entries().is_empty());
-    // SAFETY: live module.
-    unsafe { crate::blacklist::remove_module(&crate::locks::kprobe_mutex(), &mut m) };
+    crate::blacklist::remove_module(&crate::locks::kprobe_mutex(), &mv);
     assert_eq!(image(|i| i.kfree_rcu), 0);
 }
 

@@ -98,6 +98,9 @@ pub mod state;
 #[path = "../../../../rust-core/types.rs"]
 pub mod types;
 #[allow(dead_code, unused_imports)]
+#[path = "../../../../rust-core/views.rs"]
+pub mod views;
+#[allow(dead_code, unused_imports)]
 #[path = "../../../../rust-core/exports.rs"]
 pub mod exports;
 

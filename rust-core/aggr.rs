@@ -14,16 +14,6 @@ use crate::probe::Probe;
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode};
 
-/// `kprobe_aggrprobe()`: is `p` an aggregator?
-///
-/// # Safety
-/// `p` is live.
-#[inline(always)]
-pub unsafe fn kprobe_aggrprobe(p: *const Kprobe) -> bool {
-    // SAFETY: `p` is live (this function's `# Safety`).
-    unsafe { Probe::from_raw(p.cast_mut()) }.is_aggr()
-}
-
 /// The dummy probe `current_kprobe` points at while the core is busy
 /// (`kprobe_busy_begin()`); its address is `get_kprobe`, as upstream.
 struct BusyProbe(core::cell::UnsafeCell<Kprobe>);

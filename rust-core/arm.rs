@@ -13,10 +13,7 @@ use crate::sys;
 use crate::probe::{Hashed, NewProbe, Prepared};
 // `kprobes/enabled` (debugfs) only.
 #[cfg(CONFIG_DEBUG_FS)]
-use crate::{
-    ffi::{c_char, c_void},
-    registry, state,
-};
+use crate::{registry, state};
 
 /// `prepare_kprobe()`: the arch preparation of a probe about to be hashed
 /// (`text_mutex` held: the arch copies the instruction at `p->addr`).
@@ -130,37 +127,4 @@ pub fn disarm_all_kprobes() -> c_int {
     // Wait for disarming all kprobes by optimizer.
     opt::wait_for_kprobe_optimizer();
     ret
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `read_enabled_file_bool()`: "1\n" or "0\n".
-///
-/// # Safety
-/// `user_buf` is a user buffer of `count` bytes, `ppos` the valid file
-/// position (a debugfs `read`).
-pub unsafe fn read_enabled_file_bool(user_buf: *mut c_char, count: usize, ppos: *mut crate::types::Loff) -> isize {
-    let buf: [u8; 3] = [if state::all_disarmed() { b'0' } else { b'1' }, b'\n', 0];
-    // SAFETY: `user_buf` is a user buffer of `count` bytes and `ppos` is valid
-    // (this function's `# Safety`); `buf` holds the 2 bytes offered.
-    unsafe { sys::simple_read_from_buffer(user_buf.cast(), count, ppos, buf.as_ptr().cast::<c_void>(), 2) }
-}
-
-#[cfg(CONFIG_DEBUG_FS)]
-/// `write_enabled_file_bool()`.
-///
-/// # Safety
-/// `user_buf` is a user buffer of `count` bytes (a debugfs `write`).
-pub unsafe fn write_enabled_file_bool(user_buf: *const c_char, count: usize) -> isize {
-    let mut enable = false;
-    // SAFETY: `user_buf` is a user buffer of `count` bytes (this function's
-    // `# Safety`), as `kstrtobool_from_user()` requires.
-    let ret = unsafe { sys::kstrtobool_from_user(user_buf, count, &mut enable) };
-    if ret != 0 {
-        return ret as isize;
-    }
-    let ret = if enable { arm_all_kprobes() } else { disarm_all_kprobes() };
-    if ret != 0 {
-        return ret as isize;
-    }
-    count as isize
 }

@@ -12,7 +12,6 @@ use crate::registry::{KPROBE_TABLE, KPROBE_TABLE_SIZE};
 use crate::sys;
 use crate::types::{HlistHead, Kprobe, KprobeBlacklistEntry, KprobeOpcode, ListHead};
 use crate::views::{CStrPtr, SeqPos, SeqView};
-use crate::aggr::kprobe_aggrprobe;
 use crate::types::{KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED};
 use core::ffi::CStr;
 use core::marker::PhantomData;
@@ -128,7 +127,7 @@ pub fn show_bucket(pi: &SeqView<'_>, v: &SeqPos<'_>) -> c_int {
     // returns, are live until `preempt_enable()`.
     // SAFETY: preemption is disabled, an RCU read-side section for the hash
     // table and the child lists (as upstream), as `ListedProbe` and
-    // `kprobe_aggrprobe()` require; `namebuf` has `KSYM_NAME_LEN` bytes.
+    // `Probe` require; `namebuf` has `KSYM_NAME_LEN` bytes.
     unsafe {
         let mut n = list::hlist_first_rcu(head);
         while !n.is_null() {
@@ -143,7 +142,7 @@ pub fn show_bucket(pi: &SeqView<'_>, v: &SeqPos<'_>) -> c_int {
             // stay unchanged until the next lookup, after these views.
             let sym = CStrPtr::from_raw(sym);
             let modname = CStrPtr::from_raw(modname);
-            if kprobe_aggrprobe(p) {
+            if crate::probe::Probe::from_raw(p).is_aggr() {
                 let lh: *mut ListHead = ptr::addr_of_mut!((*p).list);
                 for l in list::iter_rcu(lh) {
                     let kp = crate::container_of!(l, Kprobe, list);
@@ -285,8 +284,10 @@ ftrace_export! {
     /// # Safety
     /// `user_buf` is a user buffer of `count` bytes, `ppos` the valid file position.
     unsafe fn read_enabled_file_bool(_file: *mut sys::File, user_buf: *mut c_char, count: usize, ppos: *mut crate::types::Loff) -> isize {
-        // SAFETY: `user_buf`, `count`, `ppos` as `crate::arm::read_enabled_file_bool()` requires them (`# Safety` above).
-        unsafe { crate::arm::read_enabled_file_bool(user_buf, count, ppos) }
+        let buf: [u8; 3] = [if crate::state::all_disarmed() { b'0' } else { b'1' }, b'\n', 0];
+        // SAFETY: `user_buf` is a user buffer of `count` bytes and `ppos` is valid
+        // (`# Safety` above); `buf` holds the 2 bytes offered.
+        unsafe { sys::simple_read_from_buffer(user_buf.cast(), count, ppos, buf.as_ptr().cast::<core::ffi::c_void>(), 2) }
     }
 }
 
@@ -296,7 +297,17 @@ ftrace_export! {
     /// # Safety
     /// `user_buf` is a user buffer of `count` bytes.
     unsafe fn write_enabled_file_bool(_file: *mut sys::File, user_buf: *const c_char, count: usize, _ppos: *mut crate::types::Loff) -> isize {
-        // SAFETY: `user_buf` is a user buffer of `count` bytes (`# Safety` above), as `crate::arm::write_enabled_file_bool()` requires.
-        unsafe { crate::arm::write_enabled_file_bool(user_buf, count) }
+        let mut enable = false;
+        // SAFETY: `user_buf` is a user buffer of `count` bytes (`# Safety` above), as
+        // `kstrtobool_from_user()` requires.
+        let ret = unsafe { sys::kstrtobool_from_user(user_buf, count, &mut enable) };
+        if ret != 0 {
+            return ret as isize;
+        }
+        let ret = if enable { crate::arm::arm_all_kprobes() } else { crate::arm::disarm_all_kprobes() };
+        if ret != 0 {
+            return ret as isize;
+        }
+        count as isize
     }
 }

@@ -19,10 +19,7 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
     // them here; nothing can have hashed a probe before this initcall).
     let mut err = crate::blacklist::populate(boot.kprobe_blacklist_section());
     if err != 0 {
-        sys::printk_i(
-            c"\x013kprobes: Failed to populate blacklist (error %d), kprobes not restricted, be careful using them!\n",
-            err,
-        );
+        crate::kp_pr!(err, "Failed to populate blacklist (error {err}), kprobes not restricted, be careful using them!\n");
     }
 
     let bl = sys::kretprobe_blacklist();

@@ -591,42 +591,6 @@ pub const MODULE_STATE_COMING: c_ulong = b::module_state_MODULE_STATE_COMING as 
 #[cfg(CONFIG_MODULES)]
 pub const MODULE_STATE_GOING: c_ulong = b::module_state_MODULE_STATE_GOING as c_ulong;
 
-/// `printk(fmt)`; `fmt` starts with a `KERN_*` level and "kprobes: ".
-#[inline]
-pub fn printk(fmt: &core::ffi::CStr) {
-    #[cfg(CONFIG_PRINTK)]
-    // SAFETY: a format without conversions.
-    unsafe {
-        b::_printk(fmt.as_ptr().cast())
-    };
-    #[cfg(not(CONFIG_PRINTK))]
-    let _ = fmt;
-}
-
-/// `printk(fmt, a)`: `fmt` has one `%d`.
-#[inline]
-pub fn printk_i(fmt: &core::ffi::CStr, a: c_int) {
-    #[cfg(CONFIG_PRINTK)]
-    // SAFETY: the argument matches the format.
-    unsafe {
-        b::_printk(fmt.as_ptr().cast(), a)
-    };
-    #[cfg(not(CONFIG_PRINTK))]
-    let _ = (fmt, a);
-}
-
-/// `printk(fmt, a, b)`: `fmt` has two `%d`.
-#[inline]
-pub fn printk_ii(fmt: &core::ffi::CStr, a: c_int, b2: c_int) {
-    #[cfg(CONFIG_PRINTK)]
-    // SAFETY: the arguments match the format.
-    unsafe {
-        b::_printk(fmt.as_ptr().cast(), a, b2)
-    };
-    #[cfg(not(CONFIG_PRINTK))]
-    let _ = (fmt, a, b2);
-}
-
 /// `printk(fmt, s)`: `fmt` has one `%s`.
 ///
 /// # Safety
@@ -978,19 +942,22 @@ pub use crate::types::ModuleAreas;
 #[cfg(CONFIG_MODULES)]
 #[inline]
 pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
-    // SAFETY: `m` is live (caller); `kprobe_blacklist` has
-    // `num_kprobe_blacklist` entries when non-null.
+    // No `&struct module`: other CPUs write its state and reference count.
+    // SAFETY: `m` is live (caller); these fields, read through the pointer, are
+    // set by the loader before MODULE_STATE_COMING and never written after;
+    // `kprobe_blacklist` has `num_kprobe_blacklist` entries when non-null.
     unsafe {
-        let m = &*m;
-        let ksyms = if m.kprobe_blacklist.is_null() {
+        use core::ptr::addr_of;
+        let bl = *addr_of!((*m).kprobe_blacklist);
+        let ksyms = if bl.is_null() {
             &[][..]
         } else {
-            core::slice::from_raw_parts(m.kprobe_blacklist as *const usize, m.num_kprobe_blacklist as usize)
+            core::slice::from_raw_parts(bl as *const usize, *addr_of!((*m).num_kprobe_blacklist) as usize)
         };
         ModuleAreas {
             ksyms,
-            kprobes_text: (m.kprobes_text_start as usize, m.kprobes_text_size as usize),
-            noinstr_text: (m.noinstr_text_start as usize, m.noinstr_text_size as usize),
+            kprobes_text: (*addr_of!((*m).kprobes_text_start) as usize, *addr_of!((*m).kprobes_text_size) as usize),
+            noinstr_text: (*addr_of!((*m).noinstr_text_start) as usize, *addr_of!((*m).noinstr_text_size) as usize),
         }
     }
 }

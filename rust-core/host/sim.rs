@@ -1334,18 +1334,6 @@ pub fn pr_log(_level: u8, args: core::fmt::Arguments<'_>) {
     let s = format!("kprobes: {args}");
     arch(|x| x.log.push(s.trim_end().to_string()));
 }
-/// `printk(fmt)`.
-pub fn printk(fmt: &CStr) {
-    klog(fmt, &[]);
-}
-/// `printk(fmt, a)`.
-pub fn printk_i(fmt: &CStr, a: c_int) {
-    klog(fmt, &[a.to_string()]);
-}
-/// `printk(fmt, a, b)`.
-pub fn printk_ii(fmt: &CStr, a: c_int, b: c_int) {
-    klog(fmt, &[a.to_string(), b.to_string()]);
-}
 /// `printk(fmt, s)`.
 ///
 /// # Safety

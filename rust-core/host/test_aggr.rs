@@ -194,8 +194,8 @@ fn aggrprobe_is_recognized_by_its_pre_handler() {
     let ap = aggregate(&ch);
     // SAFETY: live probes.
     unsafe {
-        assert!(!crate::aggr::kprobe_aggrprobe(p));
-        assert!(crate::aggr::kprobe_aggrprobe(ap));
+        assert!(!crate::probe::Probe::from_raw(p as *mut _).is_aggr());
+        assert!(crate::probe::Probe::from_raw(ap as *mut _).is_aggr());
     }
     // SAFETY: from `probe()`, not used after.
     unsafe {

@@ -201,7 +201,7 @@ fn register_arms_optimizes_and_unregister_frees() {
     assert!(!ap.is_null() && ap != p);
     // SAFETY: live aggregate.
     unsafe {
-        assert!(crate::aggr::kprobe_aggrprobe(ap));
+        assert!(crate::probe::Probe::from_raw(ap as *mut _).is_aggr());
         assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, KPROBE_FLAG_OPTIMIZED);
     }
     assert!(arch(|a| a.optimizer_pending));
@@ -339,7 +339,7 @@ fn aggregate_runs_children_in_order_and_survives_partial_unregister() {
     assert_eq!(reg(p3), 0);
     let ap = hashed(F0 + 4);
     // SAFETY: live aggregate.
-    unsafe { assert!(crate::aggr::kprobe_aggrprobe(ap) && (*ap).post_handler.is_some()) };
+    unsafe { assert!(crate::probe::Probe::from_raw(ap as *mut _).is_aggr() && (*ap).post_handler.is_some()) };
     hit(F0 + 4);
     // Children run in list order: the newest is added right after the head.
     assert_eq!(calls(), ["pre3", "pre2", "pre1", "post2"]);

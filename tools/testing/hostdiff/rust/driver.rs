@@ -455,7 +455,7 @@ fn reachable(p: *mut Kprobe) -> bool {
             if q == p {
                 found = true;
             }
-            if crate::aggr::kprobe_aggrprobe(q) {
+            if crate::probe::Probe::from_raw(q as *mut _).is_aggr() {
                 for l in crate::list::iter_rcu(addr_of_mut!((*q).list)) {
                     if crate::container_of!(l, Kprobe, list) == p {
                         found = true;
@@ -479,7 +479,7 @@ fn stays_disabled(p: *mut Kprobe) -> bool {
             }
             if q == p {
                 r = Some(crate::flags::disabled(p));
-            } else if crate::aggr::kprobe_aggrprobe(q) {
+            } else if crate::probe::Probe::from_raw(q as *mut _).is_aggr() {
                 for l in crate::list::iter_rcu(addr_of_mut!((*q).list)) {
                     if crate::container_of!(l, Kprobe, list) == p {
                         r = Some(crate::flags::disabled(p) || crate::flags::disabled(q));
@@ -523,7 +523,7 @@ fn int3_idle(a: usize) -> bool {
     // SAFETY: preemption disabled; a hashed probe stays live meanwhile.
     let idle = unsafe {
         let p = core_api::get_kprobe(a as *mut c_void);
-        !p.is_null() && crate::flags::disabled(p) && crate::aggr::kprobe_aggrprobe(p)
+        !p.is_null() && crate::flags::disabled(p) && crate::probe::Probe::from_raw(p as *mut _).is_aggr()
     };
     sys::preempt_enable();
     idle

@@ -879,18 +879,6 @@ fn cstr(p: *const c_char) -> String {
     unsafe { CStr::from_ptr(p.cast()) }.to_string_lossy().into_owned()
 }
 
-/// `printk(fmt)`.
-pub fn printk(fmt: &CStr) {
-    klog(fmt, &[]);
-}
-/// `printk(fmt, a)`.
-pub fn printk_i(fmt: &CStr, a: c_int) {
-    klog(fmt, &[a.to_string()]);
-}
-/// `printk(fmt, a, b)`.
-pub fn printk_ii(fmt: &CStr, a: c_int, b: c_int) {
-    klog(fmt, &[a.to_string(), b.to_string()]);
-}
 /// `printk(fmt, s)`.
 ///
 /// # Safety

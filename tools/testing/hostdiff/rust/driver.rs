@@ -452,10 +452,11 @@ fn reachable(p: *mut Kprobe) -> bool {
     // the aggregate lists are stable.
     unsafe {
         crate::registry::for_each_hashed(&crate::locks::kprobe_mutex(), |q| {
+            let q = q.as_ptr();
             if q == p {
                 found = true;
             }
-            if crate::probe::Probe::from_raw(q as *mut _).is_aggr() {
+            if crate::probe::Probe::from_raw(q).is_aggr() {
                 for l in crate::list::iter_rcu(addr_of_mut!((*q).list)) {
                     if crate::container_of!(l, Kprobe, list) == p {
                         found = true;
@@ -477,9 +478,10 @@ fn stays_disabled(p: *mut Kprobe) -> bool {
             if r.is_some() {
                 return;
             }
+            let q = q.as_ptr();
             if q == p {
                 r = Some(crate::flags::disabled(p));
-            } else if crate::probe::Probe::from_raw(q as *mut _).is_aggr() {
+            } else if crate::probe::Probe::from_raw(q).is_aggr() {
                 for l in crate::list::iter_rcu(addr_of_mut!((*q).list)) {
                     if crate::container_of!(l, Kprobe, list) == p {
                         r = Some(crate::flags::disabled(p) || crate::flags::disabled(q));

@@ -265,11 +265,6 @@ pub fn m0() -> *mut Module {
     &raw mut M0
 }
 
-fn m0_loaded() -> bool {
-    // SAFETY: single-threaded; a plain read of the model's module.
-    unsafe { (*m0()).loaded }
-}
-
 fn present(s: &Sym) -> bool {
     // SAFETY: single-threaded; plain reads of the model's module.
     let (loaded, init) = unsafe { ((*m0()).loaded, (*m0()).init) };

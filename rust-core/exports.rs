@@ -42,13 +42,13 @@ ftrace_export! {
     /// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
     ///
     /// # Safety
-    /// `c` is a live `struct kprobe_insn_cache`; process context.
+    /// `c` is a live, initialized cache (see `slots::Cache::from_raw()`); process context.
     /// Only a pointer crosses: without SMP the kernel's `arch_spinlock_t` (in
     /// the cache's mutex) is an empty struct, which the lint flags.
     #[allow(improper_ctypes)]
     unsafe fn __get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
-        // SAFETY: `c` is a live cache and we may sleep (`# Safety` above), as `slots::get_insn_slot()` requires.
-        unsafe { slots::get_insn_slot(c) }
+        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what `slots::Cache::from_raw()` requires.
+        slots::get_insn_slot(unsafe { slots::Cache::from_raw(c) })
     }
 }
 
@@ -57,13 +57,13 @@ ftrace_export! {
     /// reused only after an RCU grace period.
     ///
     /// # Safety
-    /// `c` is a live cache; process context.
+    /// `c` is a live, initialized cache (see `slots::Cache::from_raw()`); process context.
     /// Only a pointer crosses: without SMP the kernel's `arch_spinlock_t` (in
     /// the cache's mutex) is an empty struct, which the lint flags.
     #[allow(improper_ctypes)]
     unsafe fn __free_insn_slot(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: c_int) {
-        // SAFETY: `c` is a live cache and we may sleep (`# Safety` above), as `slots::free_insn_slot()` requires.
-        unsafe { slots::free_insn_slot(c, slot, dirty != 0) }
+        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what `slots::Cache::from_raw()` requires.
+        slots::free_insn_slot(unsafe { slots::Cache::from_raw(c) }, slot, dirty != 0)
     }
 }
 
@@ -71,13 +71,13 @@ ftrace_export! {
     /// `__is_insn_slot_addr()`: is `addr` on a page of cache `c`?
     ///
     /// # Safety
-    /// `c` is a live cache.
+    /// `c` is a live, initialized cache (see `slots::Cache::from_raw()`).
     /// Only a pointer crosses: without SMP the kernel's `arch_spinlock_t` (in
     /// the cache's mutex) is an empty struct, which the lint flags.
     #[allow(improper_ctypes)]
     unsafe fn __is_insn_slot_addr(c: *mut KprobeInsnCache, addr: c_ulong) -> bool {
-        // SAFETY: `c` is a live cache (`# Safety` above), all that `slots::is_insn_slot_addr()` requires.
-        unsafe { slots::is_insn_slot_addr(c, addr as usize) }
+        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what `slots::Cache::from_raw()` requires.
+        slots::is_insn_slot_addr(unsafe { slots::Cache::from_raw(c) }, addr as usize)
     }
 }
 
@@ -86,8 +86,8 @@ ftrace_export! {
     /// entry.
     ///
     /// # Safety
-    /// `c` is a live cache, the out pointers are valid (`sym` for
-    /// `KSYM_NAME_LEN` bytes).
+    /// `c` is a live, initialized cache; the out pointers are valid (`sym` for `KSYM_NAME_LEN`
+    /// bytes) and not accessed by others during the call (the caller's iterator).
     /// Only a pointer crosses: without SMP the kernel's `arch_spinlock_t` (in
     /// the cache's mutex) is an empty struct, which the lint flags.
     #[allow(improper_ctypes)]
@@ -98,8 +98,8 @@ ftrace_export! {
         type_: *mut c_char,
         sym: *mut c_char,
     ) -> c_int {
-        // SAFETY: `c` is live, the out pointers valid, `sym` for KSYM_NAME_LEN bytes (`# Safety` above), as required.
-        unsafe { slots::cache_get_kallsym(c, symnum, value, type_, sym) }
+        // SAFETY: `c` is a live cache; the out pointers are valid (`sym` for KSYM_NAME_LEN bytes) and unshared (`# Safety`).
+        unsafe { slots::cache_get_kallsym(slots::Cache::from_raw(c), &mut *symnum, &mut *value, &mut *type_, &mut *sym.cast()) }
     }
 }
 
@@ -130,10 +130,10 @@ ftrace_export! {
     /// `kprobe_get_kallsym()`: kallsyms entries of the insn slot pages.
     ///
     /// # Safety
-    /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
+    /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes, unshared during the call (`kallsym_iter`'s).
     unsafe fn kprobe_get_kallsym(symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
-        // SAFETY: valid out pointers, `sym` for KSYM_NAME_LEN bytes (`# Safety` above): `slots::kprobe_get_kallsym()`'s needs.
-        unsafe { slots::kprobe_get_kallsym(symnum, value, type_, sym) }
+        // SAFETY: valid out pointers, `sym` for KSYM_NAME_LEN bytes, unshared during the call (`# Safety` above).
+        slots::kprobe_get_kallsym(symnum, unsafe { &mut *value }, unsafe { &mut *type_ }, unsafe { &mut *sym.cast() })
     }
 }
 

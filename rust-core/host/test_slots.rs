@@ -421,3 +421,27 @@ fn concurrent_get_and_free_keep_slots_unique() {
     // them without the per-thread leak checks.
     c.teardown();
 }
+
+#[test]
+fn view_api_behaves_like_the_exports() {
+    use crate::slots::{self, Cache as View};
+    let c = Cache::new(INSN);
+    // SAFETY: `c` is a live, initialized cache (`Cache::new()`); its
+    // configuration is not written while the views exist.
+    let v = unsafe { View::from_raw(c.p()) };
+    let a = slots::get_insn_slot(v);
+    let b = slots::get_insn_slot(v);
+    assert_eq!(b as usize - a as usize, INSN);
+    assert!(slots::is_insn_slot_addr(v, a as usize));
+    assert!(!slots::is_insn_slot_addr(v, a as usize + PAGE));
+    let (mut n, mut value, mut ty) = (0 as c_uint, 0 as c_ulong, 0 as c_char);
+    let mut sym = [0 as c_char; sys::KSYM_NAME_LEN];
+    assert_eq!(slots::cache_get_kallsym(v, &mut n, &mut value, &mut ty, &mut sym), 0);
+    assert_eq!((value as usize, ty as u8), (a as usize, b't'));
+    slots::free_insn_slot(v, a, true);
+    assert_eq!(c.nr_garbage(), 1);
+    slots::free_insn_slot(v, b, false);
+    assert_eq!(slots::get_insn_slot(v), b, "a clean slot is reused at once");
+    assert_eq!(warnings(), 0);
+    c.destroy();
+}

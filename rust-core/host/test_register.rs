@@ -929,6 +929,32 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
     assert_eq!(crate::arm::arm_all_kprobes(), 0);
 }
 
+/// Divergence 6's forced unoptimization takes the probe off the freeing
+/// list: disabled before the optimizer runs, it is not disarmed a second
+/// time (README "Known issues" recorded the redundant disarm until the
+/// fix at d92639c).
+#[test]
+fn a_force_unoptimized_probe_is_disarmed_once() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    let p = kp(1, F0 + 8, false);
+    assert_eq!(reg(p), 0);
+    sys::run_optimizer();
+    let ap = hashed(F0 + 8);
+    events();
+    // SAFETY: a live aggregate.
+    crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), unsafe { crate::probe::Probe::from_raw(ap) }, None);
+    assert_eq!(crate::arm::disarm_all_kprobes(), 0);
+    assert_eq!(events(), ["unoptimize f0+0x8", "disarm f0+0x8"]);
+    // SAFETY: a registered probe.
+    assert_eq!(unsafe { disable_kprobe(p) }, 0);
+    sys::run_optimizer();
+    assert!(events().is_empty(), "disarmed twice: {:?}", events());
+    unreg(p);
+    wait_for_kprobe_optimizer();
+    assert_eq!(crate::arm::arm_all_kprobes(), 0);
+}
+
 /// A probe disabled while optimized (its unoptimization queued), then
 /// `kprobes/enabled` = 0, then enabled again before the optimizer ran.
 /// Intended divergence 2 clears its DISABLED flag without arming (all are

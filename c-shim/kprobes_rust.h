@@ -112,12 +112,6 @@ extern void kprobes_rust_kvfree_call_rcu(struct rcu_head *head, void *p);
 
 extern size_t kprobes_rust_max_optinsn_size(void);
 
-int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
-
-void aggr_post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
-
-void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
-
 void dump_kprobe(struct kprobe *kp);
 
 void kprobes_inc_nmissed_count(struct kprobe *p);
@@ -125,6 +119,12 @@ void kprobes_inc_nmissed_count(struct kprobe *p);
 extern void kprobe_busy_begin(void);
 
 extern void kprobe_busy_end(void);
+
+int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+void aggr_post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
+
+void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 #if defined(CONFIG_DEBUG_FS)
 extern void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);

@@ -631,6 +631,7 @@ pub fn arm_kprobe_locked(tl: &TextLocks<'_>, p: Hashed<'_>) {
 }
 
 /// `__disarm_kprobe()`: removes the breakpoint of `p`, which is armed.
+#[inline] // one caller (arm.rs), as kprobes.c inlines it there
 pub fn disarm_kprobe_locked(tl: &TextLocks<'_>, p: Hashed<'_>, reopt: bool) {
     sys::lockdep_assert_held_text_mutex();
     // Try to unoptimize (at once when all probes are being disarmed).

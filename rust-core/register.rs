@@ -230,7 +230,9 @@ fn aggr_kprobe_disabled(km: &KprobeMutex, ap: Aggr<'_>) -> bool {
 
 /// `__disable_kprobe()`: disables `p` (and disarms the probe at its address
 /// when nothing there is enabled any more); returns the hashed probe or,
-/// as upstream, an error code.
+/// as upstream, an error code.  Always inlined into its two callers: a
+/// `Result` of a pointer and an errno would come back through memory.
+#[inline(always)]
 fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<Hashed<'k>, c_int> {
     sys::lockdep_assert_held_kprobe_mutex();
     // Get an original kprobe for return.

@@ -71,8 +71,9 @@ pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
 }
 
 /// `get_kprobe()` under `kprobe_mutex`: the probe or aggregate hashed at
-/// `addr`.
-#[inline]
+/// `addr`.  Always inlined: `get_optimized_kprobe()` calls it for each
+/// byte of a jump's reach on every arm and disarm.
+#[inline(always)]
 pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
     // SAFETY: `_km` proves `kprobe_mutex` held, one of `lookup()`'s contexts;
     // what it returns is in `kprobe_table`, live while `km` lasts.

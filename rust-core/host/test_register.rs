@@ -897,6 +897,23 @@ fn a_probe_inside_an_optimized_jump_falls_back_to_int3() {
     wait_for_kprobe_optimizer();
 }
 
+/// An optimized probe at `f0+0x8` whose unoptimization was queued (the
+/// first half of `unoptimize_all_kprobes()`), then `kprobes/enabled` = 0
+/// before the optimizer ran: forcibly unoptimized and disarmed at once.
+fn force_unoptimized_probe() -> *mut Kprobe {
+    let p = kp(1, F0 + 8, false);
+    assert_eq!(reg(p), 0);
+    sys::run_optimizer();
+    let ap = hashed(F0 + 8);
+    events();
+    // SAFETY: a live aggregate.
+    crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), unsafe { crate::probe::Probe::from_raw(ap) }, None);
+    assert!(events().is_empty(), "queued, not done");
+    assert_eq!(crate::arm::disarm_all_kprobes(), 0);
+    assert_eq!(events(), ["unoptimize f0+0x8", "disarm f0+0x8"]);
+    p
+}
+
 /// `kprobes/enabled` = 0 while an optimized probe's unoptimization is
 /// queued (`debug.kprobes-optimization` = 0 has queued it, the optimizer
 /// has not run yet): the forced unoptimization leaves an int3, which must
@@ -907,18 +924,7 @@ fn a_probe_inside_an_optimized_jump_falls_back_to_int3() {
 fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
     let _g = sys::exclusive();
     let _t = kernel();
-    let p = kp(1, F0 + 8, false);
-    assert_eq!(reg(p), 0);
-    sys::run_optimizer();
-    let ap = hashed(F0 + 8);
-    events();
-    // The first half of unoptimize_all_kprobes(): queue the unoptimization.
-    // SAFETY: a live aggregate.
-    crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), unsafe { crate::probe::Probe::from_raw(ap) }, None);
-    assert!(events().is_empty(), "queued, not done");
-    // kprobes/enabled = 0 before the optimizer runs.
-    assert_eq!(crate::arm::disarm_all_kprobes(), 0);
-    assert_eq!(events(), ["unoptimize f0+0x8", "disarm f0+0x8"]);
+    let p = force_unoptimized_probe();
     sys::run_optimizer();
     assert!(events().is_empty(), "disarmed once: {:?}", events());
     // Unregistering while all are disarmed unhashes a disarmed probe.
@@ -937,15 +943,7 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
 fn a_force_unoptimized_probe_is_disarmed_once() {
     let _g = sys::exclusive();
     let _t = kernel();
-    let p = kp(1, F0 + 8, false);
-    assert_eq!(reg(p), 0);
-    sys::run_optimizer();
-    let ap = hashed(F0 + 8);
-    events();
-    // SAFETY: a live aggregate.
-    crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), unsafe { crate::probe::Probe::from_raw(ap) }, None);
-    assert_eq!(crate::arm::disarm_all_kprobes(), 0);
-    assert_eq!(events(), ["unoptimize f0+0x8", "disarm f0+0x8"]);
+    let p = force_unoptimized_probe();
     // SAFETY: a registered probe.
     assert_eq!(unsafe { disable_kprobe(p) }, 0);
     sys::run_optimizer();

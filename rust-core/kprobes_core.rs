@@ -47,6 +47,7 @@ pub mod arm;
 pub mod blacklist;
 pub mod flags;
 pub mod once;
+mod print;
 pub mod probe;
 #[cfg(CONFIG_DEBUG_FS)]
 pub mod debugfs;
@@ -102,22 +103,6 @@ macro_rules! nokprobe_symbol {
             static KBL_ADDR: KblAddr = KblAddr($f as *const ());
         };
     };
-}
-
-/// `pr_err()`, `pr_warn()`, `pr_info()` with upstream's `pr_fmt` prefix
-/// ("kprobes: "): the kernel crate's `pr_*!` (whose prefix is this crate's
-/// `__LOG_PREFIX`) in the kernel build, the simulation's log on the host.
-#[macro_export]
-macro_rules! kp_pr {
-    (err, $($arg:tt)+) => { $crate::kp_pr!(@ pr_err, 3, $($arg)+) };
-    (warn, $($arg:tt)+) => { $crate::kp_pr!(@ pr_warn, 4, $($arg)+) };
-    (info, $($arg:tt)+) => { $crate::kp_pr!(@ pr_info, 6, $($arg)+) };
-    (@ $m:ident, $level:literal, $($arg:tt)+) => {{
-        #[cfg(CONFIG_RUST)]
-        kernel::$m!($($arg)+);
-        #[cfg(not(CONFIG_RUST))]
-        $crate::sys::pr_log($level, format_args!($($arg)+));
-    }};
 }
 
 /// `pr_fmt`: the prefix of the kernel crate's `pr_*!` messages.

@@ -19,12 +19,12 @@ use crate::flags;
 use crate::ffi::{c_int, c_void};
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
-use crate::probe::{Aggr, Hashed, Probe};
+use crate::probe::{Aggr, Hashed, NewProbe, Probe};
 use crate::registry;
 use crate::state;
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_OPTIMIZED};
-use core::ptr::{self, addr_of, addr_of_mut};
+use core::ptr::{self, addr_of_mut};
 
 /// Optimization staging list, protected by `kprobe_mutex`.
 static mut OPTIMIZING_LIST: ListHead =
@@ -474,8 +474,7 @@ pub fn init_aggr_kprobe<'k>(km: &'k KprobeMutex, ap: NewAggr, p: Hashed<'k>) -> 
     // prepared (it has `p`'s saved instruction and slot).
     unsafe {
         // Copy the insn slot of 'p' to 'ap'.
-        ptr::copy_nonoverlapping(addr_of!((*p.as_ptr()).opcode), addr_of_mut!((*a).opcode), 1);
-        ptr::copy_nonoverlapping(addr_of!((*p.as_ptr()).ainsn), addr_of_mut!((*a).ainsn), 1);
+        NewProbe::new(Probe::from_raw(a)).copy_insn_from(*p);
         // flush_insn_slot(ap): a no-op on x86.
         (*a).addr = p.addr();
         flags::put(a, p.flags() & !KPROBE_FLAG_OPTIMIZED);

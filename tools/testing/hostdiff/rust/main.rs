@@ -55,6 +55,8 @@ pub mod flags;
 #[allow(dead_code)]
 #[path = "../../../../rust-core/once.rs"]
 pub mod once;
+#[path = "../../../../rust-core/print.rs"]
+mod print;
 #[allow(dead_code)]
 #[path = "../../../../rust-core/probe.rs"]
 pub mod probe;
@@ -110,23 +112,6 @@ pub mod exports;
 macro_rules! nokprobe_symbol {
     ($f:path) => {};
 }
-
-/// `pr_err()`, `pr_warn()`, `pr_info()` with upstream's `pr_fmt` prefix
-/// ("kprobes: "): the kernel crate's `pr_*!` (whose prefix is this crate's
-/// `__LOG_PREFIX`) in the kernel build, the simulation's log on the host.
-#[macro_export]
-macro_rules! kp_pr {
-    (err, $($arg:tt)+) => { $crate::kp_pr!(@ pr_err, 3, $($arg)+) };
-    (warn, $($arg:tt)+) => { $crate::kp_pr!(@ pr_warn, 4, $($arg)+) };
-    (info, $($arg:tt)+) => { $crate::kp_pr!(@ pr_info, 6, $($arg)+) };
-    (@ $m:ident, $level:literal, $($arg:tt)+) => {{
-        #[cfg(CONFIG_RUST)]
-        kernel::$m!($($arg)+);
-        #[cfg(not(CONFIG_RUST))]
-        $crate::sys::pr_log($level, format_args!($($arg)+));
-    }};
-}
-
 
 /// `WARN_ON_ONCE(1)` at the caller's location.  As in the C model, every
 /// hit is traced (`WARN`), once-ness is ignored (MODEL.md section 4).

@@ -4,42 +4,25 @@
 //! an address, function-entry detection, and the checks that decide whether
 //! a probe may be placed there.  Port of that part of `kernel/kprobes.c`.
 
-use crate::ffi::{c_char, c_int, c_ulong};
+use crate::error::{code::*, Result};
+use crate::ffi::{c_char, c_ulong};
 use crate::probe::NewProbe;
 use crate::sys::{self, Module};
 use crate::types::KprobeOpcode;
 use core::ffi::CStr;
 use core::ptr;
 
-/// `ERR_PTR(err)`.
-#[inline]
-pub fn err_ptr(err: c_int) -> *mut KprobeOpcode {
-    err as isize as *mut KprobeOpcode
-}
-
-/// `IS_ERR(p)`: the top 4095 values are errors.
-#[inline]
-pub fn is_err(p: *const KprobeOpcode) -> bool {
-    (p as usize) >= (-4095isize) as usize
-}
-
-/// `PTR_ERR(p)`.
-#[inline]
-pub fn ptr_err(p: *const KprobeOpcode) -> c_int {
-    p as isize as c_int
-}
-
 /// `_kprobe_addr()`: if `symbol_name` is given, looks it up and adds
 /// `offset`, so a relative address to a symbol can be given.  Returns the
-/// address, or an `ERR_PTR`: `-EINVAL` for both or neither of
-/// `addr`/`symbol_name` or when the arch rejects the result, `-ENOENT` for
+/// address, or an error: `EINVAL` for both or neither of
+/// `addr`/`symbol_name` or when the arch rejects the result, `ENOENT` for
 /// an unknown symbol or an address outside any symbol.  Sets
 /// `*on_func_entry`.
-pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: c_ulong, on_func_entry: &mut bool) -> *mut KprobeOpcode {
+pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: c_ulong, on_func_entry: &mut bool) -> Result<*mut KprobeOpcode> {
     let mut addr = addr;
     let mut offset = offset as usize;
     if symbol_name.is_some() == !addr.is_null() {
-        return err_ptr(-sys::EINVAL);
+        return Err(EINVAL);
     }
 
     if let Some(symbol_name) = symbol_name {
@@ -51,7 +34,7 @@ pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: 
         // SAFETY: `symbol_name` is a C string.
         addr = unsafe { sys::kprobe_lookup_name(symbol_name.as_ptr().cast(), offset as u32) };
         if addr.is_null() {
-            return err_ptr(-sys::ENOENT);
+            return Err(ENOENT);
         }
     }
 
@@ -60,7 +43,7 @@ pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: 
     let a = (addr as usize).wrapping_add(offset);
     let mut size = 0usize;
     if !sys::kallsyms_lookup_size_offset(a, &mut size, &mut offset) {
-        return err_ptr(-sys::ENOENT);
+        return Err(ENOENT);
     }
     let base = a.wrapping_sub(offset);
 
@@ -69,39 +52,36 @@ pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: 
     // start of the function.
     let r = sys::arch_adjust_kprobe_addr(base, offset, on_func_entry);
     if r.is_null() {
-        return err_ptr(-sys::EINVAL);
+        return Err(EINVAL);
     }
-    r
+    Ok(r)
 }
 
 /// `kprobe_on_func_entry()`: checks whether the given `addr + offset` or
 /// `sym + offset` is on the function entry address or not.  Returns 0 if it
-/// is the function entry, or `-EINVAL` if it is not, `-ENOENT` if the
+/// is the function entry, or `EINVAL` if it is not, `ENOENT` if the
 /// symbol or address lookup fails.  The caller must pass `addr` or `sym`
-/// (either one must be null), or this returns `-EINVAL`.
-pub fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: Option<&CStr>, offset: c_ulong) -> c_int {
+/// (either one must be null), or this returns `EINVAL`.
+pub fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: Option<&CStr>, offset: c_ulong) -> Result {
     let mut on_func_entry = false;
-    let kp_addr = kprobe_addr(addr, sym, offset, &mut on_func_entry);
-    if is_err(kp_addr) {
-        return ptr_err(kp_addr);
-    }
+    kprobe_addr(addr, sym, offset, &mut on_func_entry)?;
     if !on_func_entry {
-        return -sys::EINVAL;
+        return Err(EINVAL);
     }
-    0
+    Ok(())
 }
 
 /// `check_ftrace_location()`: a probe exactly on an ftrace call site uses
 /// ftrace (`KPROBE_FLAG_FTRACE`).
-pub fn check_ftrace_location(p: &NewProbe<'_>) -> c_int {
+pub fn check_ftrace_location(p: &NewProbe<'_>) -> Result {
     let addr = p.probe().addr() as usize;
     if sys::ftrace_location(addr) == addr {
         #[cfg(CONFIG_KPROBES_ON_FTRACE)]
         p.set_flags(crate::types::KPROBE_FLAG_FTRACE);
         #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
-        return -sys::EINVAL;
+        return Err(EINVAL);
     }
-    0
+    Ok(())
 }
 
 /// `is_cfi_preamble_symbol()`: is `addr` in a `__cfi_` or `__pfx_` symbol
@@ -117,19 +97,16 @@ pub fn is_cfi_preamble_symbol(addr: usize) -> bool {
 }
 
 /// `check_kprobe_address_safe()`: may a probe be placed at `p->addr`?
-/// Returns 0 and, for a module address, the module with a reference held in
-/// `*probed_mod` (the caller drops it after arming, so the module cannot go
-/// away while its text is patched); otherwise a negative errno and no
+/// Returns `Ok` and, for a module address, the module with a reference held
+/// in `*probed_mod` (the caller drops it after arming, so the module cannot
+/// go away while its text is patched); otherwise the error and no
 /// reference.
 ///
 /// The module lookup and the reference are taken with preemption disabled,
 /// so the module cannot be freed in between (the CVE-2024-35955 fix).
 /// Process context.
-pub fn check_kprobe_address_safe(p: &NewProbe<'_>, probed_mod: &mut *mut Module) -> c_int {
-    let ret = check_ftrace_location(p);
-    if ret != 0 {
-        return ret;
-    }
+pub fn check_kprobe_address_safe(p: &NewProbe<'_>, probed_mod: &mut *mut Module) -> Result {
+    check_ftrace_location(p)?;
     let addr = p.probe().addr() as usize;
     let jl = crate::locks::jump_label();
     sys::preempt_disable();
@@ -139,7 +116,7 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>, probed_mod: &mut *mut Module)
         if !sys::core_kernel_text(addr) {
             *probed_mod = sys::module_text_address(addr);
             if probed_mod.is_null() {
-                break 'out -sys::EINVAL;
+                break 'out Err(EINVAL);
             }
         }
         // Ensure it is not in reserved area.
@@ -150,7 +127,7 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>, probed_mod: &mut *mut Module)
             || sys::find_bug(addr)
             || is_cfi_preamble_symbol(addr)
         {
-            break 'out -sys::EINVAL;
+            break 'out Err(EINVAL);
         }
 
         // Get module refcount and reject __init functions for loaded modules.
@@ -158,17 +135,17 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>, probed_mod: &mut *mut Module)
             // We must hold a refcount of the probed module while updating
             // its code to prohibit unexpected unloading.
             if !sys::try_module_get(*probed_mod) {
-                break 'out -sys::ENOENT;
+                break 'out Err(ENOENT);
             }
             // If the module freed '.init.text', we couldn't insert kprobes
             // in there.
             if sys::within_module_init(addr, *probed_mod) && !sys::module_is_coming(*probed_mod) {
                 sys::module_put(*probed_mod);
                 *probed_mod = ptr::null_mut();
-                break 'out -sys::ENOENT;
+                break 'out Err(ENOENT);
             }
         }
-        0
+        Ok(())
     };
     sys::preempt_enable();
     drop(jl);

@@ -5,6 +5,8 @@
 //! `/sys/kernel/debug/kprobes/enabled`.  Port of that part of
 //! `kernel/kprobes.c`.
 
+use crate::error::{to_result, Result};
+#[cfg(CONFIG_DEBUG_FS)]
 use crate::ffi::c_int;
 use crate::ftrace;
 use crate::locks::{self, KprobeMutex, TextLocks};
@@ -17,7 +19,7 @@ use crate::{registry, state};
 
 /// `prepare_kprobe()`: the arch preparation of a probe about to be hashed
 /// (`text_mutex` held: the arch copies the instruction at `p->addr`).
-pub fn prepare_kprobe<'k>(_tl: &TextLocks<'_>, p: &NewProbe<'k>) -> Result<Prepared<'k>, c_int> {
+pub fn prepare_kprobe<'k>(_tl: &TextLocks<'_>, p: &NewProbe<'k>) -> Result<Prepared<'k>> {
     let p = p.probe();
     // SAFETY: `p` is live and seen by no other CPU (a `NewProbe`), at an address
     // the registration checked, and `_tl` proves `kprobe_mutex` and `text_mutex`
@@ -30,35 +32,33 @@ pub fn prepare_kprobe<'k>(_tl: &TextLocks<'_>, p: &NewProbe<'k>) -> Result<Prepa
             sys::arch_prepare_kprobe(p.as_ptr())
         }
     };
-    if ret != 0 {
-        return Err(ret);
-    }
+    to_result(ret)?;
     // SAFETY: its arch preparation just succeeded, under `_tl`'s `kprobe_mutex`.
     Ok(unsafe { Prepared::new(p) })
 }
 
 /// `arm_kprobe()`.
-pub fn arm_kprobe(km: &KprobeMutex, kp: Hashed<'_>) -> c_int {
+pub fn arm_kprobe(km: &KprobeMutex, kp: Hashed<'_>) -> Result {
     if kp.ftrace() {
         return ftrace::arm_kprobe_ftrace(km, kp);
     }
     opt::arm_kprobe_locked(&locks::text(km), kp);
-    0
+    Ok(())
 }
 
 /// `disarm_kprobe()`: `kp` is armed.
-pub fn disarm_kprobe(km: &KprobeMutex, kp: Hashed<'_>, reopt: bool) -> c_int {
+pub fn disarm_kprobe(km: &KprobeMutex, kp: Hashed<'_>, reopt: bool) -> Result {
     if kp.ftrace() {
         return ftrace::disarm_kprobe_ftrace(km, kp);
     }
     opt::disarm_kprobe_locked(&locks::text(km), kp, reopt);
-    0
+    Ok(())
 }
 
 #[cfg(CONFIG_DEBUG_FS)]
 /// `arm_all_kprobes()`: `kprobes/enabled` = 1.
-pub fn arm_all_kprobes() -> c_int {
-    let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, 0);
+pub fn arm_all_kprobes() -> Result {
+    let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, Ok(()));
     let km = locks::kprobe_mutex();
     // If kprobes are armed, just return.
     if state::all_disarmed() {
@@ -70,10 +70,9 @@ pub fn arm_all_kprobes() -> c_int {
         // a best-effort basis.
         registry::for_each_hashed(&km, |p| {
             if !p.disabled() {
-                let err = arm_kprobe(&km, p);
-                if err != 0 {
+                if let Err(e) = arm_kprobe(&km, p) {
                     errors += 1;
-                    ret = err;
+                    ret = Err(e);
                 }
                 total += 1;
             }
@@ -92,13 +91,13 @@ pub fn arm_all_kprobes() -> c_int {
 
 #[cfg(CONFIG_DEBUG_FS)]
 /// `disarm_all_kprobes()`: `kprobes/enabled` = 0.
-pub fn disarm_all_kprobes() -> c_int {
-    let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, 0);
+pub fn disarm_all_kprobes() -> Result {
+    let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, Ok(()));
     {
         let km = locks::kprobe_mutex();
         // If kprobes are already disarmed, just return.
         if state::all_disarmed() {
-            return 0;
+            return Ok(());
         }
         state::set_all_disarmed(&km, true);
         // Disarm all kprobes on a best-effort basis.
@@ -106,10 +105,9 @@ pub fn disarm_all_kprobes() -> c_int {
             // SAFETY: `p` is live (a `Hashed`), all `arch_trampoline_kprobe()` reads.
             if !unsafe { sys::arch_trampoline_kprobe(p.as_ptr()) } && !p.disabled() {
                 // Armed: enabled while probes were not all disarmed.
-                let err = disarm_kprobe(&km, p, false);
-                if err != 0 {
+                if let Err(e) = disarm_kprobe(&km, p, false) {
                     errors += 1;
-                    ret = err;
+                    ret = Err(e);
                 }
                 total += 1;
             }

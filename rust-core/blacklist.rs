@@ -14,7 +14,8 @@
 //! `kprobe_mutex`.  The order of the list is the order of insertion, which
 //! `/sys/kernel/debug/kprobes/blacklist` shows.
 
-use crate::ffi::{c_char, c_int, c_ulong};
+use crate::error::{code::*, to_result, Result};
+use crate::ffi::{c_char, c_ulong};
 use crate::list;
 use crate::locks::KprobeMutex;
 use crate::sys;
@@ -94,19 +95,19 @@ pub fn within_kprobe_blacklist(addr: usize) -> bool {
 }
 
 /// `kprobe_add_ksym_blacklist()`: blacklists the whole symbol at `entry`.
-/// Returns the symbol's size, `-EINVAL` if `entry` is not in kernel text
-/// or not in a symbol, `-ENOMEM`.
-pub fn add_ksym_blacklist(entry: usize) -> c_int {
+/// Returns the symbol's size, `EINVAL` if `entry` is not in kernel text
+/// or not in a symbol, `ENOMEM`.
+pub fn add_ksym_blacklist(entry: usize) -> Result<usize> {
     let mut offset = 0usize;
     let mut size = 0usize;
 
     if !sys::kernel_text_address(entry) || !sys::kallsyms_lookup_size_offset(entry, &mut size, &mut offset) {
-        return -sys::EINVAL;
+        return Err(EINVAL);
     }
 
     let ent = sys::kmalloc(core::mem::size_of::<KprobeBlacklistEntry>()) as *mut KprobeBlacklistEntry;
     if ent.is_null() {
-        return -sys::ENOMEM;
+        return Err(ENOMEM);
     }
     // SAFETY: `ent` is a fresh allocation of the right size; the list
     // writers are serialized by the callers (init, kprobe_mutex).
@@ -116,25 +117,19 @@ pub fn add_ksym_blacklist(entry: usize) -> c_int {
         list::init_list_head(addr_of_mut!((*ent).list));
         list::list_add_tail_rcu(addr_of_mut!((*ent).list), head());
     }
-    size as c_int
+    Ok(size)
 }
 
 /// `kprobe_add_area_blacklist()`: blacklists every symbol in
-/// `[start, end)`.  Returns 0 or the first error.
-pub fn add_area_blacklist(start: usize, end: usize) -> c_int {
+/// `[start, end)`.  Returns `Ok` or the first error.
+pub fn add_area_blacklist(start: usize, end: usize) -> Result {
     let mut entry = start;
     while entry < end {
-        let mut ret = add_ksym_blacklist(entry);
-        if ret < 0 {
-            return ret;
-        }
-        if ret == 0 {
-            // In case of alias symbol.
-            ret = 1;
-        }
-        entry = entry.wrapping_add(ret as usize);
+        // `max(1)`: in case of alias symbol (size 0).
+        let size = add_ksym_blacklist(entry)?.max(1);
+        entry = entry.wrapping_add(size);
     }
-    0
+    Ok(())
 }
 
 /// `populate_kprobe_blacklist()`: the boot-time fill from the
@@ -146,32 +141,23 @@ pub fn add_area_blacklist(start: usize, end: usize) -> c_int {
 ///
 /// [`Boot::kprobe_blacklist_section`]: crate::views::Boot::kprobe_blacklist_section
 #[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
-pub fn populate(section: &[c_ulong]) -> c_int {
+pub fn populate(section: &[c_ulong]) -> Result {
     for &addr in section {
         let entry = sys::dereference_symbol_descriptor(addr as usize);
-        let ret = add_ksym_blacklist(entry);
-        if ret == -sys::EINVAL {
-            continue;
-        }
-        if ret < 0 {
-            return ret;
+        match add_ksym_blacklist(entry) {
+            Err(e) if e != EINVAL => return Err(e),
+            _ => {}
         }
     }
 
     // Symbols in '__kprobes_text' are blacklisted.
     let (s, e) = sys::kprobes_text_area();
-    let ret = add_area_blacklist(s, e);
-    if ret != 0 {
-        return ret;
-    }
+    add_area_blacklist(s, e)?;
 
     // Symbols in 'noinstr' section are blacklisted.
     let (s, e) = sys::noinstr_text_area();
-    let ret = add_area_blacklist(s, e);
-    if ret != 0 {
-        return ret;
-    }
-    sys::arch_populate_kprobe_blacklist()
+    add_area_blacklist(s, e)?;
+    to_result(sys::arch_populate_kprobe_blacklist())
 }
 
 /// `kprobe_remove_area_blacklist()`: drops the entries starting in
@@ -205,12 +191,13 @@ fn remove_ksym_blacklist(km: &KprobeMutex, entry: usize) {
 /// `add_module_kprobe_blacklist()`: a coming module's blacklist.
 pub fn add_module(_km: &KprobeMutex, m: &ModuleView<'_>) {
     let a = m.areas();
+    // Best effort, as upstream: errors are ignored.
     for &e in a.ksyms {
-        add_ksym_blacklist(e);
+        let _ = add_ksym_blacklist(e);
     }
     for (start, size) in [a.kprobes_text, a.noinstr_text] {
         if start != 0 {
-            add_area_blacklist(start, start.wrapping_add(size));
+            let _ = add_area_blacklist(start, start.wrapping_add(size));
         }
     }
 }

@@ -305,9 +305,9 @@ ftrace_export! {
             return ret as isize;
         }
         let ret = if enable { crate::arm::arm_all_kprobes() } else { crate::arm::disarm_all_kprobes() };
-        if ret != 0 {
-            return ret as isize;
+        match ret {
+            Ok(()) => count as isize,
+            Err(e) => e.to_errno() as isize,
         }
-        count as isize
     }
 }

@@ -14,7 +14,7 @@
 //! path functions (`get_kprobe`, written in assembly with its ftrace site
 //! inline in `registry.rs`, and the handlers) keep their plain entry.
 
-use crate::{addr, blacklist, init, kretprobe, module, opt, register, slots, sys};
+use crate::{addr, blacklist, error::to_errno, init, kretprobe, module, opt, register, slots, sys};
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
 use crate::ftrace;
 use crate::probe::{Probe, ProbeArray, RetProbe, RetProbeArray};
@@ -99,7 +99,7 @@ ftrace_export! {
         sym: *mut c_char,
     ) -> c_int {
         // SAFETY: `c` is a live cache; the out pointers are valid (`sym` for KSYM_NAME_LEN bytes) and unshared (`# Safety`).
-        unsafe { slots::cache_get_kallsym(slots::Cache::from_raw(c), &mut *symnum, &mut *value, &mut *type_, &mut *sym.cast()) }
+        to_errno(unsafe { slots::cache_get_kallsym(slots::Cache::from_raw(c), &mut *symnum, &mut *value, &mut *type_, &mut *sym.cast()) })
     }
 }
 
@@ -114,7 +114,7 @@ ftrace_export! {
     /// `kprobe_add_ksym_blacklist()`: blacklists the symbol at `entry`; returns
     /// its size or a negative errno.
     fn kprobe_add_ksym_blacklist(entry: c_ulong) -> c_int {
-        blacklist::add_ksym_blacklist(entry as usize)
+        blacklist::add_ksym_blacklist(entry as usize).map_or_else(|e| e.to_errno(), |size| size as c_int)
     }
 }
 
@@ -122,7 +122,7 @@ ftrace_export! {
     /// `kprobe_add_area_blacklist()`: blacklists every symbol in
     /// `[start, end)`.
     fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int {
-        blacklist::add_area_blacklist(start as usize, end as usize)
+        to_errno(blacklist::add_area_blacklist(start as usize, end as usize))
     }
 }
 
@@ -133,7 +133,7 @@ ftrace_export! {
     /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes, unshared during the call (`kallsym_iter`'s).
     unsafe fn kprobe_get_kallsym(symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
         // SAFETY: valid out pointers, `sym` for KSYM_NAME_LEN bytes, unshared during the call (`# Safety` above).
-        slots::kprobe_get_kallsym(symnum, unsafe { &mut *value }, unsafe { &mut *type_ }, unsafe { &mut *sym.cast() })
+        to_errno(slots::kprobe_get_kallsym(symnum, unsafe { &mut *value }, unsafe { &mut *type_ }, unsafe { &mut *sym.cast() }))
     }
 }
 
@@ -145,7 +145,7 @@ ftrace_export! {
     unsafe fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
         // SAFETY: `sym` is null or a C string (`# Safety` above), which the caller keeps for the call.
         let sym = (!sym.is_null()).then(|| unsafe { core::ffi::CStr::from_ptr(sym.cast()) });
-        addr::kprobe_on_func_entry(addr, sym, offset)
+        to_errno(addr::kprobe_on_func_entry(addr, sym, offset))
     }
 }
 
@@ -158,7 +158,7 @@ ftrace_export! {
     /// is unregistered, its `symbol_name` null or a C string; process context.
     unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
         // SAFETY: `p` lives until unregistered, with a valid `symbol_name` (`# Safety` above): a `Probe`.
-        register::register_kprobe(unsafe { Probe::from_raw(p) })
+        to_errno(register::register_kprobe(unsafe { Probe::from_raw(p) }))
     }
 }
 
@@ -169,7 +169,7 @@ ftrace_export! {
     /// `kps` holds `num` probes, each as for [`register_kprobe`]; process context.
     unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
         // SAFETY: `num` probes, each as for `register_kprobe()` (`# Safety` above): a `ProbeArray`.
-        register::register_kprobes(unsafe { ProbeArray::from_raw(kps, num.max(0) as usize) })
+        to_errno(register::register_kprobes(unsafe { ProbeArray::from_raw(kps, num.max(0) as usize) }))
     }
 }
 
@@ -204,7 +204,7 @@ ftrace_export! {
     /// `kp` is a caller's live `struct kprobe` (`symbol_name` null or a C string).
     unsafe fn enable_kprobe(kp: *mut Kprobe) -> c_int {
         // SAFETY: live for the call, with a valid `symbol_name` (`# Safety` above): a `Probe`.
-        register::enable_kprobe(unsafe { Probe::from_raw(kp) })
+        to_errno(register::enable_kprobe(unsafe { Probe::from_raw(kp) }))
     }
 }
 
@@ -215,7 +215,7 @@ ftrace_export! {
     /// `kp` is a caller's live `struct kprobe` (`symbol_name` null or a C string).
     unsafe fn disable_kprobe(kp: *mut Kprobe) -> c_int {
         // SAFETY: live for the call, with a valid `symbol_name` (`# Safety` above): a `Probe`.
-        register::disable_kprobe(unsafe { Probe::from_raw(kp) })
+        to_errno(register::disable_kprobe(unsafe { Probe::from_raw(kp) }))
     }
 }
 
@@ -227,7 +227,7 @@ ftrace_export! {
     /// unregistered, its `kp.symbol_name` null or a C string; process context.
     unsafe fn register_kretprobe(rp: *mut Kretprobe) -> c_int {
         // SAFETY: `rp` lives until unregistered (`# Safety` above): a `RetProbe`.
-        kretprobe::register_kretprobe(unsafe { RetProbe::from_raw(rp) })
+        to_errno(kretprobe::register_kretprobe(unsafe { RetProbe::from_raw(rp) }))
     }
 }
 
@@ -238,7 +238,7 @@ ftrace_export! {
     /// `rps` holds `num` kretprobes, each as for [`register_kretprobe`]; process context.
     unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
         // SAFETY: `num` kretprobes, each as for `register_kretprobe()` (`# Safety` above): a `RetProbeArray`.
-        kretprobe::register_kretprobes(unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) })
+        to_errno(kretprobe::register_kretprobes(unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) }))
     }
 }
 

@@ -20,7 +20,7 @@
 //! negative.  Here an aggregate remembers which ops armed it
 //! ([`FLAG_ARMED_IPMODIFY`]) and is disarmed through those.
 
-use crate::ffi::c_int;
+use crate::error::{to_result, Result};
 use crate::locks::KprobeMutex;
 use crate::sys;
 use crate::probe::{Hashed, Probe};
@@ -51,35 +51,31 @@ fn counter(ipmodify: bool) -> &'static AtomicI32 {
 }
 
 /// `__arm_kprobe_ftrace()`.
-fn arm_ops(_km: &KprobeMutex, p: Hashed<'_>, ipmodify: bool) -> c_int {
+fn arm_ops(_km: &KprobeMutex, p: Hashed<'_>, ipmodify: bool) -> Result {
     sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
     let addr = p.addr() as usize;
-    let ret = sys::ftrace_set_filter_ip(ipmodify, addr, false);
-    if ret < 0 {
-        return ret;
-    }
+    to_result(sys::ftrace_set_filter_ip(ipmodify, addr, false))?;
     if cnt.load(Relaxed) == 0 {
-        let ret = sys::register_ftrace_function(ipmodify);
-        if ret < 0 {
+        if let Err(e) = to_result(sys::register_ftrace_function(ipmodify)) {
             // At this point, since ops is not registered, we should be safe
             // from registering empty filter.
             sys::ftrace_set_filter_ip(ipmodify, addr, true);
-            return ret;
+            return Err(e);
         }
     }
     cnt.store(cnt.load(Relaxed) + 1, Relaxed);
-    ret
+    Ok(())
 }
 
 /// `arm_kprobe_ftrace()`.
-pub fn arm_kprobe_ftrace(km: &KprobeMutex, p: Hashed<'_>) -> c_int {
+pub fn arm_kprobe_ftrace(km: &KprobeMutex, p: Hashed<'_>) -> Result {
     let ipmodify = p.post_handler().is_some();
-    let ret = arm_ops(km, p, ipmodify);
-    if ret == 0 && p.is_aggr() {
+    arm_ops(km, p, ipmodify)?;
+    if p.is_aggr() {
         note_armed_ops(km, p.probe(), ipmodify);
     }
-    ret
+    Ok(())
 }
 
 /// Records in aggregate `p` which ops it is armed through.
@@ -102,18 +98,18 @@ fn armed_ipmodify(p: Probe<'_>) -> bool {
 }
 
 /// `__disarm_kprobe_ftrace()`: `p` is armed.
-fn disarm_ops(_km: &KprobeMutex, p: Hashed<'_>, ipmodify: bool) -> c_int {
+fn disarm_ops(_km: &KprobeMutex, p: Hashed<'_>, ipmodify: bool) -> Result {
     sys::lockdep_assert_held_kprobe_mutex();
     let cnt = counter(ipmodify);
     if ftrace_disabled() {
         // Now ftrace is disabled forever, disarm is already done.
-        return 0;
+        return Ok(());
     }
     if cnt.load(Relaxed) == 1 {
         let ret = sys::unregister_ftrace_function(ipmodify);
         if ret < 0 {
             sys::warn_ftrace_unregister(ret);
-            return ret;
+            return to_result(ret);
         }
     }
     cnt.store(cnt.load(Relaxed) - 1, Relaxed);
@@ -123,12 +119,12 @@ fn disarm_ops(_km: &KprobeMutex, p: Hashed<'_>, ipmodify: bool) -> c_int {
     if ret < 0 {
         sys::warn_once_ftrace_disarm(addr, ret);
     }
-    ret
+    to_result(ret)
 }
 
 /// `disarm_kprobe_ftrace()`: `p` is armed (upstream picks the ops by
 /// `p->post_handler != NULL`; see the module documentation).
-pub fn disarm_kprobe_ftrace(km: &KprobeMutex, p: Hashed<'_>) -> c_int {
+pub fn disarm_kprobe_ftrace(km: &KprobeMutex, p: Hashed<'_>) -> Result {
     disarm_ops(km, p, armed_ipmodify(p.probe()))
 }
 

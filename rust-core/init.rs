@@ -17,8 +17,8 @@ use crate::views::Boot;
 pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
     // The table's buckets are statically empty (upstream re-initializes
     // them here; nothing can have hashed a probe before this initcall).
-    let mut err = crate::blacklist::populate(boot.kprobe_blacklist_section());
-    if err != 0 {
+    if let Err(e) = crate::blacklist::populate(boot.kprobe_blacklist_section()) {
+        let err = e.to_errno();
         crate::kp_pr!(err, "Failed to populate blacklist (error {err}), kprobes not restricted, be careful using them!\n");
     }
 
@@ -52,7 +52,7 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
     // use yet, so nothing allocates optinsn slots while this is written.
     unsafe { (*sys::optinsn_slots()).insn_size = sys::max_optinsn_size() };
 
-    err = sys::arch_init_kprobes();
+    let mut err = sys::arch_init_kprobes();
     if err == 0 {
         err = sys::register_die_notifier();
     }

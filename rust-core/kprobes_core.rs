@@ -45,6 +45,7 @@ pub mod addr;
 pub mod aggr;
 pub mod arm;
 pub mod blacklist;
+pub mod error;
 pub mod flags;
 pub mod once;
 mod print;
@@ -57,18 +58,18 @@ pub mod ftrace;
 /// an ftrace probe then; `check_ftrace_location()` refuses ftrace sites).
 #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
 pub mod ftrace {
-    use crate::ffi::c_int;
+    use crate::error::{code::ENODEV, Result};
     use crate::locks::KprobeMutex;
     use crate::probe::Hashed;
 
-    /// `arm_kprobe_ftrace()`: `-ENODEV`.
-    pub fn arm_kprobe_ftrace(_km: &KprobeMutex, _p: Hashed<'_>) -> c_int {
-        -crate::sys::ENODEV
+    /// `arm_kprobe_ftrace()`: `ENODEV`.
+    pub fn arm_kprobe_ftrace(_km: &KprobeMutex, _p: Hashed<'_>) -> Result {
+        Err(ENODEV)
     }
 
-    /// `disarm_kprobe_ftrace()`: `-ENODEV`.
-    pub fn disarm_kprobe_ftrace(_km: &KprobeMutex, _p: Hashed<'_>) -> c_int {
-        -crate::sys::ENODEV
+    /// `disarm_kprobe_ftrace()`: `ENODEV`.
+    pub fn disarm_kprobe_ftrace(_km: &KprobeMutex, _p: Hashed<'_>) -> Result {
+        Err(ENODEV)
     }
 }
 pub mod init;

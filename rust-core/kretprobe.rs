@@ -18,6 +18,7 @@
 //! cleared once the grace period after unregistration has passed.
 
 use crate::addr;
+use crate::error::{code::*, from_err_ptr, Result};
 use crate::flags;
 use crate::ffi::{c_int, c_ulong, c_void};
 use crate::locks;
@@ -91,32 +92,26 @@ pub unsafe extern "C" fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *
 crate::nokprobe_symbol!(kretprobe_rethook_handler);
 
 /// `register_kretprobe()`; process context.
-pub fn register_kretprobe(r: RetProbe<'_>) -> c_int {
+pub fn register_kretprobe(r: RetProbe<'_>) -> Result {
     let kp = r.kp();
-    let ret = addr::kprobe_on_func_entry(kp.addr(), kp.symbol(), kp.offset() as c_ulong);
-    if ret != 0 {
-        return ret;
-    }
+    addr::kprobe_on_func_entry(kp.addr(), kp.symbol(), kp.offset() as c_ulong)?;
 
     // If only 'rp->kp.addr' is specified, check reregistering kprobes.
-    if !kp.addr().is_null() && register::warn_kprobe_rereg(kp) != 0 {
-        return -sys::EINVAL;
+    if !kp.addr().is_null() {
+        register::warn_kprobe_rereg(kp)?;
     }
 
     let bl = sys::kretprobe_blacklist();
     if !bl.is_null() {
         let mut on_func_entry = false;
-        let a = addr::kprobe_addr(kp.addr(), kp.symbol(), kp.offset() as c_ulong, &mut on_func_entry);
-        if addr::is_err(a) {
-            return addr::ptr_err(a);
-        }
+        let a = addr::kprobe_addr(kp.addr(), kp.symbol(), kp.offset() as c_ulong, &mut on_func_entry)?;
         let mut i = 0;
         // SAFETY: `kretprobe_blacklist` is the kernel's static table, ended by a
         // null name and never written after init.
         unsafe {
             while !(*bl.add(i)).name.is_null() {
                 if (*bl.add(i)).addr == a.cast::<c_void>() {
-                    return -sys::EINVAL;
+                    return Err(EINVAL);
                 }
                 i += 1;
             }
@@ -129,7 +124,7 @@ pub fn register_kretprobe(r: RetProbe<'_>) -> c_int {
     // we may sleep (process context) in `rethook_alloc()`.
     unsafe {
         if (*rp).data_size > KRETPROBE_MAX_DATA_SIZE {
-            return -sys::E2BIG;
+            return Err(E2BIG);
         }
 
         (*rp).kp.pre_handler = Some(pre_handler_kretprobe);
@@ -146,17 +141,14 @@ pub fn register_kretprobe(r: RetProbe<'_>) -> c_int {
             (core::mem::size_of::<KretprobeInstance>() + (*rp).data_size) as c_int,
             (*rp).maxactive,
         );
-        if addr::is_err(rh.cast()) {
-            (*rp).rh = rh;
-            return addr::ptr_err(rh.cast());
-        }
         (*rp).rh = rh;
+        from_err_ptr(rh)?;
 
         (*rp).nmissed = 0;
     }
     // Establish function entry probe point.
     let ret = register::register_kprobe(kp);
-    if ret != 0 {
+    if ret.is_err() {
         // SAFETY: not registered: the rethook just allocated is ours to free.
         unsafe {
             sys::rethook_free((*rp).rh);
@@ -167,26 +159,22 @@ pub fn register_kretprobe(r: RetProbe<'_>) -> c_int {
 }
 
 /// `register_kretprobes()`: all or nothing.
-pub fn register_kretprobes(rps: RetProbeArray<'_>) -> c_int {
-    let mut ret = 0;
+pub fn register_kretprobes(rps: RetProbeArray<'_>) -> Result {
     if rps.is_empty() {
-        return -sys::EINVAL;
+        return Err(EINVAL);
     }
     for i in 0..rps.len() {
-        ret = match rps.get(i) {
-            Some(r) => register_kretprobe(r),
-            // Upstream dereferences it.
-            None => -sys::EINVAL,
-        };
-        if ret < 0 {
+        // Upstream dereferences a null member.
+        let ret = rps.get(i).map_or(Err(EINVAL), register_kretprobe);
+        if ret.is_err() {
             if i > 0 {
                 // The first `i` were registered.
                 unregister_kretprobes(rps.prefix(i));
             }
-            break;
+            return ret;
         }
     }
-    ret
+    Ok(())
 }
 
 /// `unregister_kretprobes()`: the kretprobes are distinct.
@@ -197,7 +185,7 @@ pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
     {
         let km = locks::kprobe_mutex();
         for r in rps.iter().flatten() {
-            if register::unregister_top(&km, r.kp()) < 0 {
+            if register::unregister_top(&km, r.kp()).is_err() {
                 r.kp().write_addr(ptr::null_mut());
             }
             let rp = r.as_ptr();
@@ -206,7 +194,7 @@ pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
             // below once freed).
             unsafe {
                 // Intended divergence: upstream frees unconditionally.
-                if !(*rp).rh.is_null() && !addr::is_err((*rp).rh.cast()) {
+                if !(*rp).rh.is_null() && from_err_ptr((*rp).rh).is_ok() {
                     sys::rethook_free((*rp).rh);
                 }
             }

@@ -26,7 +26,8 @@ pub fn kill_kprobe(km: &KprobeMutex, p: Hashed<'_>) {
     // ftrace, because ftrace framework is still available at
     // 'MODULE_STATE_GOING' notification.
     if p.ftrace() && !p.disabled() && !state::all_disarmed() {
-        ftrace::disarm_kprobe_ftrace(km, p);
+        // Its error is ignored, as upstream (the ops warn).
+        let _ = ftrace::disarm_kprobe_ftrace(km, p);
     }
 
     p.set_flags(km, KPROBE_FLAG_GONE);

@@ -15,6 +15,7 @@
 //! One intended divergence from upstream, in [`arm_kprobe_locked`] (see
 //! `tools/testing/differential/divergences.txt`).
 
+use crate::error::{code::EINVAL, Result};
 use crate::flags;
 use crate::ffi::{c_int, c_void};
 use crate::list;
@@ -362,7 +363,7 @@ pub fn unoptimize_kprobe(km: &KprobeMutex, p: Probe<'_>, force: Option<&TextLock
 
 /// `reuse_unused_kprobe()`: cancels unoptimizing of an unused aggregate
 /// so that it can be reused.
-pub fn reuse_unused_kprobe(km: &KprobeMutex, ap: Aggr<'_>) -> c_int {
+pub fn reuse_unused_kprobe(km: &KprobeMutex, ap: Aggr<'_>) -> Result {
     // Unused kprobe MUST be on the way of delayed unoptimizing (means
     // there is still a relative jump) and disabled.
     // SAFETY: `op->list` is guarded by the mutex `km` proves held.
@@ -373,10 +374,10 @@ pub fn reuse_unused_kprobe(km: &KprobeMutex, ap: Aggr<'_>) -> c_int {
     ap.probe().clear_flags(km, KPROBE_FLAG_DISABLED);
     // Optimize it again. (remove from 'op->list')
     if !kprobe_optready(ap.probe()) {
-        return -sys::EINVAL;
+        return Err(EINVAL);
     }
     optimize_kprobe(km, ap.probe());
-    0
+    Ok(())
 }
 
 /// `kill_optimized_kprobe()`: drops the optimized instructions of a gone

@@ -8,7 +8,8 @@
 
 use crate::addr;
 use crate::arm;
-use crate::ffi::{c_int, c_ulong};
+use crate::error::{code::*, to_result, Result};
+use crate::ffi::c_ulong;
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
@@ -36,7 +37,7 @@ fn add_new_kprobe<'a>(tl: &TextLocks<'_>, ap: Aggr<'_>, p: NewProbe<'a>) -> Prob
 
 /// `register_aggr_kprobe()`: registers the second or subsequent kprobe at
 /// the same address, where `orig_p` is hashed.
-fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -> c_int {
+fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -> Result {
     // For preparing optimization, jump_label_text_reserved() is called.
     let tl = locks::text_and_jump_label(km);
 
@@ -44,17 +45,14 @@ fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -
         None => {
             // If 'orig_p' is not an 'aggr_kprobe', create new one.
             let Some(new) = opt::alloc_aggr_kprobe(&tl, *orig_p) else {
-                return -sys::ENOMEM;
+                return Err(ENOMEM);
             };
             opt::init_aggr_kprobe(km, new, orig_p)
         }
         Some(ap) => {
             if opt::kprobe_unused(km, ap.probe()) {
                 // This probe is going to die. Rescue it.
-                let ret = opt::reuse_unused_kprobe(km, ap);
-                if ret != 0 {
-                    return ret;
-                }
+                opt::reuse_unused_kprobe(km, ap)?;
             }
             (orig_p, ap)
         }
@@ -65,16 +63,12 @@ fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -
         // probe in the module vaddr area which already freed. So, the
         // instruction slot has already been released. We need a new slot
         // for the new probe.
+        // Even if fail to allocate new slot, don't need to free the 'ap'.
+        // It will be used next time, or freed by unregister_kprobe().
         // SAFETY: `ap` is a live aggregate whose text went away with its
         // module, so no CPU executes or patches its address, and `tl` proves
         // `text_mutex` held, as `arch_prepare_kprobe()` needs.
-        let ret = unsafe { sys::arch_prepare_kprobe(ap.as_ptr()) };
-        if ret != 0 {
-            // Even if fail to allocate new slot, don't need to free the
-            // 'ap'. It will be used next time, or freed by
-            // unregister_kprobe().
-            return ret;
-        }
+        to_result(unsafe { sys::arch_prepare_kprobe(ap.as_ptr()) })?;
         // Prepare optimized instructions if possible.
         opt::prepare_optimized_kprobe(&tl, ap);
         // Clear gone flag to prevent allocating new slot again, and set
@@ -87,13 +81,13 @@ fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -
     let p = add_new_kprobe(&tl, ap, p);
     drop(tl);
 
-    let mut ret = 0;
+    let mut ret = Ok(());
     if ap.probe().disabled() && !p.disabled() {
         ap.probe().clear_flags(km, KPROBE_FLAG_DISABLED);
         if !state::all_disarmed() {
             // Arm the breakpoint again.
             ret = arm::arm_kprobe(km, ah);
-            if ret != 0 {
+            if ret.is_err() {
                 ap.probe().set_flags(km, KPROBE_FLAG_DISABLED);
                 // SAFETY: `p` is on `ap`'s child list, which `km` guards.
                 unsafe { list::list_del_rcu(p.list()) };
@@ -125,19 +119,18 @@ fn get_valid_kprobe<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Option<Hashed<'k>>
 
 /// `warn_kprobe_rereg()`: warns and fails if `p` is being re-registered,
 /// since there must be a software bug.
-pub fn warn_kprobe_rereg(p: Probe<'_>) -> c_int {
-    let mut ret = 0;
+pub fn warn_kprobe_rereg(p: Probe<'_>) -> Result {
     let km = locks::kprobe_mutex();
     if get_valid_kprobe(&km, p).is_some() {
         crate::warn_once!();
-        ret = -sys::EINVAL;
+        return Err(EINVAL);
     }
-    ret
+    Ok(())
 }
 
 /// `register_kprobe()`: `p` is the caller's, alive until unregistered
 /// (its `symbol_name` null or a C string); process context.
-pub fn register_kprobe(p: Probe<'_>) -> c_int {
+pub fn register_kprobe(p: Probe<'_>) -> Result {
     let mut on_func_entry = false;
     let mut probed_mod: *mut Module = ptr::null_mut();
 
@@ -146,20 +139,14 @@ pub fn register_kprobe(p: Probe<'_>) -> c_int {
     // addr + 2 * offset below, misses the re-registration and hashes the
     // live probe a second time (corrupting the table).  Detect it at the
     // registered address, as upstream does when offset is 0.
-    if p.symbol_name().is_null() && p.offset() != 0 && warn_kprobe_rereg(p) != 0 {
-        return -sys::EINVAL;
+    if p.symbol_name().is_null() && p.offset() != 0 {
+        warn_kprobe_rereg(p)?;
     }
     // Adjust probe address from symbol.
-    let a = addr::kprobe_addr(p.addr(), p.symbol(), p.offset() as c_ulong, &mut on_func_entry);
-    if addr::is_err(a) {
-        return addr::ptr_err(a);
-    }
+    let a = addr::kprobe_addr(p.addr(), p.symbol(), p.offset() as c_ulong, &mut on_func_entry)?;
     p.write_addr(a);
 
-    let ret = warn_kprobe_rereg(p);
-    if ret != 0 {
-        return ret;
-    }
+    warn_kprobe_rereg(p)?;
 
     // SAFETY: `warn_kprobe_rereg()` found `p` neither hashed nor in an aggregate,
     // and the kprobes API forbids registering one probe from two tasks at once.
@@ -167,10 +154,7 @@ pub fn register_kprobe(p: Probe<'_>) -> c_int {
     // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
     np.reset(0);
 
-    let ret = addr::check_kprobe_address_safe(&np, &mut probed_mod);
-    if ret != 0 {
-        return ret;
-    }
+    addr::check_kprobe_address_safe(&np, &mut probed_mod)?;
 
     let ret = register_locked(&locks::kprobe_mutex(), np, on_func_entry);
 
@@ -182,7 +166,7 @@ pub fn register_kprobe(p: Probe<'_>) -> c_int {
 }
 
 /// The part of `register_kprobe()` under `kprobe_mutex`.
-fn register_locked(km: &KprobeMutex, p: NewProbe<'_>, on_func_entry: bool) -> c_int {
+fn register_locked(km: &KprobeMutex, p: NewProbe<'_>, on_func_entry: bool) -> Result {
     if on_func_entry {
         p.set_flags(KPROBE_FLAG_ON_FUNC_ENTRY);
     }
@@ -193,27 +177,23 @@ fn register_locked(km: &KprobeMutex, p: NewProbe<'_>, on_func_entry: bool) -> c_
     }
 
     // Prevent text modification.
-    let prepared = match arm::prepare_kprobe(&locks::text(km), &p) {
-        Ok(prepared) => prepared,
-        Err(ret) => return ret,
-    };
+    let prepared = arm::prepare_kprobe(&locks::text(km), &p)?;
 
     let p = registry::hash_probe(km, prepared);
 
     if !state::all_disarmed() && !p.disabled() {
-        let ret = arm::arm_kprobe(km, p);
-        if ret != 0 {
+        if let Err(e) = arm::arm_kprobe(km, p) {
             // SAFETY: `p` is hashed and `km` proves `kprobe_mutex` held, the
             // table's writer lock.
             unsafe { list::hlist_del_rcu(p.hlist()) };
             sys::synchronize_rcu();
-            return ret;
+            return Err(e);
         }
     }
 
     // Try to optimize kprobe.
     opt::try_to_optimize_kprobe(km, p);
-    0
+    Ok(())
 }
 
 /// `aggr_kprobe_disabled()`: are all probes of aggregate `ap` disabled?
@@ -230,13 +210,13 @@ fn aggr_kprobe_disabled(km: &KprobeMutex, ap: Aggr<'_>) -> bool {
 
 /// `__disable_kprobe()`: disables `p` (and disarms the probe at its address
 /// when nothing there is enabled any more); returns the hashed probe or,
-/// as upstream, an error code.  Always inlined into its two callers: a
-/// `Result` of a pointer and an errno would come back through memory.
+/// as upstream, an error.  Always inlined into its two callers: a `Result`
+/// of a pointer and an errno would come back through memory.
 #[inline(always)]
-fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<Hashed<'k>, c_int> {
+fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<Hashed<'k>> {
     sys::lockdep_assert_held_kprobe_mutex();
     // Get an original kprobe for return.
-    let orig_p = get_valid_kprobe(km, p).ok_or(-sys::EINVAL)?;
+    let orig_p = get_valid_kprobe(km, p).ok_or(EINVAL)?;
 
     if !p.disabled() {
         // Disable probe if it is a child probe.
@@ -249,10 +229,9 @@ fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<Hashed<'k>, c
             // 'orig_p' might not have been armed yet. Note arm_all_kprobes()
             // __tries__ to arm all kprobes on the best effort basis.
             if !state::all_disarmed() && !orig_p.disabled() {
-                let ret = arm::disarm_kprobe(km, orig_p, true);
-                if ret != 0 {
+                if let Err(e) = arm::disarm_kprobe(km, orig_p, true) {
                     p.clear_flags(km, KPROBE_FLAG_DISABLED);
-                    return Err(ret);
+                    return Err(e);
                 }
             }
             orig_p.set_flags(km, KPROBE_FLAG_DISABLED);
@@ -263,12 +242,9 @@ fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<Hashed<'k>, c
 
 /// `__unregister_kprobe_top()`: unregisters `p` without waiting for a
 /// grace period.
-pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> c_int {
+pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> Result {
     // Disable kprobe. This will disarm it if needed.
-    let ap = match disable_locked(km, p) {
-        Ok(ap) => ap,
-        Err(ret) => return ret,
-    };
+    let ap = disable_locked(km, p)?;
 
     if *ap != p {
         // Following process expects this probe is an aggrprobe.
@@ -305,14 +281,14 @@ pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> c_int {
                 // have been changed.
                 opt::optimize_kprobe(km, *ap);
             }
-            return 0;
+            return Ok(());
         }
     }
     // disarmed:
     // SAFETY: `ap` is hashed and `km` proves `kprobe_mutex` held, the table's
     // writer lock.
     unsafe { list::hlist_del_rcu(ap.hlist()) };
-    0
+    Ok(())
 }
 
 /// `__unregister_kprobe_bottom()`: frees what `p` left after the grace
@@ -341,26 +317,22 @@ pub unsafe fn unregister_bottom(p: Probe<'_>) {
 
 /// `register_kprobes()`: all or nothing (each probe as for
 /// [`register_kprobe`]).
-pub fn register_kprobes(kps: ProbeArray<'_>) -> c_int {
-    let mut ret = 0;
+pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
     if kps.is_empty() {
-        return -sys::EINVAL;
+        return Err(EINVAL);
     }
     for i in 0..kps.len() {
-        ret = match kps.get(i) {
-            Some(p) => register_kprobe(p),
-            // Upstream dereferences it.
-            None => -sys::EINVAL,
-        };
-        if ret < 0 {
+        // Upstream dereferences a null member.
+        let ret = kps.get(i).map_or(Err(EINVAL), register_kprobe);
+        if ret.is_err() {
             if i > 0 {
                 // The first `i` were registered.
                 unregister_kprobes(kps.prefix(i));
             }
-            break;
+            return ret;
         }
     }
-    ret
+    Ok(())
 }
 
 /// `unregister_kprobes()`.
@@ -371,7 +343,7 @@ pub fn unregister_kprobes(kps: ProbeArray<'_>) {
     {
         let km = locks::kprobe_mutex();
         for p in kps.iter().flatten() {
-            if unregister_top(&km, p) < 0 {
+            if unregister_top(&km, p).is_err() {
                 p.write_addr(ptr::null_mut());
             }
         }
@@ -394,28 +366,25 @@ pub fn unregister_kprobes(kps: ProbeArray<'_>) {
 
 /// `disable_kprobe()`.
 #[inline] // into its C ABI body (exports.rs): one jump less per call
-pub fn disable_kprobe(kp: Probe<'_>) -> c_int {
+pub fn disable_kprobe(kp: Probe<'_>) -> Result {
     let km = locks::kprobe_mutex();
-    match disable_locked(&km, kp) {
-        Ok(_) => 0,
-        Err(ret) => ret,
-    }
+    disable_locked(&km, kp).map(|_| ())
 }
 
 /// `enable_kprobe()`.
 #[inline] // into its C ABI body (exports.rs): one jump less per call
-pub fn enable_kprobe(kp: Probe<'_>) -> c_int {
+pub fn enable_kprobe(kp: Probe<'_>) -> Result {
     let km = locks::kprobe_mutex();
     // Check whether specified probe is valid.
-    let Some(p) = get_valid_kprobe(&km, kp) else { return -sys::EINVAL };
+    let p = get_valid_kprobe(&km, kp).ok_or(EINVAL)?;
     if kp.gone() {
         // This kprobe has gone, we couldn't enable it.
-        return -sys::EINVAL;
+        return Err(EINVAL);
     }
     if *p != kp {
         kp.clear_flags(&km, KPROBE_FLAG_DISABLED);
     }
-    let mut ret = 0;
+    let mut ret = Ok(());
     if state::all_disarmed() {
         // Intended divergence: upstream leaves the hashed probe DISABLED
         // here (it clears the flag only together with arming), so a probe
@@ -428,7 +397,7 @@ pub fn enable_kprobe(kp: Probe<'_>) -> c_int {
     } else if p.disabled() {
         p.clear_flags(&km, KPROBE_FLAG_DISABLED);
         ret = arm::arm_kprobe(&km, p);
-        if ret != 0 {
+        if ret.is_err() {
             p.set_flags(&km, KPROBE_FLAG_DISABLED);
             if *p != kp {
                 kp.set_flags(&km, KPROBE_FLAG_DISABLED);

@@ -23,6 +23,7 @@
 //! take the mutex and walk the list while we run, so every field is read
 //! and written through raw pointers, as the C code does.
 
+use crate::error::{code::ERANGE, Result};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong};
 use crate::list;
 use crate::locks;
@@ -703,16 +704,16 @@ pub fn is_insn_slot_addr(c: Cache<'_>, addr: usize) -> bool {
 }
 
 /// `kprobe_cache_get_kallsym()`: the `*symnum`-th page of the cache as a
-/// kallsyms entry; decrements `*symnum` for each page skipped.  Returns 0,
-/// or `-ERANGE` when `*symnum` is past the last page.
+/// kallsyms entry; decrements `*symnum` for each page skipped.  `ERANGE`
+/// when `*symnum` is past the last page.
 pub fn cache_get_kallsym(
     c: Cache<'_>,
     symnum: &mut c_uint,
     value: &mut c_ulong,
     type_: &mut c_char,
     sym: &mut [c_char; sys::KSYM_NAME_LEN],
-) -> c_int {
-    let mut ret = -sys::ERANGE;
+) -> Result {
+    let mut ret = Err(ERANGE);
     let rcu = locks::rcu_read();
     for kip in c.pages_rcu(&rcu) {
         let n = *symnum;
@@ -723,7 +724,7 @@ pub fn cache_get_kallsym(
         c.copy_sym(sym);
         *type_ = b't' as c_char;
         *value = kip.insns() as c_ulong;
-        ret = 0;
+        ret = Ok(());
         break;
     }
     ret
@@ -731,25 +732,25 @@ pub fn cache_get_kallsym(
 
 /// `kprobe_get_kallsym()`: the `symnum`-th kallsyms entry the core adds:
 /// the pages of `kprobe_insn_slots`, then of `kprobe_optinsn_slots`, then
-/// the arch's.  Returns 0, or `-ERANGE` past the last.
+/// the arch's.  `ERANGE` past the last.
 pub fn kprobe_get_kallsym(
     mut symnum: c_uint,
     value: &mut c_ulong,
     type_: &mut c_char,
     sym: &mut [c_char; sys::KSYM_NAME_LEN],
-) -> c_int {
-    if cache_get_kallsym(Cache::insn_slots(), &mut symnum, value, type_, sym) == 0 {
-        return 0;
+) -> Result {
+    if cache_get_kallsym(Cache::insn_slots(), &mut symnum, value, type_, sym).is_ok() {
+        return Ok(());
     }
     #[cfg(any(CONFIG_OPTPROBES, not(CONFIG_RUST)))]
-    if cache_get_kallsym(Cache::optinsn_slots(), &mut symnum, value, type_, sym) == 0 {
-        return 0;
+    if cache_get_kallsym(Cache::optinsn_slots(), &mut symnum, value, type_, sym).is_ok() {
+        return Ok(());
     }
     // SAFETY: the pointers come from exclusive references, valid for the
     // call, and `sym` has `KSYM_NAME_LEN` bytes by its type: all that the
     // arch's `arch_kprobe_get_kallsym()` writes.
     if unsafe { sys::arch_kprobe_get_kallsym(&mut symnum, value, type_, sym.as_mut_ptr()) } == 0 {
-        return 0;
+        return Ok(());
     }
-    -sys::ERANGE
+    Err(ERANGE)
 }

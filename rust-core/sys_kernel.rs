@@ -577,8 +577,6 @@ pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
     (&raw mut b::kretprobe_blacklist).cast()
 }
 
-/// `E2BIG`.
-pub const E2BIG: c_int = b::E2BIG as c_int;
 /// `NOTIFY_DONE`.
 pub const NOTIFY_DONE: c_int = b::NOTIFY_DONE as c_int;
 /// `MODULE_STATE_LIVE`.
@@ -817,17 +815,6 @@ pub fn warn_at(file: &'static str, line: u32) {
     // "%.*s" and does not keep it.
     unsafe { kprobes_rust_warn(file.as_ptr().cast(), file.len() as c_int, line as c_int) }
 }
-
-/// `ERANGE`.
-pub const ERANGE: c_int = b::ERANGE as c_int;
-
-/// `EINVAL`.
-pub const EINVAL: c_int = b::EINVAL as c_int;
-/// `ENOMEM`.
-pub const ENOMEM: c_int = b::ENOMEM as c_int;
-/// `ENODEV`.
-#[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
-pub const ENODEV: c_int = b::ENODEV as c_int;
 
 /// `kernel_text_address()`.
 #[inline]
@@ -1133,8 +1120,6 @@ pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, 
     unsafe { b::arch_kprobe_get_kallsym(symnum, value, type_, sym) }
 }
 
-/// `ENOENT`.
-pub const ENOENT: c_int = b::ENOENT as c_int;
 
 /// `arch_adjust_kprobe_addr()` (x86: skips an ENDBR at the entry).
 #[inline]

@@ -41,13 +41,13 @@ fn kernel() {
         i.bugs = vec![B + 0x30];
         i.gate = (TEXT + 0x500, TEXT + 0x540);
     });
-    crate::blacklist::add_ksym_blacklist(TEXT + 0x400);
+    crate::blacklist::add_ksym_blacklist(TEXT + 0x400).unwrap();
 }
 
 fn resolve(addr: usize, sym: Option<&std::ffi::CStr>, offset: usize) -> (isize, bool) {
     let mut entry = false;
     let r = crate::addr::kprobe_addr(addr as *mut KprobeOpcode, sym, offset as c_ulong, &mut entry);
-    (r as isize, entry)
+    (r.map_or_else(|e| e.to_errno() as isize, |a| a as isize), entry)
 }
 
 fn err(e: i32) -> isize {
@@ -138,7 +138,7 @@ fn safe(addr: usize) -> (i32, *mut Module, u32) {
     let np = unsafe { crate::probe::NewProbe::new(crate::probe::Probe::from_raw(&mut *p)) };
     let r = crate::addr::check_kprobe_address_safe(&np, &mut m);
     assert_eq!(cpu(|c| c.preempt), 0, "preemption re-enabled on every path");
-    (r, m, p.flags)
+    (crate::error::to_errno(r), m, p.flags)
 }
 
 #[test]

@@ -58,7 +58,7 @@ fn entries() -> Vec<(usize, usize)> {
 
 fn populate(section: &[usize]) -> i32 {
     let v: Vec<c_ulong> = section.iter().map(|&a| a as c_ulong).collect();
-    crate::blacklist::populate(&v)
+    crate::error::to_errno(crate::blacklist::populate(&v))
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn boot_section_is_the_linker_array_that_populate_walks() {
     let boot = unsafe { Boot::assume() };
     let section = boot.kprobe_blacklist_section();
     assert_eq!(section, &[B as c_ulong, A as c_ulong]);
-    assert_eq!(crate::blacklist::populate(section), 0);
+    assert_eq!(crate::blacklist::populate(section), Ok(()));
     assert_eq!(entries()[..2], [(B, B + 0x80), (A, A + 0x100)]);
     sys::arch(|a| a.blacklist_section.clear());
 }
@@ -112,10 +112,10 @@ fn populate_fails_with_enomem_and_keeps_what_it_added() {
     // Second allocation fails.
     let v: Vec<c_ulong> = vec![A as c_ulong, B as c_ulong];
     // Let the first kmalloc through, fail the second one.
-    assert_eq!(blacklist::add_ksym_blacklist(C), 0x60);
+    assert_eq!(blacklist::add_ksym_blacklist(C), Ok(0x60));
     record(|r| r.fail_kmalloc = 1);
     let r = crate::blacklist::populate(&v);
-    assert_eq!(r, -sys::ENOMEM);
+    assert_eq!(r, Err(crate::error::code::ENOMEM));
     assert_eq!(entries(), vec![(C, C + 0x60)]);
 }
 

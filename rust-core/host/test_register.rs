@@ -49,7 +49,7 @@ fn kernel() -> Teardown {
         a.optimizable = vec![F0 + 8, F0 + 0x10];
         a.init_area = (INIT, INIT + 0x1000);
     });
-    crate::blacklist::add_ksym_blacklist(BL);
+    crate::blacklist::add_ksym_blacklist(BL).unwrap();
     // The kretprobe blacklist is resolved at init, as upstream does.
     // SAFETY: the simulated arch table.
     unsafe {
@@ -909,7 +909,7 @@ fn force_unoptimized_probe() -> *mut Kprobe {
     // SAFETY: a live aggregate.
     crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), unsafe { crate::probe::Probe::from_raw(ap) }, None);
     assert!(events().is_empty(), "queued, not done");
-    assert_eq!(crate::arm::disarm_all_kprobes(), 0);
+    assert_eq!(crate::arm::disarm_all_kprobes(), Ok(()));
     assert_eq!(events(), ["unoptimize f0+0x8", "disarm f0+0x8"]);
     p
 }
@@ -932,7 +932,7 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
     wait_for_kprobe_optimizer();
     assert!(hashed(F0 + 8).is_null());
     assert!(!events().iter().any(|e| e.starts_with("arm")));
-    assert_eq!(crate::arm::arm_all_kprobes(), 0);
+    assert_eq!(crate::arm::arm_all_kprobes(), Ok(()));
 }
 
 /// Divergence 6's forced unoptimization takes the probe off the freeing
@@ -950,7 +950,7 @@ fn a_force_unoptimized_probe_is_disarmed_once() {
     assert!(events().is_empty(), "disarmed twice: {:?}", events());
     unreg(p);
     wait_for_kprobe_optimizer();
-    assert_eq!(crate::arm::arm_all_kprobes(), 0);
+    assert_eq!(crate::arm::arm_all_kprobes(), Ok(()));
 }
 
 /// A probe disabled while optimized (its unoptimization queued), then

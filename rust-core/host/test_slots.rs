@@ -436,7 +436,7 @@ fn view_api_behaves_like_the_exports() {
     assert!(!slots::is_insn_slot_addr(v, a as usize + PAGE));
     let (mut n, mut value, mut ty) = (0 as c_uint, 0 as c_ulong, 0 as c_char);
     let mut sym = [0 as c_char; sys::KSYM_NAME_LEN];
-    assert_eq!(slots::cache_get_kallsym(v, &mut n, &mut value, &mut ty, &mut sym), 0);
+    assert_eq!(slots::cache_get_kallsym(v, &mut n, &mut value, &mut ty, &mut sym), Ok(()));
     assert_eq!((value as usize, ty as u8), (a as usize, b't'));
     slots::free_insn_slot(v, a, true);
     assert_eq!(c.nr_garbage(), 1);

@@ -50,6 +50,9 @@ pub mod arm;
 #[path = "../../../../rust-core/blacklist.rs"]
 pub mod blacklist;
 #[allow(dead_code)]
+#[path = "../../../../rust-core/error.rs"]
+pub mod error;
+#[allow(dead_code)]
 #[path = "../../../../rust-core/flags.rs"]
 pub mod flags;
 #[allow(dead_code)]

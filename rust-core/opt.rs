@@ -489,10 +489,12 @@ pub fn init_aggr_kprobe<'k>(km: &'k KprobeMutex, ap: NewAggr, p: Hashed<'k>) -> 
         let ah = Hashed::from_raw(a);
         // The aggregate takes over `p`'s arming: remember its ftrace ops
         // (intended divergence, see ftrace.rs).
+        #[cfg(CONFIG_KPROBES_ON_FTRACE)]
         if p.ftrace() {
-            #[cfg(CONFIG_KPROBES_ON_FTRACE)]
             crate::ftrace::note_armed_ops(km, *ah, p.post_handler().is_some());
         }
+        #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
+        let _ = km;
 
         list::list_add_rcu(p.list(), addr_of_mut!((*a).list));
         list::hlist_replace_rcu(p.hlist(), addr_of_mut!((*a).hlist));

@@ -308,7 +308,7 @@ pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
     #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
     {
         let _ = p;
-        -EINVAL
+        crate::error::code::EINVAL.to_errno()
     }
 }
 

@@ -41,7 +41,8 @@ macro_rules! entry_fentry {
 /// jmp name::body` (see the module documentation), declared to Rust as an
 /// `extern "C"` function; the body is `name::body`, in a hidden module of
 /// the same name (modules and functions live in different namespaces).  On
-/// the host, where there is no ftrace, `name` is the body itself.  The
+/// the host, where there is no ftrace, `name` is the body itself (the C
+/// symbol `name` in the host differential's build, `cfg(KP_MODEL)`).  The
 /// attributes (documentation with its `# Safety` section, `cfg`s, lint
 /// allowances) apply to each of those items.  cbindgen does not expand
 /// macros: `scripts/gen-header.sh` hands it the same signature.
@@ -86,7 +87,11 @@ macro_rules! ftrace_export {
                 options(att_syntax)
             );
         }
+        // On the host, the body itself: a C symbol for the host differential
+        // (hostdiff-rust links the core with the C model), a Rust function
+        // for the host tests.
         #[cfg(not(CONFIG_RUST))]
+        #[cfg_attr(KP_MODEL, no_mangle)]
         $(#[$a])*
         pub $($u)* extern "C" fn $name($($arg: $t),*) $(-> $r)? $body
     };

@@ -5,9 +5,12 @@
 //! This crate replaces `kernel/kprobes.c` when `CONFIG_KPROBES_RUST=y`.  The
 //! same source is built by Kbuild into vmlinux (against the `kernel` crate;
 //! `cfg(CONFIG_RUST)`) and by cargo on the host, where `cargo test` runs it
-//! against a simulated kernel (`host/sim.rs`).  One module per concept of
-//! the upstream file; `sys` is the only door to the kernel's services and
-//! `exports` the only C ABI.
+//! against a simulated kernel (`host/sim.rs`), and where the host
+//! differential links it into hostdiff-rust (`cfg(KP_MODEL)`, the staticlib
+//! of `tools/testing/hostdiff/rust/`) over the C simulated kernel that
+//! upstream `kernel/kprobes.c` runs on in hostdiff-c (its `model_sys.rs`).
+//! One module per concept of the upstream file; `sys` is the only door to
+//! the kernel's services and `exports` the only C ABI.
 //!
 //! It implements all of the upstream file; every `#if CONFIG_*` of
 //! `kprobes.c` is a `cfg` here or an `#if` in the C shim.
@@ -16,15 +19,30 @@ pub mod ctypes;
 #[cfg(CONFIG_RUST)]
 #[path = "ktypes_kernel.rs"]
 pub mod ktypes;
-#[cfg(not(CONFIG_RUST))]
+#[cfg(all(not(CONFIG_RUST), not(KP_MODEL)))]
 #[path = "host/sim_ktypes.rs"]
+pub mod ktypes;
+/// The C model's types (host differential).
+/// cbindgen:ignore
+#[cfg(KP_MODEL)]
+#[path = "../tools/testing/hostdiff/rust/model_ktypes.rs"]
 pub mod ktypes;
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]
 pub mod sys;
-#[cfg(not(CONFIG_RUST))]
+#[cfg(all(not(CONFIG_RUST), not(KP_MODEL)))]
 #[path = "host/sim.rs"]
 pub mod sys;
+/// The C model's services (host differential).
+/// cbindgen:ignore
+#[cfg(KP_MODEL)]
+#[path = "../tools/testing/hostdiff/rust/model_sys.rs"]
+pub mod sys;
+/// The host differential's handles on the core's state (kcore.c's twin).
+/// cbindgen:ignore
+#[cfg(KP_MODEL)]
+#[path = "../tools/testing/hostdiff/rust/model_handles.rs"]
+pub mod model_handles;
 
 /// C types as the kernel defines them: `char` is unsigned in the kernel
 /// (`-funsigned-char`), and so it is in the host build.
@@ -129,7 +147,8 @@ macro_rules! warn_once {
     }};
 }
 
-/// Resets the core's global state (host tests, under `sys::exclusive()`).
+/// Resets the core's global state (host tests, under `sys::exclusive()`;
+/// unused by the host differential, which runs one sequence per process).
 #[cfg(not(CONFIG_RUST))]
 pub fn reset_for_test() {
     blacklist::reset();
@@ -137,6 +156,7 @@ pub fn reset_for_test() {
     state::reset();
     opt::reset();
     ftrace::reset();
+    #[cfg(not(KP_MODEL))]
     sys::reset_arch();
 }
 

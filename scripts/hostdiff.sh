@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Host-level differential (issue 5, part 2): random operation sequences run
-# through upstream kernel/kprobes.c compiled on the host (hostdiff-c, built
-# from tools/testing/hostdiff/ into build/hostdiff/) and through the Rust
-# core compiled on the host with the same simulated kernel (hostdiff-rust,
-# the cargo package tools/testing/hostdiff/rust/, built here); the traces
-# must be identical, except after a recorded upstream anomaly.
+# through upstream kernel/kprobes.c compiled on the host (hostdiff-c) and
+# through the Rust core compiled on the host (hostdiff-rust: the staticlib
+# of the cargo package tools/testing/hostdiff/rust/), each linked with the
+# same simulated kernel (model.c, arch.c) and driver (driver.c), built from
+# tools/testing/hostdiff/ into build/hostdiff/; the traces must be
+# identical, except after a recorded upstream anomaly.
 #
 #   scripts/hostdiff.sh            KP_HOSTDIFF_SEQS sequences (default 1000)
 #
@@ -14,7 +15,7 @@
 #   KP_HOSTDIFF_OPS    operations per sequence (default 200)
 #   KP_HOSTDIFF_SEED   first seed (default 1); sequence i uses seed SEED+i
 #   KP_HOSTDIFF_RUST   a prebuilt Rust driver to use instead of building
-#                      target/debug/hostdiff-rust with cargo
+#                      build/hostdiff/hostdiff-rust (cargo, then make)
 #   KP_HOSTDIFF_STRICT=1  also compare `  ?` lines (pure arch queries)
 #   KP_HOSTDIFF_LOOSE=1   ignore `  ~` lines (RCU grace periods, work queue)
 #   KP_HOSTDIFF_RESYNC=0  do not look past intended divergences (default 1:
@@ -51,8 +52,9 @@
 SEQS=${KP_HOSTDIFF_SEQS:-1000}
 OPS=${KP_HOSTDIFF_OPS:-200}
 SEED=${KP_HOSTDIFF_SEED:-1}
-RUST=${KP_HOSTDIFF_RUST:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/hostdiff-rust}
 OUT=$WORK/hostdiff
+RUST=${KP_HOSTDIFF_RUST:-$OUT/hostdiff-rust}
+RUSTLIB=${CARGO_TARGET_DIR:-$ROOT/target}/debug/libkprobes_model.a
 HD=$ROOT/tools/testing/hostdiff
 
 [ -d "$KSRC/.git" ] || die "no kernel tree at $KSRC" "run 'make tree' first"
@@ -76,7 +78,9 @@ make -s -C "$HD" O="$OUT" KSRC="$KSRC" >"$OUT/build.log" 2>&1 ||
 if [ -z "${KP_HOSTDIFF_RUST:-}" ]; then
 	step "hostdiff: build hostdiff-rust (the Rust core on the same simulated kernel)"
 	(cd "$ROOT" && cargo build -q -p hostdiff-rust) >"$OUT/cargo.log" 2>&1 ||
-		{ cat "$OUT/cargo.log" >&2; die "hostdiff-rust does not build" "see $OUT/cargo.log"; }
+		{ cat "$OUT/cargo.log" >&2; die "the Rust core does not build for hostdiff-rust" "see $OUT/cargo.log"; }
+	make -s -C "$HD" O="$OUT" KSRC="$KSRC" RUSTLIB="$RUSTLIB" hostdiff-rust >>"$OUT/build.log" 2>&1 ||
+		{ cat "$OUT/build.log" >&2; die "hostdiff-rust does not link" "see $OUT/build.log"; }
 fi
 [ -x "$RUST" ] || die "no Rust driver at $RUST"
 

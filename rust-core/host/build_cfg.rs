@@ -6,7 +6,8 @@
 //! the same `#[cfg(CONFIG_...)]` code as that kernel.  Kbuild passes the
 //! real configuration's cfgs to the kernel build (`include/generated/
 //! rustc_cfg`); `CONFIG_RUST` is never set here, which selects the host
-//! `sys`.
+//! `sys`: `host/sim.rs` for the core's tests, the C model's for the host
+//! differential's package (`cfg(KP_MODEL)`, set below).
 
 /// Options of the simulated kernel that the core's cfgs test.
 const ENABLED: &[&str] = &[
@@ -51,5 +52,11 @@ fn main() {
     }
     for name in ENABLED {
         println!("cargo::rustc-cfg={name}");
+    }
+    // The host differential's build of the core (tools/testing/hostdiff/
+    // rust/): `sys` is the C model's (its model_sys.rs), not host/sim.rs.
+    println!("cargo::rustc-check-cfg=cfg(KP_MODEL)");
+    if me != "host/build_cfg.rs" {
+        println!("cargo::rustc-cfg=KP_MODEL");
     }
 }

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Source rules of the project, one `PASS|FAIL name` line each:
   - every `unsafe` block and `unsafe impl` in rust-core/ (and the host
-    differential's Rust driver) has a `// SAFETY:`
+    differential's sys, tools/testing/hostdiff/rust/) has a `// SAFETY:`
     comment right before it (at most 4 lines up), as rust/kernel/ does;
   - the in-kernel Rust (rust-core/*.rs, not host/) has no unwrap(),
     expect(), panic!(), todo!(), unimplemented!() or unreachable!();
-  - the C shim (c-shim/*.c) has no loops: no kprobes logic in C.
+  - the C shims (c-shim/*.c and the host differential's
+    tools/testing/hostdiff/rshim.c) have no loops: no kprobes logic in C.
 """
 import glob
 import os
@@ -40,7 +41,7 @@ for f in sorted(glob.glob("rust-core/*.rs")):
 check("lint/kernel-rust-has-no-panicking-calls", bad)
 
 bad = []
-for f in sorted(glob.glob("c-shim/*.c")):
+for f in sorted(glob.glob("c-shim/*.c") + ["tools/testing/hostdiff/rshim.c"]):
     txt = re.sub(r"/\*.*?\*/", "", open(f).read(), flags=re.S)
     for i, l in enumerate(txt.split("\n")):
         if re.search(r"\b(for|while|do)\b\s*[({]|\bgoto\b|list_for_each|hlist_for_each", l.split("//")[0]):

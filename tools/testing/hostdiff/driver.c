@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hostdiff-c: drives upstream kernel/kprobes.c (compiled in kcore.c) with an
- * operation sequence read from stdin or a file, and prints the canonical
- * trace of MODEL.md on stdout.  Exit status: 0 done, 2 bad sequence (the
+ * The driver of hostdiff-c and hostdiff-rust: drives upstream
+ * kernel/kprobes.c (compiled in kcore.c) or the Rust core (with rshim.c)
+ * with an operation sequence read from stdin or a file, and prints the
+ * canonical trace of MODEL.md on stdout.  Exit status: 0 done, 2 bad sequence (the
  * sequence asked for something undefined, e.g. unregistering a kretprobe
  * that is not registered), abort() on a violated kernel rule.
  */
@@ -43,7 +44,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage(const char *fm
 
 	fflush(stdout);
 	va_start(ap, fmt);
-	fprintf(stderr, "hostdiff-c: line %d: ", lineno);
+	fprintf(stderr, "%s: line %d: ", hd_progname, lineno);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -661,6 +662,8 @@ int main(int argc, char **argv)
 	FILE *in = stdin;
 	char line[1024];
 
+	if (argc > 0 && argv[0][0])
+		hd_progname = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	setvbuf(stdout, NULL, getenv("HOSTDIFF_UNBUFFERED") ? _IOLBF : _IOFBF, 1 << 16);
 	if (argc > 1 && !(in = fopen(argv[1], "r"))) {
 		perror(argv[1]);

@@ -68,5 +68,6 @@ int hd_late_initcall(void);
 
 /* driver.c */
 const char *hd_probe_name(struct kprobe *p);
+extern const char *hd_progname;		/* hostdiff-c or hostdiff-rust (model.c) */
 extern int hd_relax_count;
 #endif

@@ -8,6 +8,8 @@
 #include "hd.h"
 
 /* ---- trace ----------------------------------------------------------------- */
+const char *hd_progname = "hostdiff";	/* for stderr messages (driver.c sets it) */
+
 void hd_trace(const char *fmt, ...)
 {
 	va_list ap;
@@ -25,7 +27,7 @@ void hd_fatal(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	fflush(stdout);
-	fputs("hostdiff-c: FATAL: ", stderr);
+	fprintf(stderr, "%s: FATAL: ", hd_progname);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Build-time layout checks of hostdiff-rust, C side (no code is generated):
+ *  - rust-core's view of the structures it shares with C (rust-core/
+ *    types.rs, rendered by cbindgen into c-shim/kprobes_rust_layout.h)
+ *    against the stubs' definitions (include/linux/kprobes.h, kstub.h), as
+ *    c-shim/kprobes_layout.c checks it against the kernel's;
+ *  - the stubs' own types that the Rust side defines by hand
+ *    (rust/model_ktypes.rs, model_sys.rs) and the constants it
+ *    repeats, against the numbers the Rust side asserts too.
+ */
+#include "hd.h"
+
+#include "kprobes_rust_layout.h"
+
+#define SAME_SIZE(c, r) \
+	_Static_assert(sizeof(struct c) == sizeof(struct kprobes_rust_view_##r), \
+		       "size of struct " #c " differs from rust-core's view")
+#define SAME_FIELD(c, r, f) \
+	_Static_assert(offsetof(struct c, f) == offsetof(struct kprobes_rust_view_##r, f), \
+		       "offset of " #c "." #f " differs from rust-core's view")
+
+SAME_SIZE(list_head, list_head);
+SAME_FIELD(list_head, list_head, next);
+SAME_FIELD(list_head, list_head, prev);
+
+SAME_SIZE(hlist_head, hlist_head);
+SAME_FIELD(hlist_head, hlist_head, first);
+
+SAME_SIZE(hlist_node, hlist_node);
+SAME_FIELD(hlist_node, hlist_node, next);
+SAME_FIELD(hlist_node, hlist_node, pprev);
+
+SAME_SIZE(rcu_head, rcu_head);
+SAME_FIELD(rcu_head, rcu_head, next);
+SAME_FIELD(rcu_head, rcu_head, func);
+
+SAME_SIZE(kprobe, kprobe);
+SAME_FIELD(kprobe, kprobe, hlist);
+SAME_FIELD(kprobe, kprobe, list);
+SAME_FIELD(kprobe, kprobe, nmissed);
+SAME_FIELD(kprobe, kprobe, addr);
+SAME_FIELD(kprobe, kprobe, symbol_name);
+SAME_FIELD(kprobe, kprobe, offset);
+SAME_FIELD(kprobe, kprobe, pre_handler);
+SAME_FIELD(kprobe, kprobe, post_handler);
+SAME_FIELD(kprobe, kprobe, opcode);
+SAME_FIELD(kprobe, kprobe, ainsn);
+SAME_FIELD(kprobe, kprobe, flags);
+
+SAME_SIZE(kprobe_blacklist_entry, kprobe_blacklist_entry);
+SAME_FIELD(kprobe_blacklist_entry, kprobe_blacklist_entry, list);
+SAME_FIELD(kprobe_blacklist_entry, kprobe_blacklist_entry, start_addr);
+SAME_FIELD(kprobe_blacklist_entry, kprobe_blacklist_entry, end_addr);
+SAME_FIELD(kprobe_blacklist_entry, kprobe_blacklist_entry, rcu);
+
+SAME_SIZE(kprobe_insn_cache, kprobe_insn_cache);
+SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, mutex);
+SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, alloc);
+SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, free);
+SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, sym);
+SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, pages);
+SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, insn_size);
+SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, nr_garbage);
+
+SAME_SIZE(optimized_kprobe, optimized_kprobe);
+SAME_FIELD(optimized_kprobe, optimized_kprobe, kp);
+SAME_FIELD(optimized_kprobe, optimized_kprobe, list);
+SAME_FIELD(optimized_kprobe, optimized_kprobe, optinsn);
+
+SAME_SIZE(kretprobe, kretprobe);
+SAME_FIELD(kretprobe, kretprobe, kp);
+SAME_FIELD(kretprobe, kretprobe, handler);
+SAME_FIELD(kretprobe, kretprobe, entry_handler);
+SAME_FIELD(kretprobe, kretprobe, maxactive);
+SAME_FIELD(kretprobe, kretprobe, nmissed);
+SAME_FIELD(kretprobe, kretprobe, data_size);
+SAME_FIELD(kretprobe, kretprobe, rh);
+
+SAME_SIZE(kretprobe_instance, kretprobe_instance);
+SAME_FIELD(kretprobe_instance, kretprobe_instance, node);
+SAME_FIELD(kretprobe_instance, kretprobe_instance, data);
+
+SAME_SIZE(kretprobe_blackpoint, kretprobe_blackpoint);
+SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, name);
+SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, addr);
+
+/* The stubs' types of rust/model_ktypes.rs and model_sys.rs. */
+#define SIZE(t, n) _Static_assert(sizeof(t) == (n), "size of " #t " differs from rust/model_*.rs")
+#define AT(t, f, n) _Static_assert(offsetof(t, f) == (n), "offset of " #t "." #f " differs from rust/model_*.rs")
+
+SIZE(struct mutex, 16);
+AT(struct mutex, locked, 0);
+AT(struct mutex, name, 8);
+SIZE(struct pt_regs, 16);
+AT(struct pt_regs, ip, 0);
+AT(struct pt_regs, sp, 8);
+SIZE(struct arch_specific_insn, 16);
+AT(struct arch_specific_insn, insn, 0);
+SIZE(struct arch_optimized_insn, 24);
+AT(struct arch_optimized_insn, copied_insn, 0);
+AT(struct arch_optimized_insn, insn, 8);
+AT(struct arch_optimized_insn, size, 16);
+SIZE(struct rethook_node, 48);
+AT(struct rethook_node, rcu, 0);
+AT(struct rethook_node, next, 16);
+AT(struct rethook_node, rethook, 24);
+AT(struct rethook_node, ret_addr, 32);
+AT(struct rethook_node, frame, 40);
+SIZE(struct kprobe_ctlblk, 24);
+AT(struct kprobe_ctlblk, kprobe_status, 0);
+SIZE(kprobe_opcode_t, 1);
+SIZE(struct module, 104);
+AT(struct module, state, 8);
+AT(struct module, core_start, 24);
+AT(struct module, num_kprobe_blacklist, 56);
+AT(struct module, kprobe_blacklist, 64);
+AT(struct module, kprobes_text_start, 72);
+AT(struct module, kprobes_text_size, 80);
+AT(struct module, noinstr_text_start, 88);
+AT(struct module, noinstr_text_size, 96);
+SIZE(enum module_state, 4);
+SIZE(struct hd_sections, 64);
+SIZE(unsigned long, 8);
+SIZE(bool, 1);
+
+/* The constants model_sys.rs repeats. */
+#define SAME(c, n) _Static_assert((c) == (n), #c " differs from rust/model_sys.rs")
+SAME(PAGE_SIZE, 4096);
+SAME(KSYM_NAME_LEN, 512);
+SAME(PERF_RECORD_KSYMBOL_TYPE_OOL, 2);
+SAME(ENOENT, 2);
+SAME(E2BIG, 7);
+SAME(ENOMEM, 12);
+SAME(ENODEV, 19);
+SAME(EINVAL, 22);
+SAME(ERANGE, 34);
+SAME(NOTIFY_DONE, 0);
+SAME(MODULE_STATE_LIVE, 0);
+SAME(MODULE_STATE_COMING, 1);
+SAME(MODULE_STATE_GOING, 2);
+SAME(KPROBE_HIT_ACTIVE, 1);
+SAME(MAX_OPTIMIZED_LENGTH, 16 + 4);
+SAME(KPROBE_FLAG_GONE, 1);
+SAME(KPROBE_FLAG_DISABLED, 2);
+SAME(KPROBE_FLAG_OPTIMIZED, 4);
+SAME(KPROBE_FLAG_FTRACE, 8);
+SAME(KPROBE_FLAG_ON_FUNC_ENTRY, 16);

@@ -129,12 +129,14 @@ SIZE(bool, 1);
 SAME(PAGE_SIZE, 4096);
 SAME(KSYM_NAME_LEN, 512);
 SAME(PERF_RECORD_KSYMBOL_TYPE_OOL, 2);
-SAME(ENOENT, 2);
-SAME(E2BIG, 7);
-SAME(ENOMEM, 12);
-SAME(ENODEV, 19);
-SAME(EINVAL, 22);
-SAME(ERANGE, 34);
+/* The errno codes the core returns are rust-core/host/error.rs's. */
+#define SAME_ERRNO(c, n) _Static_assert((c) == (n), #c " differs from rust-core/host/error.rs")
+SAME_ERRNO(ENOENT, 2);
+SAME_ERRNO(E2BIG, 7);
+SAME_ERRNO(ENOMEM, 12);
+SAME_ERRNO(ENODEV, 19);
+SAME_ERRNO(EINVAL, 22);
+SAME_ERRNO(ERANGE, 34);
 SAME(NOTIFY_DONE, 0);
 SAME(MODULE_STATE_LIVE, 0);
 SAME(MODULE_STATE_COMING, 1);

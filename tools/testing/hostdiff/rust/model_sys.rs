@@ -29,19 +29,6 @@ pub const PAGE_SIZE: usize = 4096;
 pub const KSYM_NAME_LEN: usize = 512;
 /// `PERF_RECORD_KSYMBOL_TYPE_OOL`.
 pub const PERF_RECORD_KSYMBOL_TYPE_OOL: u16 = 2;
-/// `ENOENT`.
-pub const ENOENT: c_int = 2;
-/// `E2BIG`.
-pub const E2BIG: c_int = 7;
-/// `ENOMEM`.
-pub const ENOMEM: c_int = 12;
-/// `ENODEV`.
-#[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
-pub const ENODEV: c_int = 19;
-/// `EINVAL`.
-pub const EINVAL: c_int = 22;
-/// `ERANGE`.
-pub const ERANGE: c_int = 34;
 /// `NOTIFY_DONE`.
 pub const NOTIFY_DONE: c_int = 0;
 /// `MODULE_STATE_LIVE`.

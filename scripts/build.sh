@@ -10,11 +10,15 @@
 # rest.  The rust variant's first build starts from a copy of the c
 # variant's built O= directory: Kbuild's fixdep tracks dependencies per
 # config symbol, so only what reads CONFIG_KPROBES_RUST is rebuilt.
+# Environment (scripts/suites/cfgcheck.sh): KP_TARGETS builds only these
+# make targets; KP_SEED seeds a never-built rust O= directory from that
+# built one instead; KP_OUTPFX (scripts/lib.sh) and KP_LOGS move the O=
+# directories and the logs.
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$KCONFIG_FRAG" ] || die "no config '$KP_CONFIG' ($KCONFIG_FRAG)" \
 	"KP_CONFIG names a file of scripts/kconfig/ (without .config)"
-LOGS=$WORK/logs/$KP_CONFIG
+LOGS=${KP_LOGS:-$WORK/logs/$KP_CONFIG}
 mkdir -p "$LOGS"
 
 BASE=$(frag_directive base)
@@ -99,14 +103,16 @@ base_config() {
 }
 
 # seed_from_c: a rust O= directory that was never built starts as a copy of
-# the built c one (see the top of this file).
+# the built c one (see the top of this file), or of the built O= directory
+# KP_SEED names (scripts/suites/cfgcheck.sh: another config's).
 seed_from_c() {
 	local oc or
-	oc=$(outdir c) or=$(outdir rust)
+	oc=${KP_SEED:-$(outdir c)} or=$(outdir rust)
 	[ ! -f "$or/.config" ] && [ -f "$oc/vmlinux" ] && [ -f "$oc/.kp-config-key" ] || return 0
 	step "build[$KP_CONFIG/rust]: starting from a copy of $oc"
 	rm -rf "$or.tmp"
-	cp -a "$oc" "$or.tmp"
+	mkdir -p "$(dirname "$or")"
+	cp -a "$oc/." "$or.tmp"
 	rm -f "$or.tmp/.kp-config-key"
 	mv "$or.tmp" "$or"
 }
@@ -117,7 +123,7 @@ build() { # VARIANT
 	[ "$v" != rust ] || seed_from_c
 	configure "$v"
 	local targets t0=$SECONDS
-	targets=$(frag_directive targets)
+	targets=${KP_TARGETS:-$(frag_directive targets)}
 	if [ -n "$targets" ]; then
 		# A build-only row (`# kp-targets:`): just those targets.
 		step "build[$KP_CONFIG/$v]: make $targets (log: $LOGS/build-$v.log)"

@@ -23,6 +23,8 @@ else
 	OUTPFX=$WORK/out-$KP_CONFIG-
 	RESULTS=$WORK/results/matrix/$KP_CONFIG
 fi
+# KP_OUTPFX: the O= directories' prefix instead (scripts/suites/cfgcheck.sh).
+OUTPFX=${KP_OUTPFX:-$OUTPFX}
 
 # The kernel source everything is built from.  Pinned; see scripts/setup.sh
 # for the fallback when the pinned version is no longer in the archive.

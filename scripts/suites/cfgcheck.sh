@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Compile check of the Rust core in the configs that make test does not
+# boot: the cfg branches that neither the pipeline nor the debug kernel
+# takes (no modules, no SMP, no sysctl: `minimal-up`; no debugfs, no
+# function tracer and so no KPROBES_ON_FTRACE: `minimal-nofs`) must
+# compile, without a warning.  For each row, the rust variant's config
+# (scripts/kconfig/ROW.config) is applied to a copy of the pipeline's built
+# rust O= directory and only kernel/kprobes_rust/ (with the kernel crate it
+# needs) is built, in $WORK/cfgcheck/.  `make matrix` builds, boots and
+# tests these rows in full.
+#   scripts/suites/cfgcheck.sh        rows from KP_CFGCHECK_ROWS
+#                                     (default: minimal-up minimal-nofs)
+# Checks: cfgcheck/ROW-compiles, cfgcheck/ROW-no-warnings.
+. "$(dirname "$0")/../lib.sh"
+
+seed=$(outdir rust)
+[ -f "$seed/vmlinux" ] || die "no built pipeline rust kernel in $seed" "run scripts/build.sh rust first"
+for row in ${KP_CFGCHECK_ROWS-minimal-up minimal-nofs}; do
+	step "cfgcheck: $row (kernel/kprobes_rust/ only)"
+	logs=$WORK/cfgcheck/logs-$row
+	mkdir -p "$logs"
+	t0=$SECONDS
+	# The core is always compiled again (its warnings are checked below).
+	rm -rf "$WORK/cfgcheck/$row-rust/kernel/kprobes_rust"
+	# Two makes: the kernel crate (rust/, rebuilt for the row's config)
+	# must be complete before the core compiles against it (single-directory
+	# targets of one make run in parallel).
+	if KP_CONFIG=$row KP_OUTPFX=$WORK/cfgcheck/$row- KP_LOGS=$logs KP_SEED=$seed \
+		KP_TARGETS=rust/ "$ROOT/scripts/build.sh" rust >"$logs/cfgcheck.log" 2>&1 &&
+		KP_CONFIG=$row KP_OUTPFX=$WORK/cfgcheck/$row- KP_LOGS=$logs \
+		KP_TARGETS=kernel/kprobes_rust/ "$ROOT/scripts/build.sh" rust >>"$logs/cfgcheck.log" 2>&1; then
+		info "built in $((SECONDS - t0)) s"
+		echo "PASS cfgcheck/$row-compiles"
+	else
+		grep -E '^error' -A 6 "$logs/build-rust.log" 2>/dev/null | head -n 20 | sed 's/^/    /'
+		echo "FAIL cfgcheck/$row-compiles see $logs/build-rust.log"
+		continue
+	fi
+	# rustc's and clang's warnings on the core's files.
+	w=$(grep -E -A 3 '(^|: )warning' "$logs/build-rust.log" | grep -c 'kprobes_rust/' || true)
+	if [ "$w" = 0 ]; then
+		echo "PASS cfgcheck/$row-no-warnings"
+	else
+		grep -E -A 3 '(^|: )warning' "$logs/build-rust.log" | head -n 12 | sed 's/^/    /'
+		echo "FAIL cfgcheck/$row-no-warnings $w warning lines in kernel/kprobes_rust/ (see $logs/build-rust.log)"
+	fi
+done

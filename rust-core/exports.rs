@@ -14,7 +14,7 @@
 //! path functions (`get_kprobe`, written in assembly with its ftrace site
 //! inline in `registry.rs`, and the handlers) keep their plain entry.
 
-use crate::{addr, blacklist, error::to_errno, init, kretprobe, module, opt, register, slots, sys};
+use crate::{addr, blacklist, error::to_errno, init, kretprobe, module, opt, register, slots};
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
 use crate::ftrace;
 use crate::probe::{Probe, ProbeArray, RetProbe, RetProbeArray};
@@ -326,7 +326,7 @@ pub extern "C" fn kprobes_rust_optimizer_work() {
 /// # Safety
 /// Called by the module notifier chain: `module` is live.
 #[no_mangle]
-pub unsafe extern "C" fn kprobes_rust_module_callback(val: c_ulong, module: *mut sys::Module) -> c_int {
+pub unsafe extern "C" fn kprobes_rust_module_callback(val: c_ulong, module: *mut crate::sys::Module) -> c_int {
     // SAFETY: the notifier passes a live `module` (`# Safety` above), as `module::module_callback()` requires.
     unsafe { module::module_callback(val, module) }
 }

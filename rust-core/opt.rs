@@ -17,7 +17,9 @@
 
 use crate::error::{code::EINVAL, Result};
 use crate::flags;
-use crate::ffi::{c_int, c_void};
+use crate::ffi::c_void;
+#[cfg(CONFIG_SYSCTL)]
+use crate::ffi::c_int;
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::probe::{Aggr, Hashed, NewProbe, Probe};

@@ -11,79 +11,8 @@
  */
 #include "hd.h"
 
-#include "kprobes_rust_layout.h"
-
-#define SAME_SIZE(c, r) \
-	_Static_assert(sizeof(struct c) == sizeof(struct kprobes_rust_view_##r), \
-		       "size of struct " #c " differs from rust-core's view")
-#define SAME_FIELD(c, r, f) \
-	_Static_assert(offsetof(struct c, f) == offsetof(struct kprobes_rust_view_##r, f), \
-		       "offset of " #c "." #f " differs from rust-core's view")
-
-SAME_SIZE(list_head, list_head);
-SAME_FIELD(list_head, list_head, next);
-SAME_FIELD(list_head, list_head, prev);
-
-SAME_SIZE(hlist_head, hlist_head);
-SAME_FIELD(hlist_head, hlist_head, first);
-
-SAME_SIZE(hlist_node, hlist_node);
-SAME_FIELD(hlist_node, hlist_node, next);
-SAME_FIELD(hlist_node, hlist_node, pprev);
-
-SAME_SIZE(rcu_head, rcu_head);
-SAME_FIELD(rcu_head, rcu_head, next);
-SAME_FIELD(rcu_head, rcu_head, func);
-
-SAME_SIZE(kprobe, kprobe);
-SAME_FIELD(kprobe, kprobe, hlist);
-SAME_FIELD(kprobe, kprobe, list);
-SAME_FIELD(kprobe, kprobe, nmissed);
-SAME_FIELD(kprobe, kprobe, addr);
-SAME_FIELD(kprobe, kprobe, symbol_name);
-SAME_FIELD(kprobe, kprobe, offset);
-SAME_FIELD(kprobe, kprobe, pre_handler);
-SAME_FIELD(kprobe, kprobe, post_handler);
-SAME_FIELD(kprobe, kprobe, opcode);
-SAME_FIELD(kprobe, kprobe, ainsn);
-SAME_FIELD(kprobe, kprobe, flags);
-
-SAME_SIZE(kprobe_blacklist_entry, kprobe_blacklist_entry);
-SAME_FIELD(kprobe_blacklist_entry, kprobe_blacklist_entry, list);
-SAME_FIELD(kprobe_blacklist_entry, kprobe_blacklist_entry, start_addr);
-SAME_FIELD(kprobe_blacklist_entry, kprobe_blacklist_entry, end_addr);
-SAME_FIELD(kprobe_blacklist_entry, kprobe_blacklist_entry, rcu);
-
-SAME_SIZE(kprobe_insn_cache, kprobe_insn_cache);
-SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, mutex);
-SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, alloc);
-SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, free);
-SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, sym);
-SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, pages);
-SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, insn_size);
-SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, nr_garbage);
-
-SAME_SIZE(optimized_kprobe, optimized_kprobe);
-SAME_FIELD(optimized_kprobe, optimized_kprobe, kp);
-SAME_FIELD(optimized_kprobe, optimized_kprobe, list);
-SAME_FIELD(optimized_kprobe, optimized_kprobe, optinsn);
-
-SAME_SIZE(kretprobe, kretprobe);
-SAME_FIELD(kretprobe, kretprobe, kp);
-SAME_FIELD(kretprobe, kretprobe, handler);
-SAME_FIELD(kretprobe, kretprobe, entry_handler);
-SAME_FIELD(kretprobe, kretprobe, maxactive);
-SAME_FIELD(kretprobe, kretprobe, nmissed);
-SAME_FIELD(kretprobe, kretprobe, data_size);
-SAME_FIELD(kretprobe, kretprobe, rh);
-
-SAME_SIZE(kretprobe_instance, kretprobe_instance);
-SAME_FIELD(kretprobe_instance, kretprobe_instance, node);
-SAME_FIELD(kretprobe_instance, kretprobe_instance, data);
-
-SAME_SIZE(kretprobe_blackpoint, kretprobe_blackpoint);
-SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, name);
-SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, addr);
+/* The views against the stubs: the kernel build's checks, unchanged. */
+#include "../../../c-shim/kprobes_layout.c"
 
 /* The stubs' types of rust/model_ktypes.rs and model_sys.rs. */
 #define SIZE(t, n) _Static_assert(sizeof(t) == (n), "size of " #t " differs from rust/model_*.rs")

@@ -21,7 +21,7 @@ use core::ptr;
 pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: c_ulong, on_func_entry: &mut bool) -> Result<*mut KprobeOpcode> {
     let mut addr = addr;
     let mut offset = offset as usize;
-    if symbol_name.is_some() == !addr.is_null() {
+    if symbol_name.is_some() != addr.is_null() {
         return Err(EINVAL);
     }
 
@@ -92,7 +92,7 @@ pub fn is_cfi_preamble_symbol(addr: usize) -> bool {
     if unsafe { sys::lookup_symbol_name(addr, symbuf.as_mut_ptr()) } != 0 {
         return false;
     }
-    let has_prefix = |pre: &[u8]| symbuf.iter().zip(pre).all(|(&c, &b)| c as u8 == b);
+    let has_prefix = |pre: &[u8]| symbuf.iter().zip(pre).all(|(&c, &b)| c == b);
     has_prefix(b"__cfi_") || has_prefix(b"__pfx_")
 }
 

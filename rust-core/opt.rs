@@ -589,13 +589,13 @@ ftrace_export! {
     ) -> c_int {
         let _sysctl = locks::sysctl();
         // SAFETY: serialized by `kprobe_sysctl_mutex`, as upstream.
-        unsafe { *(&raw mut sysctl_kprobes_optimization) = if state::allow_optimization() { 1 } else { 0 } };
+        unsafe { sysctl_kprobes_optimization = if state::allow_optimization() { 1 } else { 0 } };
         // SAFETY: the arguments are the sysctl core's (this function's `# Safety`), as
         // `proc_dointvec_minmax()` expects; its `data` is serialized as above.
         let ret = unsafe { sys::proc_dointvec_minmax(table, write, buffer, length, ppos) };
 
         // SAFETY: as above.
-        if unsafe { *(&raw const sysctl_kprobes_optimization) } != 0 {
+        if unsafe { sysctl_kprobes_optimization } != 0 {
             optimize_all_kprobes();
         } else {
             unoptimize_all_kprobes();
@@ -694,6 +694,6 @@ pub(crate) fn reset() {
         list::init_list_head(optimizing_list());
         list::init_list_head(unoptimizing_list());
         list::init_list_head(freeing_list());
-        *(&raw mut sysctl_kprobes_optimization) = 0;
+        sysctl_kprobes_optimization = 0;
     }
 }

@@ -88,6 +88,7 @@ impl<'a> Probe<'a> {
     /// it checks for a re-registration, and a failed unregistration clears
     /// it, both as upstream; lookups on other CPUs may read it meanwhile).
     #[inline(always)]
+    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`a` is stored as a value, never dereferenced")]
     pub fn write_addr(self, a: *mut KprobeOpcode) {
         // SAFETY: live (type invariant); one aligned store, not through a reference.
         unsafe { crate::once::write(addr_of_mut!((*self.as_ptr()).addr), a) }

@@ -74,6 +74,7 @@ pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
 /// `addr`.  Always inlined: `get_optimized_kprobe()` calls it for each
 /// byte of a jump's reach on every arm and disarm.
 #[inline(always)]
+#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
 pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
     // SAFETY: `_km` proves `kprobe_mutex` held, one of `lookup()`'s contexts;
     // what it returns is in `kprobe_table`, live while `km` lasts.
@@ -87,7 +88,7 @@ pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
     // SAFETY: host tests are serialized.
-    unsafe { (*(&raw mut KPROBE_TABLE)).iter_mut().for_each(|h| h.first = ptr::null_mut()) };
+    unsafe { (&raw mut KPROBE_TABLE).write([HlistHead { first: ptr::null_mut() }; KPROBE_TABLE_SIZE]) };
 }
 
 /// Calls `f` on every hashed probe (`hlist_for_each_entry` over each

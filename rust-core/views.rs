@@ -64,6 +64,7 @@ impl<'a> SeqView<'a> {
 
     /// `seq_printf(pi, "%px  %s  %s+0x%x  %s ", addr, ty, sym, offset, modname)`.
     #[inline(always)]
+    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "the addresses are printed (%px, %pS, %ps), never dereferenced")]
     pub fn report_sym(&self, addr: *mut c_void, ty: &CStr, sym: CStrPtr<'_>, offset: u32, modname: CStrPtr<'_>) {
         // SAFETY: by the type invariant, `self.ptr` is being shown by the
         // current task; `ty` is a `CStr` and `sym`, `modname` are null or C
@@ -74,6 +75,7 @@ impl<'a> SeqView<'a> {
 
     /// `seq_printf(pi, "%px  %s  %pS ", addr, ty, paddr)`.
     #[inline(always)]
+    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "the addresses are printed (%px, %pS, %ps), never dereferenced")]
     pub fn report_nosym(&self, addr: *mut c_void, ty: &CStr, paddr: *mut c_void) {
         // SAFETY: by the type invariant, `self.ptr` is being shown by the
         // current task; `ty` is a `CStr`; `%px` and `%pS` only print and
@@ -91,6 +93,7 @@ impl<'a> SeqView<'a> {
 
     /// `seq_printf(m, "0x%px-0x%px\t%ps\n", start, end, sym)`.
     #[inline(always)]
+    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "the addresses are printed (%px, %pS, %ps), never dereferenced")]
     pub fn blacklist_line(&self, start: *mut c_void, end: *mut c_void, sym: *mut c_void) {
         // SAFETY: by the type invariant, `self.ptr` is being shown by the
         // current task; `%px` and `%ps` only print and look up the values

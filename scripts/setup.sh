@@ -71,6 +71,10 @@ if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
 	step "setup: rustup component add rust-src"
 	rustup component add rust-src || die "rustup component add rust-src failed"
 fi
+if ! cargo clippy --version >/dev/null 2>&1; then
+	step "setup: rustup component add clippy"
+	rustup component add clippy || die "rustup component add clippy failed"
+fi
 # Miri runs the host tests (make test) on a pinned nightly; the kernel
 # build keeps the machine's stable rustc.
 if ! rustup run "$MIRI_TOOLCHAIN" cargo miri --version >/dev/null 2>&1; then

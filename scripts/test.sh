@@ -89,6 +89,14 @@ while read -r res name rest; do
 	esac
 done <"$RESULTS/lint.txt"
 
+step "test: cargo clippy (host builds of the core and the host differential)"
+if (cd "$ROOT" && cargo clippy --workspace --all-targets -- -D warnings) >"$RESULTS/clippy.log" 2>&1; then
+	record 0 lint/clippy-host-clean
+else
+	grep -E '^(error|warning)' -A 4 "$RESULTS/clippy.log" | head -n 20 >&2
+	record 1 lint/clippy-host-clean "log: $RESULTS/clippy.log"
+fi
+
 step "test: safety figures and ratchet (tools/testing/safety.py)"
 python3 "$ROOT/tools/testing/safety.py" >"$RESULTS/safety.txt" 2>&1 || echo "FAIL lint/safety-script-error" >>"$RESULTS/safety.txt"
 while read -r res name rest; do

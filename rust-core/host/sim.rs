@@ -5,6 +5,12 @@
 //! it records what the core did (allocations, RCU grace periods, perf
 //! events, warnings) per test thread, so tests can assert on it.
 
+// The simulation mirrors sys_kernel.rs's signatures, where a few safe
+// functions take a module or rethook node pointer that the C callee
+// dereferences (they come from module_text_address(), the notifier or the
+// rethook pool, never from a caller's arithmetic).
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
 use crate::ffi::{c_char, c_int, c_void};
 pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookHandler, RethookNode};
 use std::alloc::{alloc_zeroed, dealloc, Layout};

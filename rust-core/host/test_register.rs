@@ -473,7 +473,7 @@ fn unused_aggregate_is_reused_by_a_new_probe() {
 fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
     let _g = sys::exclusive();
     let _t = kernel();
-    let (p1, p2, p3) = (kp(1, F1, false), kp(2, F2, false), kp(3, F1 + 0, true));
+    let (p1, p2, p3) = (kp(1, F1, false), kp(2, F2, false), kp(3, F1, true));
     // SAFETY: a live, unregistered test probe.
     unsafe {
         (*p3).addr = ptr::null_mut();
@@ -855,12 +855,12 @@ fn sysctl_kprobes_optimization_unoptimizes_and_reoptimizes() {
     assert_eq!(reg(p), 0);
     sys::run_optimizer();
     events();
-    let mut table = sys::CtlTable { data: &raw mut crate::opt::sysctl_kprobes_optimization };
-    let mut write = |v: &str| {
+    let table = sys::CtlTable { data: &raw mut crate::opt::sysctl_kprobes_optimization };
+    let write = |v: &str| {
         let mut len = v.len();
         let mut ppos = 0;
         // SAFETY: valid table and buffer.
-        unsafe { proc_kprobes_optimization_handler(&mut table, 1, v.as_ptr() as *mut c_void, &mut len, &mut ppos) }
+        unsafe { proc_kprobes_optimization_handler(&table, 1, v.as_ptr() as *mut c_void, &mut len, &mut ppos) }
     };
     assert_eq!(write("0"), 0);
     assert_eq!(events(), ["unoptimize f0+0x8"]);

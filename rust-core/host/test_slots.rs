@@ -403,7 +403,7 @@ fn concurrent_get_and_free_keep_slots_unique() {
                 if i % 3 == 0 {
                     let x = mine.swap_remove(0);
                     // SAFETY: as above.
-                    unsafe { __free_insn_slot(cp, x as *mut KprobeOpcode, (i % 2) as i32) };
+                    unsafe { __free_insn_slot(cp, x as *mut KprobeOpcode, i % 2) };
                 }
             }
             mine
@@ -437,7 +437,7 @@ fn view_api_behaves_like_the_exports() {
     let (mut n, mut value, mut ty) = (0 as c_uint, 0 as c_ulong, 0 as c_char);
     let mut sym = [0 as c_char; sys::KSYM_NAME_LEN];
     assert_eq!(slots::cache_get_kallsym(v, &mut n, &mut value, &mut ty, &mut sym), Ok(()));
-    assert_eq!((value as usize, ty as u8), (a as usize, b't'));
+    assert_eq!((value as usize, ty), (a as usize, b't'));
     slots::free_insn_slot(v, a, true);
     assert_eq!(c.nr_garbage(), 1);
     slots::free_insn_slot(v, b, false);

@@ -17,6 +17,11 @@
 //! files and the initcalls).  No state lives here: whatever the core does
 //! to the kernel is traced by the C model exactly as for upstream's file.
 
+// As sys_kernel.rs: a few safe functions take a module or rethook node
+// pointer that the C callee dereferences (they come from
+// module_text_address(), the notifier or the rethook pool).
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, KretprobeBlackpoint, ListHead, OptimizedKprobe, RcuHead};
 pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, KprobeCtlblk, Mutex, PtRegs, Rethook, RethookNode};

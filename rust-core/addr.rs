@@ -20,6 +20,8 @@ use core::ptr;
 /// `*on_func_entry`.
 pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: c_ulong, on_func_entry: &mut bool) -> Result<*mut KprobeOpcode> {
     let mut addr = addr;
+    // `c_ulong` is `usize` in the kernel crate, `u64` on the host.
+    #[allow(clippy::unnecessary_cast)]
     let mut offset = offset as usize;
     if symbol_name.is_some() != addr.is_null() {
         return Err(EINVAL);

@@ -143,6 +143,8 @@ pub fn add_area_blacklist(start: usize, end: usize) -> Result {
 #[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
 pub fn populate(section: &[c_ulong]) -> Result {
     for &addr in section {
+        // `c_ulong` is `usize` in the kernel crate, `u64` on the host.
+        #[allow(clippy::unnecessary_cast)]
         let entry = sys::dereference_symbol_descriptor(addr as usize);
         match add_ksym_blacklist(entry) {
             Err(e) if e != EINVAL => return Err(e),

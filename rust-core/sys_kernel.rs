@@ -10,6 +10,13 @@
 //! declarations below into `c-shim/kprobes_rust.h`, which the shim
 //! includes, so both sides are checked against each other).
 
+// Five safe functions (`try_module_get()`, `module_put()`,
+// `within_module_init()`, `within_module_core()`, `module_is_coming()`)
+// take a module pointer their C callee dereferences: their callers pass a
+// module found with preemption disabled or one they hold a reference on
+// (README "Known issues": a `ModuleRef` view would carry that in a type).
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
 use kernel::bindings as b;
@@ -830,8 +837,12 @@ pub fn kallsyms_lookup_size_offset(addr: usize, size: &mut usize, offset: &mut u
     let (mut s, mut o) = (0, 0);
     // SAFETY: valid out pointers.
     let r = unsafe { b::kallsyms_lookup_size_offset(addr as _, &mut s, &mut o) } != 0;
-    *size = s as usize;
-    *offset = o as usize;
+    // `unsigned long` is `usize` in the kernel crate (the casts document it).
+    #[allow(clippy::unnecessary_cast)]
+    {
+        *size = s as usize;
+        *offset = o as usize;
+    }
     r
 }
 

@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Compile check of the Rust core in the configs that make test does not
-# boot: the cfg branches that neither the pipeline nor the debug kernel
-# takes (no modules, no SMP, no sysctl: `minimal-up`; no debugfs, no
-# function tracer and so no KPROBES_ON_FTRACE: `minimal-nofs`) must
-# compile, without a warning.  For each row, the rust variant's config
+# Compile check of the Rust core with clippy (the kernel's `make CLIPPY=1`
+# lints), in the pipeline config and in the configs that make test does
+# not boot: the cfg branches that neither the pipeline nor the debug
+# kernel takes (no modules, no SMP, no sysctl: `minimal-up`; no debugfs,
+# no function tracer and so no KPROBES_ON_FTRACE: `minimal-nofs`) must
+# compile, without a rustc or clippy warning.  For each row, the rust variant's config
 # (scripts/kconfig/ROW.config) is applied to a copy of the pipeline's built
 # rust O= directory and only kernel/kprobes_rust/ (with the kernel crate it
 # needs) is built, in $WORK/cfgcheck/.  `make matrix` builds, boots and
 # tests these rows in full.
 #   scripts/suites/cfgcheck.sh        rows from KP_CFGCHECK_ROWS
-#                                     (default: minimal-up minimal-nofs)
+#                                     (default: pipeline minimal-up minimal-nofs)
 # Checks: cfgcheck/ROW-compiles, cfgcheck/ROW-no-warnings.
 . "$(dirname "$0")/../lib.sh"
 
 seed=$(outdir rust)
 [ -f "$seed/vmlinux" ] || die "no built pipeline rust kernel in $seed" "run scripts/build.sh rust first"
-for row in ${KP_CFGCHECK_ROWS-minimal-up minimal-nofs}; do
+for row in ${KP_CFGCHECK_ROWS-pipeline minimal-up minimal-nofs}; do
 	step "cfgcheck: $row (kernel/kprobes_rust/ only)"
 	logs=$WORK/cfgcheck/logs-$row
 	mkdir -p "$logs"
@@ -29,7 +30,7 @@ for row in ${KP_CFGCHECK_ROWS-minimal-up minimal-nofs}; do
 	if KP_CONFIG=$row KP_OUTPFX=$WORK/cfgcheck/$row- KP_LOGS=$logs KP_SEED=$seed \
 		KP_TARGETS=rust/ "$ROOT/scripts/build.sh" rust >"$logs/cfgcheck.log" 2>&1 &&
 		KP_CONFIG=$row KP_OUTPFX=$WORK/cfgcheck/$row- KP_LOGS=$logs \
-		KP_TARGETS=kernel/kprobes_rust/ "$ROOT/scripts/build.sh" rust >>"$logs/cfgcheck.log" 2>&1; then
+		KP_TARGETS="CLIPPY=1 kernel/kprobes_rust/" "$ROOT/scripts/build.sh" rust >>"$logs/cfgcheck.log" 2>&1; then
 		info "built in $((SECONDS - t0)) s"
 		echo "PASS cfgcheck/$row-compiles"
 	else
@@ -37,7 +38,7 @@ for row in ${KP_CFGCHECK_ROWS-minimal-up minimal-nofs}; do
 		echo "FAIL cfgcheck/$row-compiles see $logs/build-rust.log"
 		continue
 	fi
-	# rustc's and clang's warnings on the core's files.
+	# rustc's, clippy's and clang's warnings on the core's files.
 	w=$(grep -E -A 3 '(^|: )warning' "$logs/build-rust.log" | grep -c 'kprobes_rust/' || true)
 	if [ "$w" = 0 ]; then
 		echo "PASS cfgcheck/$row-no-warnings"

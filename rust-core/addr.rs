@@ -7,10 +7,11 @@
 use crate::error::{code::*, Result};
 use crate::ffi::{c_char, c_ulong};
 use crate::probe::NewProbe;
-use crate::sys::{self, Module};
+use crate::sys;
+use crate::views::ModuleRef;
 use crate::types::KprobeOpcode;
 use core::ffi::CStr;
-use core::ptr;
+use core::ptr::NonNull;
 
 /// `_kprobe_addr()`: if `symbol_name` is given, looks it up and adds
 /// `offset`, so a relative address to a symbol can be given.  Returns the
@@ -99,25 +100,24 @@ pub fn is_cfi_preamble_symbol(addr: usize) -> bool {
 }
 
 /// `check_kprobe_address_safe()`: may a probe be placed at `p->addr`?
-/// Returns `Ok` and, for a module address, the module with a reference held
-/// in `*probed_mod` (the caller drops it after arming, so the module cannot
-/// go away while its text is patched); otherwise the error and no
-/// reference.
+/// Returns, for a module address, a reference on the module (the caller
+/// drops it after arming, so the module cannot go away while its text is
+/// patched), or the error and no reference.
 ///
 /// The module lookup and the reference are taken with preemption disabled,
 /// so the module cannot be freed in between (the CVE-2024-35955 fix).
 /// Process context.
-pub fn check_kprobe_address_safe(p: &NewProbe<'_>, probed_mod: &mut *mut Module) -> Result {
+pub fn check_kprobe_address_safe(p: &NewProbe<'_>) -> Result<Option<ModuleRef>> {
     check_ftrace_location(p)?;
     let addr = p.probe().addr() as usize;
     let jl = crate::locks::jump_label();
     sys::preempt_disable();
     let ret = 'out: {
         // Ensure the address is in a text area, and find a module if exists.
-        *probed_mod = ptr::null_mut();
+        let mut probed_mod = None;
         if !sys::core_kernel_text(addr) {
-            *probed_mod = sys::module_text_address(addr);
-            if probed_mod.is_null() {
+            probed_mod = NonNull::new(sys::module_text_address(addr));
+            if probed_mod.is_none() {
                 break 'out Err(EINVAL);
             }
         }
@@ -133,21 +133,18 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>, probed_mod: &mut *mut Module)
         }
 
         // Get module refcount and reject __init functions for loaded modules.
-        if !probed_mod.is_null() {
-            // We must hold a refcount of the probed module while updating
-            // its code to prohibit unexpected unloading.
-            if !sys::try_module_get(*probed_mod) {
-                break 'out Err(ENOENT);
-            }
-            // If the module freed '.init.text', we couldn't insert kprobes
-            // in there.
-            if sys::within_module_init(addr, *probed_mod) && !sys::module_is_coming(*probed_mod) {
-                sys::module_put(*probed_mod);
-                *probed_mod = ptr::null_mut();
-                break 'out Err(ENOENT);
-            }
+        let Some(m) = probed_mod else { break 'out Ok(None) };
+        // We must hold a refcount of the probed module while updating its
+        // code to prohibit unexpected unloading.
+        // SAFETY: `__module_text_address()` found `m` and preemption has stayed
+        // disabled since, so it is live for the call.
+        let Some(r) = (unsafe { ModuleRef::try_get(m) }) else { break 'out Err(ENOENT) };
+        // If the module freed '.init.text', we couldn't insert kprobes in
+        // there.  (Dropping `r` puts the reference.)
+        if r.within_init(addr) && !r.is_coming() {
+            break 'out Err(ENOENT);
         }
-        Ok(())
+        Ok(Some(r))
     };
     sys::preempt_enable();
     drop(jl);

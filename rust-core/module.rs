@@ -59,11 +59,12 @@ pub use sys::{MODULE_STATE_COMING, MODULE_STATE_GOING, MODULE_STATE_LIVE};
 #[cfg(CONFIG_MODULES)]
 pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
     let checkcore = val == MODULE_STATE_GOING;
+    // SAFETY: `m` is the notifier's module (this function's `# Safety`), as
+    // `ModuleView::from_raw()` requires; the view ends with the call.
+    let mv = unsafe { crate::views::ModuleView::from_raw(m) };
 
     if val == MODULE_STATE_COMING {
-        // SAFETY: `m` is live (this function's `# Safety`), as
-        // `ModuleView::from_raw()` requires; the view ends with the call.
-        crate::blacklist::add_module(&locks::kprobe_mutex(), &unsafe { crate::views::ModuleView::from_raw(m) });
+        crate::blacklist::add_module(&locks::kprobe_mutex(), &mv);
     }
     if val != MODULE_STATE_GOING && val != MODULE_STATE_LIVE {
         return sys::NOTIFY_DONE;
@@ -74,12 +75,11 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
     // notified, only '.init.text' section would be freed. We need to
     // disable kprobes which have been inserted in the sections.
     let km = locks::kprobe_mutex();
-    // SAFETY: `m` is live (this function's `# Safety`); `for_each_hashed()` yields
-    // hashed probes, as `kill_kprobe()` needs.
+    // SAFETY: `for_each_hashed()` yields hashed probes, as `kill_kprobe()` needs.
     unsafe {
         registry::for_each_hashed(&km, |p| {
             let a = p.addr() as usize;
-            if sys::within_module_init(a, m) || (checkcore && sys::within_module_core(a, m)) {
+            if mv.within_init(a) || (checkcore && mv.within_core(a)) {
                 // The vaddr this probe is installed will soon be vfreed but
                 // not synced to disk. Hence, disarming the breakpoint isn't
                 // needed.

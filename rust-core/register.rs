@@ -16,7 +16,7 @@ use crate::opt;
 use crate::probe::{Aggr, Hashed, NewProbe, Probe, ProbeArray};
 use crate::registry;
 use crate::state;
-use crate::sys::{self, Module};
+use crate::sys;
 use crate::types::{Kprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY};
 use core::ptr;
 
@@ -132,7 +132,6 @@ pub fn warn_kprobe_rereg(p: Probe<'_>) -> Result {
 /// (its `symbol_name` null or a C string); process context.
 pub fn register_kprobe(p: Probe<'_>) -> Result {
     let mut on_func_entry = false;
-    let mut probed_mod: *mut Module = ptr::null_mut();
 
     // Intended divergence: a live probe registered by `addr` with a
     // non-zero `offset` keeps both, so upstream resolves it to
@@ -154,14 +153,12 @@ pub fn register_kprobe(p: Probe<'_>) -> Result {
     // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
     np.reset(0);
 
-    addr::check_kprobe_address_safe(&np, &mut probed_mod)?;
+    let probed_mod = addr::check_kprobe_address_safe(&np)?;
 
     let ret = register_locked(&locks::kprobe_mutex(), np, on_func_entry);
 
-    if !probed_mod.is_null() {
-        // The reference `check_kprobe_address_safe()` took.
-        sys::module_put(probed_mod);
-    }
+    // The module reference `check_kprobe_address_safe()` took, if any.
+    drop(probed_mod);
     ret
 }
 

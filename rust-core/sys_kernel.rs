@@ -10,13 +10,6 @@
 //! declarations below into `c-shim/kprobes_rust.h`, which the shim
 //! includes, so both sides are checked against each other).
 
-// Five safe functions (`try_module_get()`, `module_put()`,
-// `within_module_init()`, `within_module_core()`, `module_is_coming()`)
-// take a module pointer their C callee dereferences: their callers pass a
-// module found with preemption disabled or one they hold a reference on
-// (README "Known issues": a `ModuleRef` view would carry that in a type).
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
-
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
 use kernel::bindings as b;
@@ -243,9 +236,13 @@ pub fn num_possible_cpus() -> c_uint {
 }
 
 /// `within_module_core()`.
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
 #[cfg(CONFIG_MODULES)]
 #[inline]
-pub fn within_module_core(addr: usize, m: *mut Module) -> bool {
+pub unsafe fn within_module_core(addr: usize, m: *mut Module) -> bool {
     // SAFETY: callers pass a live module.
     unsafe { kprobes_rust_within_module_core(addr as c_ulong, m) }
 }
@@ -1242,8 +1239,12 @@ pub fn jump_label_unlock() {
 }
 
 /// `try_module_get()`.
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
 #[inline]
-pub fn try_module_get(m: *mut Module) -> bool {
+pub unsafe fn try_module_get(m: *mut Module) -> bool {
     // SAFETY: `m` is a live module (found with preemption disabled).
     #[cfg(all(CONFIG_MODULES, CONFIG_MODULE_UNLOAD))]
     unsafe {
@@ -1264,8 +1265,12 @@ pub fn try_module_get(m: *mut Module) -> bool {
 }
 
 /// `module_put()`.
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
 #[inline]
-pub fn module_put(m: *mut Module) {
+pub unsafe fn module_put(m: *mut Module) {
     // SAFETY: a reference taken with try_module_get().
     #[cfg(all(CONFIG_MODULES, CONFIG_MODULE_UNLOAD))]
     unsafe {
@@ -1277,8 +1282,12 @@ pub fn module_put(m: *mut Module) {
 }
 
 /// `within_module_init()`.
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
 #[inline]
-pub fn within_module_init(addr: usize, m: *mut Module) -> bool {
+pub unsafe fn within_module_init(addr: usize, m: *mut Module) -> bool {
     // SAFETY: `m` is a live module.
     #[cfg(CONFIG_MODULES)]
     unsafe {
@@ -1293,8 +1302,12 @@ pub fn within_module_init(addr: usize, m: *mut Module) -> bool {
 }
 
 /// `module_is_coming()`.
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
 #[inline]
-pub fn module_is_coming(m: *mut Module) -> bool {
+pub unsafe fn module_is_coming(m: *mut Module) -> bool {
     // SAFETY: `m` is a live module.
     #[cfg(CONFIG_MODULES)]
     unsafe {

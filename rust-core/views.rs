@@ -241,6 +241,77 @@ impl<'a> ModuleView<'a> {
     }
 }
 
+#[cfg(CONFIG_MODULES)]
+impl ModuleView<'_> {
+    /// `within_module_init(addr, mod)`.
+    #[inline(always)]
+    pub fn within_init(&self, addr: usize) -> bool {
+        // SAFETY: by the type invariant, `self.ptr` is a live module.
+        unsafe { sys::within_module_init(addr, self.ptr) }
+    }
+
+    /// `within_module_core(addr, mod)`.
+    #[inline(always)]
+    pub fn within_core(&self, addr: usize) -> bool {
+        // SAFETY: by the type invariant, `self.ptr` is a live module.
+        unsafe { sys::within_module_core(addr, self.ptr) }
+    }
+}
+
+/// A module the core holds a reference on (`try_module_get()` succeeded):
+/// it cannot be unloaded while this lives, and `module_put()` runs when it
+/// is dropped.  What `check_kprobe_address_safe()` returns for a probe in
+/// a module, held until the probe is armed.
+///
+/// # Invariants
+/// `ptr` is a live module on which this value holds one reference.
+pub struct ModuleRef {
+    ptr: core::ptr::NonNull<sys::Module>,
+}
+
+impl ModuleRef {
+    /// `try_module_get(m)`: a reference on `m`, or `None` if it is going.
+    ///
+    /// # Safety
+    /// `m` is live for the call: found by `__module_text_address()` with
+    /// preemption still disabled (the module cannot be freed meanwhile).
+    #[inline(always)]
+    pub unsafe fn try_get(m: core::ptr::NonNull<sys::Module>) -> Option<ModuleRef> {
+        // SAFETY: `m` is live for the call (this function's `# Safety`).
+        // INVARIANT: on success the reference is ours, and it keeps `m` live.
+        // (`then`, not `then_some`: a `ModuleRef` made eagerly and dropped on
+        // failure would put a reference never taken.)
+        unsafe { sys::try_module_get(m.as_ptr()) }.then(|| ModuleRef { ptr: m })
+    }
+
+    /// `within_module_init(addr, mod)`.
+    #[inline(always)]
+    pub fn within_init(&self, addr: usize) -> bool {
+        // SAFETY: live while referenced (the type invariant).
+        unsafe { sys::within_module_init(addr, self.ptr.as_ptr()) }
+    }
+
+    /// `module_is_coming(mod)`.
+    #[inline(always)]
+    pub fn is_coming(&self) -> bool {
+        // SAFETY: live while referenced (the type invariant).
+        unsafe { sys::module_is_coming(self.ptr.as_ptr()) }
+    }
+
+    /// The module (tests compare it).
+    pub fn as_ptr(&self) -> *mut sys::Module {
+        self.ptr.as_ptr()
+    }
+}
+
+impl Drop for ModuleRef {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: the reference this value holds (the type invariant), put once.
+        unsafe { sys::module_put(self.ptr.as_ptr()) }
+    }
+}
+
 /// Proof that the current task runs the kprobes early initcall
 /// (`init_kprobes()`).
 ///

@@ -5,12 +5,6 @@
 //! it records what the core did (allocations, RCU grace periods, perf
 //! events, warnings) per test thread, so tests can assert on it.
 
-// The simulation mirrors sys_kernel.rs's signatures, where a few safe
-// functions take a module or rethook node pointer that the C callee
-// dereferences (they come from module_text_address(), the notifier or the
-// rethook pool, never from a caller's arithmetic).
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
-
 use crate::ffi::{c_char, c_int, c_void};
 pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookHandler, RethookNode};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
@@ -638,7 +632,11 @@ pub fn jump_label_unlock() {
 }
 
 /// `try_module_get()`.
-pub fn try_module_get(m: *mut Module) -> bool {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn try_module_get(m: *mut Module) -> bool {
     if image(|i| i.module_get_fails) {
         return false;
     }
@@ -648,19 +646,31 @@ pub fn try_module_get(m: *mut Module) -> bool {
 }
 
 /// `module_put()`.
-pub fn module_put(m: *mut Module) {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn module_put(m: *mut Module) {
     // SAFETY: a live simulated module.
     unsafe { (*m).refs -= 1 };
 }
 
 /// `within_module_init()`.
-pub fn within_module_init(addr: usize, m: *mut Module) -> bool {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn within_module_init(addr: usize, m: *mut Module) -> bool {
     // SAFETY: a live simulated module.
     in_range(addr, unsafe { (*m).init_text })
 }
 
 /// `module_is_coming()`.
-pub fn module_is_coming(m: *mut Module) -> bool {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn module_is_coming(m: *mut Module) -> bool {
     // SAFETY: a live simulated module.
     unsafe { (*m).state == ModState::Coming }
 }
@@ -950,7 +960,11 @@ pub fn num_possible_cpus() -> c_uint {
     arch(|a| a.possible_cpus)
 }
 /// `within_module_core()`.
-pub fn within_module_core(addr: usize, m: *mut Module) -> bool {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn within_module_core(addr: usize, m: *mut Module) -> bool {
     // SAFETY: a live simulated module.
     in_range(addr, unsafe { (*m).core_text })
 }
@@ -1284,6 +1298,7 @@ pub unsafe fn rethook_hook(n: *mut RethookNode, _regs: *mut PtRegs, mcount: bool
 /// The innermost hooked function returns: the rethook calls its handler
 /// (if not stopped) and recycles the node.  Returns false if nothing was
 /// hooked.
+#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`regs` is passed on to the handler, not dereferenced here (a test helper)")]
 pub fn function_return(regs: *mut PtRegs) -> bool {
     let Some(n) = arch(|a| a.hooked.pop()) else { return false };
     // SAFETY: a hooked node of a live rethook.

@@ -131,14 +131,25 @@ fn probe_at(addr: usize) -> Box<Kprobe> {
     p
 }
 
+/// `check_kprobe_address_safe()` at `addr`: the errno, the module whose
+/// reference it returned (kept: the test plays the caller holding it) and
+/// the probe's flags.
 fn safe(addr: usize) -> (i32, *mut Module, u32) {
     let mut p = probe_at(addr);
-    let mut m: *mut Module = ptr::null_mut();
     // SAFETY: a live probe, not registered, that the test owns.
     let np = unsafe { crate::probe::NewProbe::new(crate::probe::Probe::from_raw(&mut *p)) };
-    let r = crate::addr::check_kprobe_address_safe(&np, &mut m);
+    let r = crate::addr::check_kprobe_address_safe(&np);
     assert_eq!(cpu(|c| c.preempt), 0, "preemption re-enabled on every path");
-    (crate::error::to_errno(r), m, p.flags)
+    let (rc, m) = match r {
+        Ok(Some(mr)) => {
+            let m = mr.as_ptr();
+            core::mem::forget(mr);
+            (0, m)
+        }
+        Ok(None) => (0, ptr::null_mut()),
+        Err(e) => (e.to_errno(), ptr::null_mut()),
+    };
+    (rc, m, p.flags)
 }
 
 #[test]
@@ -200,6 +211,16 @@ fn module_text_takes_a_reference() {
     let (r, m, _) = safe(MODT + 8);
     assert_eq!((r, m), (0, mp));
     assert_eq!(md.refs, 1);
+    // The reference is the returned `ModuleRef`'s: dropping it puts it.
+    let mut p = probe_at(MODT + 8);
+    // SAFETY: a live probe, not registered, that the test owns.
+    let np = unsafe { crate::probe::NewProbe::new(crate::probe::Probe::from_raw(&mut *p)) };
+    let mr = crate::addr::check_kprobe_address_safe(&np).unwrap().unwrap();
+    // SAFETY: read through the pointer the simulation writes through.
+    assert_eq!(unsafe { (*mp).refs }, 2);
+    drop(mr);
+    // SAFETY: as above.
+    assert_eq!(unsafe { (*mp).refs }, 1);
 }
 
 #[test]

@@ -17,11 +17,6 @@
 //! files and the initcalls).  No state lives here: whatever the core does
 //! to the kernel is traced by the C model exactly as for upstream's file.
 
-// As sys_kernel.rs: a few safe functions take a module or rethook node
-// pointer that the C callee dereferences (they come from
-// module_text_address(), the notifier or the rethook pool).
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
-
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, KretprobeBlackpoint, ListHead, OptimizedKprobe, RcuHead};
 pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, KprobeCtlblk, Mutex, PtRegs, Rethook, RethookNode};
@@ -452,6 +447,7 @@ pub fn synchronize_rcu_tasks() {
 }
 
 /// `__this_cpu_write(kprobe_instance, kp)` (rshim.c's variable).
+#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "stores the pointer value, never dereferences it")]
 pub fn set_kprobe_instance(kp: *mut Kprobe) {
     // SAFETY: a C global; single-threaded model.
     unsafe { addr_of_mut!(kprobe_instance).write(kp) }
@@ -463,6 +459,7 @@ pub fn reset_kprobe_instance() {
 }
 
 /// `__this_cpu_write(current_kprobe, p)` (arch.c's variable).
+#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "stores the pointer value, never dereferences it")]
 pub fn set_current_kprobe(p: *mut Kprobe) {
     // SAFETY: a C global; single-threaded model.
     unsafe { addr_of_mut!(current_kprobe).write(p) }
@@ -793,31 +790,51 @@ pub fn module_text_address(addr: usize) -> *mut Module {
 }
 
 /// `try_module_get()`.
-pub fn try_module_get(m: *mut Module) -> bool {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn try_module_get(m: *mut Module) -> bool {
     // SAFETY: `m` is the model's module.
     unsafe { c_try_module_get(m) }
 }
 
 /// `module_put()`.
-pub fn module_put(m: *mut Module) {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn module_put(m: *mut Module) {
     // SAFETY: a reference taken with try_module_get().
     unsafe { c_module_put(m) }
 }
 
 /// `within_module_init()`.
-pub fn within_module_init(addr: usize, m: *mut Module) -> bool {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn within_module_init(addr: usize, m: *mut Module) -> bool {
     // SAFETY: `m` is the model's module.
     unsafe { c_within_module_init(addr as c_ulong, m) }
 }
 
 /// `within_module_core()`.
-pub fn within_module_core(addr: usize, m: *mut Module) -> bool {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn within_module_core(addr: usize, m: *mut Module) -> bool {
     // SAFETY: `m` is the model's module.
     unsafe { c_within_module_core(addr as c_ulong, m) }
 }
 
 /// `module_is_coming()` (a static inline of the stubs).
-pub fn module_is_coming(m: *mut Module) -> bool {
+///
+/// # Safety
+/// `m` is a live module (found with preemption disabled, referenced, or
+/// the module notifier's).
+pub unsafe fn module_is_coming(m: *mut Module) -> bool {
     // SAFETY: `m` is the model's module.
     unsafe { kprobes_rust_module_is_coming(m) }
 }

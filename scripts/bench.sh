@@ -16,7 +16,12 @@
 # (console.log, results.log) and $RESULTS/c/bench-repeat/.
 # Env: KPB_NO_REPEAT=1 skips the second c run; KPB_SMP=N vCPUs (default 1); KPB_QUICK=1 uses small sizes
 # for a smoke test (then the results go to $WORK/bench/out, not bench/);
-# KPB_OUT=dir overrides where the results are written; KPB_PROFILE=1 also
+# KPB_OUT=dir overrides where the results are written; KPB_RUN=list (of
+# kprobes_bench.ko's runs: hits,scale,gp,endis,reg,regentry,mem) and
+# KPB_EVN="sizes" (of the kprobe_events rows; empty for none) override the
+# guest job's (tools/testing/bench/job.sh), e.g. the scale rows alone at full
+# size: KPB_RUN=scale KPB_EVN= KPB_NO_REPEAT=1 KPB_OUT=/tmp/x make bench
+# (use a KPB_OUT for partial runs: bench/ holds full runs only); KPB_PROFILE=1 also
 # runs tools/testing/bench/prof-job.sh on both kernels (registration
 # profile: calls and instructions of the kernel services the core uses).
 . "$(dirname "$0")/lib.sh"
@@ -50,6 +55,8 @@ if [ "${KPB_QUICK:-0}" = 1 ]; then
 else
 	OUT=${KPB_OUT:-$ROOT/bench}
 fi
+[ -z "${KPB_RUN:-}" ] || echo "KPB_RUN=$KPB_RUN" >>"$B/extra/kpb.conf"
+[ -z "${KPB_EVN+set}" ] || echo "KPB_EVN=\"$KPB_EVN\"" >>"$B/extra/kpb.conf"
 
 # --- the runs -------------------------------------------------------------
 # run VARIANT NAME: one guest run; KPB-ERROR or a missing KPB-DONE fails it.
@@ -95,14 +102,14 @@ if [ "${KPB_PROFILE:-0}" = 1 ]; then
 fi
 
 # --- the report -------------------------------------------------------------
-step "bench: writing $OUT/results.json, results.md, ratios.svg"
+step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
 commit=$(git rev-parse HEAD)
 dirty=false
 [ -z "$(git status --porcelain --untracked-files=no)" ] || dirty=true
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" --out "$OUT" \
 	--notes "$SRC/analysis.md" \
-	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}" \
+	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}" \
 	--meta "vcpus=${KPB_SMP:-1}" \
 	--meta "commit=$commit" --meta "dirty=$dirty" \
 	--meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
@@ -110,6 +117,8 @@ tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--meta "bzimage_c=sha256:${booted[bench-c]} (at boot)" \
 	--meta "bzimage_rust=sha256:${booted[bench-rust]} (at boot)" ||
 	die "bench: the report found problems (see PROBLEM lines); logs: $RESULTS/{c,rust}/bench/results.log"
-python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$OUT/ratios.svg" ||
-	die "bench: $OUT/ratios.svg is not well-formed XML"
+for f in "$OUT/ratios.svg" "$OUT/scale.svg"; do
+	python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$f" ||
+		die "bench: $f is not well-formed XML"
+done
 step "bench: done; table in $OUT/results.md"

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest job of `make bench` (scripts/bench.sh): loads kprobes_bench.ko, which
-# measures the hit paths, registration and memory at insmod time, then
+# measures the hit paths (also with N other probes registered: the scale
+# rows), registration and memory at insmod time, then
 # times kprobe_events from the shell against the module's ktime_get_ns()
 # file.  Runs under -icount (guest ns == guest instructions).  Output lines:
 #   KPB <name> <unit> <value>     a measurement
 #   KPB-ERROR <what>              a failed step (bench.sh fails the run)
 #   KPB-INFO / KPB-META ...       context
 . /kpt/lib.sh
-KPB_RUN=hits,gp,endis,reg,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=2000 KPB_EVN="10 100 1000 5000"
+KPB_RUN=hits,scale,gp,endis,reg,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=2000 KPB_EVN="10 100 1000 5000"
 [ -f /extra/kpb.conf ] && . /extra/kpb.conf
 
 section bench

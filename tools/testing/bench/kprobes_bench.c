@@ -11,7 +11,7 @@
  * those rows are "guest ns", still deterministic.
  *
  * Everything runs at insmod time (module parameter `run`, a comma list of
- * hits,gp,endis,reg,regentry,mem) and the results are lines
+ * hits,scale,gp,endis,reg,regentry,mem) and the results are lines
  *	KPB <name> <unit> <value>
  * in /sys/kernel/debug/kprobes_bench/results (also printed with pr_info).
  * /sys/kernel/debug/kprobes_bench/now returns ktime_get_ns(), the time
@@ -31,25 +31,26 @@
 #include <linux/irqflags.h>
 #include <linux/string.h>
 #include <linux/slab.h>
+#include <linux/hash.h>
 
 #define KPB_MAIN
 #include "kpb_funcs.h"	/* the probe targets, in the kpb_fns*.ko modules */
 
 static char *run = "hits,reg,mem";
 module_param(run, charp, 0444);
-MODULE_PARM_DESC(run, "comma list of: hits, gp, endis, reg, regentry, mem");
+MODULE_PARM_DESC(run, "comma list of: hits, scale, gp, endis, reg, regentry, mem");
 static int iters = 20000;
 module_param(iters, int, 0444);
 MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
 static int maxn = 5000;
 module_param(maxn, int, 0444);
-MODULE_PARM_DESC(maxn, "largest N of the registration rows");
+MODULE_PARM_DESC(maxn, "largest N of the registration and scale rows");
 static int memn = 2000;
 module_param(memn, int, 0444);
 MODULE_PARM_DESC(memn, "probes registered per memory row");
 
 /* ---- output ------------------------------------------------------------ */
-#define KPB_OUT_SZ 32768
+#define KPB_OUT_SZ 65536
 static char *kpb_out;
 static size_t kpb_len;
 static int kpb_errors;
@@ -97,12 +98,16 @@ static int kpb_write_file(const char *path, const char *s)
 }
 
 /* debug.kprobes-optimization: the jump optimizer on or off. */
+static bool kpb_optimizing = true;
+
 static int kpb_set_optimization(int on)
 {
 	int r = kpb_write_file("/proc/sys/debug/kprobes-optimization", on ? "1\n" : "0\n");
 
 	if (r)
 		kpb_err("set debug.kprobes-optimization=%d: %d", on, r);
+	else
+		kpb_optimizing = on;
 	return r;
 }
 
@@ -233,6 +238,20 @@ static void kpb_hit_report(const char *name, int (*fn)(int), u64 base, int expec
 		 name, t, base, KPB_CHUNK, calls / KPB_CHUNK);
 }
 
+/*
+ * What a hit helper does once its probe (at addr in fn) is registered:
+ * kpb_report_one() reports the hit cost (the hit rows), kpb_scale_report()
+ * registers filler probes and reports it at each N (the scale rows).
+ */
+typedef void (*kpb_report_t)(const char *name, int (*fn)(int), void *addr,
+			     u64 base, int expect_per_call);
+
+static void kpb_report_one(const char *name, int (*fn)(int), void *addr,
+			   u64 base, int expect_per_call)
+{
+	kpb_hit_report(name, fn, base, expect_per_call);
+}
+
 static void kpb_kp_init(struct kprobe *kp, void *addr, bool post)
 {
 	memset(kp, 0, sizeof(*kp));
@@ -242,7 +261,8 @@ static void kpb_kp_init(struct kprobe *kp, void *addr, bool post)
 		kp->post_handler = kpb_post;
 }
 
-static void kpb_hit_kprobe(const char *name, int (*fn)(int), unsigned int off, bool post)
+static void kpb_hit_kprobe(const char *name, int (*fn)(int), unsigned int off, bool post,
+			   kpb_report_t report)
 {
 	static struct kprobe kp;
 	u64 base = kpb_base(fn);
@@ -257,7 +277,7 @@ static void kpb_hit_kprobe(const char *name, int (*fn)(int), unsigned int off, b
 	if (kpb_is_jump(kp.addr))
 		kpb_err("%s: probe is optimized, expected int3/ftrace", name);
 	kpb_line("KPB-INFO %s addr=%pS flags=%#x", name, kp.addr, kp.flags);
-	kpb_hit_report(name, fn, base, 1);
+	report(name, fn, kp.addr, base, 1);
 	unregister_kprobe(&kp);
 }
 
@@ -265,7 +285,7 @@ static void kpb_hit_kprobe(const char *name, int (*fn)(int), unsigned int off, b
  * The jump-optimized probe: find the first instruction boundary in the body
  * that the optimizer takes (as lib.sh's optimized_probe does from the shell).
  */
-static void kpb_hit_optimized(void)
+static void kpb_hit_optimized(const char *name, kpb_report_t report)
 {
 	static struct kprobe kp;
 	int (*fn)(int) = kpb_t_opt;
@@ -285,11 +305,11 @@ static void kpb_hit_optimized(void)
 		unregister_kprobe(&kp);
 	}
 	if (off >= 32) {
-		kpb_err("hit_mid_optimized: no offset of %ps was optimized", fn);
+		kpb_err("%s: no offset of %ps was optimized", name, fn);
 		return;
 	}
-	kpb_line("KPB-INFO hit_mid_optimized addr=%pS flags=%#x", kp.addr, kp.flags);
-	kpb_hit_report("hit_mid_optimized", fn, base, 1);
+	kpb_line("KPB-INFO %s addr=%pS flags=%#x", name, kp.addr, kp.flags);
+	report(name, fn, kp.addr, base, 1);
 	unregister_kprobe(&kp);
 	msleep(100);	/* let the optimizer free the unoptimized probe */
 }
@@ -302,7 +322,7 @@ static void kpb_krp_init(struct kretprobe *krp, void *addr, int maxactive)
 	krp->maxactive = maxactive;
 }
 
-static void kpb_hit_kretprobe(void)
+static void kpb_hit_kretprobe(const char *name, kpb_report_t report)
 {
 	static struct kretprobe krp;
 	int (*fn)(int) = kpb_t_ret;
@@ -312,12 +332,12 @@ static void kpb_hit_kretprobe(void)
 	kpb_krp_init(&krp, fn, 0);
 	r = register_kretprobe(&krp);
 	if (r) {
-		kpb_err("hit_kretprobe: register_kretprobe: %d", r);
+		kpb_err("%s: register_kretprobe: %d", name, r);
 		return;
 	}
-	kpb_hit_report("hit_kretprobe", fn, base, 1);
+	report(name, fn, krp.kp.addr, base, 1);
 	if (krp.nmissed)
-		kpb_err("hit_kretprobe: nmissed=%d", krp.nmissed);
+		kpb_err("%s: nmissed=%d", name, krp.nmissed);
 	unregister_kretprobe(&krp);
 }
 
@@ -409,17 +429,17 @@ static void kpb_hit_all(void)
 
 	/* jump optimizer on (the default): entry probes are on ftrace anyway */
 	kpb_set_optimization(1);
-	kpb_hit_kprobe("hit_entry_ftrace", kpb_t_entry, 0, false);
-	kpb_hit_kprobe("hit_entry_ftrace_post", kpb_t_entry_post, 0, true);
-	kpb_hit_optimized();
-	kpb_hit_kretprobe();
+	kpb_hit_kprobe("hit_entry_ftrace", kpb_t_entry, 0, false, kpb_report_one);
+	kpb_hit_kprobe("hit_entry_ftrace_post", kpb_t_entry_post, 0, true, kpb_report_one);
+	kpb_hit_optimized("hit_mid_optimized", kpb_report_one);
+	kpb_hit_kretprobe("hit_kretprobe", kpb_report_one);
 	kpb_hit_both();
 	kpb_hit_ftrace();
 
 	/* int3 paths: keep the optimizer away */
 	kpb_set_optimization(0);
-	kpb_hit_kprobe("hit_mid_int3_boosted", kpb_t_mid, KPB_MID_OFF, false);
-	kpb_hit_kprobe("hit_mid_int3_post", kpb_t_mid_post, KPB_MID_OFF, true);
+	kpb_hit_kprobe("hit_mid_int3_boosted", kpb_t_mid, KPB_MID_OFF, false, kpb_report_one);
+	kpb_hit_kprobe("hit_mid_int3_post", kpb_t_mid_post, KPB_MID_OFF, true, kpb_report_one);
 	kpb_hit_aggr();
 	kpb_set_optimization(1);
 }
@@ -499,6 +519,100 @@ static void kpb_reg_rows(const char *tag, unsigned int off)
 		snprintf(name, sizeof(name), "regunreg_%s_batch_%d", tag, n);
 		kpb_result(name, "ns", (t2 - t0) * 100);
 	}
+}
+
+/* ---- hit cost at scale ----------------------------------------------------- */
+/*
+ * The scale rows: the hit cost of one probe with N other probes registered.
+ * The measured probe (on a kpb_t_* function of this module, as in the hit
+ * rows) is registered first, so that upstream's hash buckets, which prepend,
+ * put it behind every filler of its bucket; then kpb_scale_report() adds
+ * filler kprobes at +9 of kpb_fn_0 .. kpb_fn_{N-1} (never the measured
+ * probe's function) up to N = 0, 64, 640 and maxn, measures at each N as the
+ * hit rows do, and unregisters the fillers in one batch.  The fillers are
+ * registered in the row's optimizer state: off (int3 probes) except in the
+ * optimized row, where it waits until they are all jump-optimized too, so
+ * that the optimizer is idle while it measures.
+ */
+#define KPB_UPSTREAM_HASH_BITS 6	/* KPROBE_HASH_BITS of kernel/kprobes.c */
+
+static int kpb_scale_fill(const char *name, int have, int n)
+{
+	int i, r, w;
+
+	r = register_kprobes(kpb_kpp + have, n - have);
+	if (r) {
+		kpb_err("%s: register_kprobes of fillers %d..%d: %d", name, have, n - 1, r);
+		return r;
+	}
+	if (!kpb_optimizing)
+		return 0;
+	/* the optimizer works in rounds of up to 256 probes */
+	for (w = 0; w < 1000; w++) {
+		for (i = 0; i < n; i++)
+			if (!kpb_is_jump(kpb_kps[i].addr))
+				break;
+		if (i == n)
+			return 0;
+		msleep(20);
+	}
+	kpb_err("%s: filler #%d (%pS) not optimized", name, i, kpb_kps[i].addr);
+	unregister_kprobes(kpb_kpp + have, n - have);
+	return -ETIMEDOUT;
+}
+
+static void kpb_scale_report(const char *name, int (*fn)(int), void *addr,
+			     u64 base, int expect_per_call)
+{
+	int max = min(maxn, KPB_NFUNCS), ns[] = { 0, 64, 640, max };
+	u32 bucket = hash_ptr(addr, KPB_UPSTREAM_HASH_BITS);
+	bool jump = kpb_is_jump(addr);
+	int k, i, n, ahead, have = 0;
+	char row[48];
+	u64 t0, t1;
+
+	kpb_prepare(max, KPB_MID_OFF);
+	for (k = 0; k < ARRAY_SIZE(ns); k++) {
+		n = ns[k];
+		if (n > max || (n == have && k))
+			continue;	/* a small maxn: the sizes above it are left out */
+		t0 = ktime_get_ns();
+		if (n > have && kpb_scale_fill(name, have, n))
+			break;
+		t1 = ktime_get_ns();
+		have = n;
+		/* a filler at +9 of another function must not change how ours is armed */
+		if (kpb_is_jump(addr) != jump) {
+			kpb_err("%s_%d: the measured probe at %pS is %s now", name, n, addr,
+				jump ? "no longer optimized" : "optimized");
+			break;
+		}
+		for (i = 0, ahead = 0; i < n; i++)
+			ahead += hash_ptr(kpb_kps[i].addr, KPB_UPSTREAM_HASH_BITS) == bucket;
+		snprintf(row, sizeof(row), "%s_%d", name, n);
+		/* ahead: fillers in front of ours in its bucket of upstream's hash */
+		kpb_line("KPB-INFO %s fillers=%d fill_ns=%llu ahead=%d text=%s",
+			 row, n, t1 - t0, ahead, jump ? "jmp" : "int3/ftrace");
+		kpb_hit_report(row, fn, base, expect_per_call);
+	}
+	unregister_kprobes(kpb_kpp, have);
+}
+
+static void kpb_scale_all(void)
+{
+	/* entry and int3 rows: fillers and the int3 probe unoptimized */
+	kpb_set_optimization(0);
+	kpb_hit_kprobe("scale_entry_ftrace", kpb_t_entry, 0, false, kpb_scale_report);
+	kpb_hit_kprobe("scale_int3_boosted", kpb_t_mid, KPB_MID_OFF, false, kpb_scale_report);
+	kpb_set_optimization(1);
+	kpb_hit_optimized("scale_optimized", kpb_scale_report);
+	/*
+	 * Wait for the optimizer to unoptimize and free the optimized fillers
+	 * (unoptimize_all_kprobes() waits for it), as after the memory rows.
+	 */
+	kpb_set_optimization(0);
+	kpb_hit_kretprobe("scale_kretprobe", kpb_scale_report);
+	kpb_set_optimization(1);
 }
 
 /* ---- RCU grace periods -------------------------------------------------- */
@@ -808,6 +922,8 @@ static int __init kpb_init(void)
 		 run, iters, maxn, memn, KPB_NFUNCS);
 	if (kpb_want("hits"))
 		kpb_hit_all();
+	if (kpb_want("scale"))
+		kpb_scale_all();
 	if (kpb_want("gp"))
 		kpb_gp_rows();
 	if (kpb_want("endis"))

@@ -243,7 +243,7 @@ def svg_scale(cs, rs, path, title):
             out.append(f'<text x="{x(i):.1f}" y="{y1 + 14}" text-anchor="middle" '
                        f'fill="#555">{n}</text>')
         out.append(f'<text x="{(x0 + x1) / 2}" y="{y1 + 30}" text-anchor="middle">'
-                   'N (probes registered besides the measured one)</text>')
+                   'N, other probes registered (evenly spaced, not to scale)</text>')
         for lab, d in series.items():
             pts = [(x(ns.index(n)), y(d[n] / d[0]), d[n]) for n in sorted(d)]
             out.append(f'<polyline fill="none" stroke="{colors[lab]}" stroke-width="2" points="'

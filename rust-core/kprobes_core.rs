@@ -97,6 +97,7 @@ pub mod locks;
 pub mod module;
 pub mod opt;
 pub mod register;
+pub mod index;
 pub mod registry;
 pub mod slots;
 pub mod state;
@@ -153,6 +154,7 @@ macro_rules! warn_once {
 pub fn reset_for_test() {
     blacklist::reset();
     registry::reset();
+    index::reset();
     state::reset();
     opt::reset();
     ftrace::reset();
@@ -169,6 +171,9 @@ mod test_blacklist;
 #[cfg(test)]
 #[path = "host/test_registry.rs"]
 mod test_registry;
+#[cfg(test)]
+#[path = "host/test_index.rs"]
+mod test_index;
 #[cfg(test)]
 #[path = "host/test_aggr.rs"]
 mod test_aggr;

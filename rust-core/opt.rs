@@ -181,7 +181,7 @@ fn do_unoptimize_kprobes(tl: &TextLocks<'_>) {
                 // Remove unused probes from hash list. After waiting for
                 // synchronization, these probes are reclaimed (by
                 // do_free_cleaned_kprobes()).
-                list::hlist_del_rcu(kp.hlist());
+                registry::unhash(tl, Hashed::from_raw(kp.as_ptr()));
             } else {
                 list::list_del_init(l);
             }
@@ -474,7 +474,7 @@ pub fn init_aggr_kprobe<'k>(km: &'k KprobeMutex, ap: NewAggr, p: Hashed<'k>) -> 
     // SAFETY: `a` is fresh and not yet visible to any reader (a `NewAggr`), `p`
     // is hashed and `km` proves `kprobe_mutex` held: `a`'s fields may be written
     // plainly before the RCU list updates publish it in `p`'s place, where it is
-    // prepared (it has `p`'s saved instruction and slot).
+    // prepared (it has `p`'s saved instruction and slot), as `replace()` needs.
     unsafe {
         // Copy the insn slot of 'p' to 'ap'.
         NewProbe::new(Probe::from_raw(a)).copy_insn_from(*p);
@@ -495,11 +495,9 @@ pub fn init_aggr_kprobe<'k>(km: &'k KprobeMutex, ap: NewAggr, p: Hashed<'k>) -> 
         if p.ftrace() {
             crate::ftrace::note_armed_ops(km, *ah, p.post_handler().is_some());
         }
-        #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
-        let _ = km;
 
         list::list_add_rcu(p.list(), addr_of_mut!((*a).list));
-        list::hlist_replace_rcu(p.hlist(), addr_of_mut!((*a).hlist));
+        registry::replace(km, p, ah);
         (ah, Aggr::from_raw(a))
     }
 }

@@ -173,6 +173,10 @@ fn register_locked(km: &KprobeMutex, p: NewProbe<'_>, on_func_entry: bool) -> Re
         return register_aggr_kprobe(km, old_p, p);
     }
 
+    // Room in the index first, so that hashing the prepared probe cannot
+    // fail (an allocation upstream does not make: see index.rs).
+    registry::reserve(km)?;
+
     // Prevent text modification.
     let prepared = arm::prepare_kprobe(&locks::text(km), &p)?;
 
@@ -180,9 +184,7 @@ fn register_locked(km: &KprobeMutex, p: NewProbe<'_>, on_func_entry: bool) -> Re
 
     if !state::all_disarmed() && !p.disabled() {
         if let Err(e) = arm::arm_kprobe(km, p) {
-            // SAFETY: `p` is hashed and `km` proves `kprobe_mutex` held, the
-            // table's writer lock.
-            unsafe { list::hlist_del_rcu(p.hlist()) };
+            registry::unhash(km, p);
             sys::synchronize_rcu();
             return Err(e);
         }
@@ -282,9 +284,7 @@ pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> Result {
         }
     }
     // disarmed:
-    // SAFETY: `ap` is hashed and `km` proves `kprobe_mutex` held, the table's
-    // writer lock.
-    unsafe { list::hlist_del_rcu(ap.hlist()) };
+    registry::unhash(km, ap);
     Ok(())
 }
 

@@ -11,7 +11,9 @@
 //! kprobe blacklist, cannot panic (no indexing that can fail, wrapping
 //! arithmetic), does not allocate and does not sleep.
 
+use crate::error::Result;
 use crate::ffi::c_void;
+use crate::index;
 use crate::list;
 use crate::locks::KprobeMutex;
 use crate::probe::{Hashed, Prepared};
@@ -46,40 +48,16 @@ pub fn bucket(addr: usize) -> *mut HlistHead {
     (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(hash_ptr(addr) & (KPROBE_TABLE_SIZE - 1))
 }
 
-/// `get_kprobe()`: the probe (or aggregate) registered at `addr`, or null.
-///
-/// Called either under `kprobe_mutex` during (un)registration ([`find`]),
-/// or with preemption disabled from the architecture's handlers.
-///
-/// # Safety
-/// One of the two contexts above.
-#[inline]
-pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
-    // SAFETY: the caller's context keeps the nodes alive (RCU) or stable
-    // (mutex); `hlist` is the first field of `struct kprobe`.
-    unsafe {
-        let mut n = list::hlist_first_rcu(bucket(addr as usize));
-        while !n.is_null() {
-            let p = n.cast::<Kprobe>();
-            if (*p).addr == addr {
-                return p;
-            }
-            n = list::hlist_next_rcu(n);
-        }
-    }
-    ptr::null_mut()
-}
-
 /// `get_kprobe()` under `kprobe_mutex`: the probe or aggregate hashed at
 /// `addr`.  Always inlined: `get_optimized_kprobe()` calls it for each
 /// byte of a jump's reach on every arm and disarm.
 #[inline(always)]
 #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
 pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
-    // SAFETY: `_km` proves `kprobe_mutex` held, one of `lookup()`'s contexts;
-    // what it returns is in `kprobe_table`, live while `km` lasts.
+    // SAFETY: `_km` proves `kprobe_mutex` held, one of `index::lookup()`'s
+    // contexts; what it returns is in `kprobe_table`, live while `km` lasts.
     unsafe {
-        let p = lookup(addr);
+        let p = index::lookup(addr);
         (!p.is_null()).then(|| Hashed::from_raw(p))
     }
 }
@@ -107,18 +85,47 @@ pub fn for_each_hashed<'k>(_km: &'k KprobeMutex, mut f: impl FnMut(Hashed<'k>)) 
     }
 }
 
+/// Makes room in the index for one more probe (before the probe is
+/// prepared, so that [`hash_probe`] cannot fail): `ENOMEM` if the index
+/// must grow and no memory is left (see `index::reserve()`).
+pub fn reserve(km: &KprobeMutex) -> Result {
+    index::reserve(km)
+}
+
 /// `hlist_add_head_rcu(&p->hlist, &kprobe_table[hash_ptr(p->addr)])`:
-/// publishes a prepared probe.
-pub fn hash_probe<'k>(_km: &'k KprobeMutex, p: Prepared<'k>) -> Hashed<'k> {
+/// publishes a prepared probe, in the table and in the index, after a
+/// [`reserve`] under the same hold of `kprobe_mutex`.
+pub fn hash_probe<'k>(km: &'k KprobeMutex, p: Prepared<'k>) -> Hashed<'k> {
     let p = p.probe();
-    // SAFETY: `p` is live and not hashed (a `Prepared`'s invariant) and `_km`
+    // SAFETY: `p` is live and not hashed (a `Prepared`'s invariant) and `km`
     // proves `kprobe_mutex` held, the table's writer lock, as `init_hlist_node()`
     // and `hlist_add_head_rcu()` need; once added it is in the table, prepared.
-    unsafe {
+    let h = unsafe {
         list::init_hlist_node(p.hlist());
         list::hlist_add_head_rcu(p.hlist(), bucket(p.addr() as usize));
         Hashed::from_raw(p.as_ptr())
-    }
+    };
+    index::insert(km, h);
+    h
+}
+
+/// `hlist_del_rcu(&p->hlist)`: takes a hashed probe out of the table and
+/// the index.  Readers may find it until a grace period has passed.
+pub fn unhash(km: &KprobeMutex, p: Hashed<'_>) {
+    // SAFETY: `p` is in `kprobe_table` (a `Hashed`'s invariant) and `km` proves
+    // `kprobe_mutex` held, the table's writer lock.
+    unsafe { list::hlist_del_rcu(p.hlist()) };
+    index::remove(km, p);
+}
+
+/// `hlist_replace_rcu(&p->hlist, &ap->hlist)`: puts the aggregate `ap`
+/// (same address, being added: prepared, not yet in the table) in `p`'s
+/// place, in the table and the index.
+pub fn replace(km: &KprobeMutex, p: Hashed<'_>, ap: Hashed<'_>) {
+    // SAFETY: `p` is in the table and `ap` is being added (the two views'
+    // invariants), and `km` proves `kprobe_mutex` held, the table's writer lock.
+    unsafe { list::hlist_replace_rcu(p.hlist(), ap.hlist()) };
+    index::replace(km, p, ap);
 }
 
 /// `get_kprobe()`: the probe registered at `addr`, or null.  Called under
@@ -136,17 +143,20 @@ pub fn hash_probe<'k>(_km: &'k KprobeMutex, p: Prepared<'k>) -> Hashed<'k> {
 #[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
     // SAFETY: the caller holds `kprobe_mutex` or runs with preemption disabled
-    // (this function's `# Safety`), the two contexts `lookup()` accepts.
-    unsafe { lookup(addr.cast()) }
+    // (this function's `# Safety`), the two contexts `index::lookup()` accepts.
+    unsafe { index::lookup(addr.cast()) }
 }
 
-// `get_kprobe()`, kernel build: [`lookup`] written out in
-// assembly so that, like upstream's, it starts with an ftrace site and has
-// no extra jump on the probe hit path (every int3/ftrace hit calls it).
-// `hash_ptr()` is `(addr * GOLDEN_RATIO_64) >> (64 - KPROBE_HASH_BITS)`;
-// `hlist` is the first member of `struct kprobe`, so a chain node is its
-// probe; the loads are plain, as `rcu_dereference()` on x86.  (With return
-// thunks or SLS mitigation the plain Rust version above is used.)
+// `get_kprobe()`, kernel build: `index::lookup()` written out
+// in assembly so that, like upstream's, it starts with an ftrace site and
+// has no extra jump on the probe hit path (every int3/ftrace hit calls it):
+// load the table, `home = (addr * GOLDEN_RATIO_64) * cap >> 64`, then walk
+// the slots.  A slot is compared by the `addr` of what it points at without
+// testing for the two sentinels first (their `addr` is their own address,
+// which no caller looks up): a probe found in its home slot costs one
+// instruction less than upstream's first chain node.  The loads are plain,
+// as acquire loads and `rcu_dereference()` are on x86.  (With return thunks
+// or SLS mitigation the plain Rust version above is used.)
 //
 // # Safety
 // One of those two contexts.
@@ -164,25 +174,34 @@ core::arch::global_asm!(
     "get_kprobe:",
     entry_endbr!(),
     entry_fentry!(),
+    "movq {table}(%rip), %rcx",
     "movabsq ${golden}, %rax",
     "imulq %rdi, %rax",
-    "shrq ${shift}, %rax",
-    "movq {table}(,%rax,8), %rax",
-    "testq %rax, %rax",
-    "je 3f",
+    "mulq {off_cap}(%rcx)",
     "2:",
+    "movq {off_slots}(%rcx,%rdx,8), %rax",
     "cmpq %rdi, {off_addr}(%rax)",
-    "je 3f",
-    "movq (%rax), %rax",
-    "testq %rax, %rax",
-    "jne 2b",
+    "jne 3f",
+    "retq",
     "3:",
+    "leaq {empty}(%rip), %rsi",
+    "cmpq %rsi, %rax",
+    "je 4f",
+    "incq %rdx",
+    "cmpq {off_cap}(%rcx), %rdx",
+    "jb 2b",
+    "xorl %edx, %edx",
+    "jmp 2b",
+    "4:",
+    "xorl %eax, %eax",
     "retq",
     ".size get_kprobe, .-get_kprobe",
     ".popsection",
     golden = const GOLDEN_RATIO_64,
-    shift = const 64 - KPROBE_HASH_BITS,
-    table = sym KPROBE_TABLE,
+    table = sym index::TABLE,
+    empty = sym index::EMPTY,
+    off_cap = const core::mem::offset_of!(index::Table, cap),
+    off_slots = const core::mem::offset_of!(index::Table, slots),
     off_addr = const core::mem::offset_of!(Kprobe, addr),
     options(att_syntax)
 );

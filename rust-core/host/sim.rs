@@ -40,6 +40,9 @@ pub struct Record {
     pub fail_kmalloc: usize,
     /// Current RCU read-side nesting.
     pub rcu_nesting: usize,
+    /// While set, `kfree_rcu()` defers its frees here (a test with a
+    /// concurrent reader ends the grace period with [`rcu_barrier`]).
+    pub rcu_deferred: Option<Vec<usize>>,
 }
 
 thread_local! {
@@ -359,8 +362,22 @@ pub fn noinstr_text_area() -> (usize, usize) {
 /// `p` came from [`kmalloc`] and is no longer reachable by new readers.
 pub unsafe fn kfree_rcu(p: *mut c_void, _rcu: *mut crate::types::RcuHead) {
     image(|i| i.kfree_rcu += 1);
-    // SAFETY: forwarded caller contract.
+    if record(|r| r.rcu_deferred.as_mut().map(|d| d.push(p as usize)).is_some()) {
+        return;
+    }
+    // SAFETY: `p` came from `kmalloc()` and no new reader can reach it (this
+    // function's `# Safety`); the simulation has no reader left.
     unsafe { kfree(p) }
+}
+
+/// Ends the deferral of `kfree_rcu()` frees and frees them (the grace period
+/// of a test whose concurrent readers have stopped).
+pub fn rcu_barrier() {
+    for p in record(|r| r.rcu_deferred.take()).unwrap_or_default() {
+        // SAFETY: deferred by `kfree_rcu()` (a `kmalloc()` block no reader
+        // reaches any more: the caller's readers have stopped).
+        unsafe { kfree(p as *mut c_void) };
+    }
 }
 
 /// State of a simulated module (`enum module_state`).
@@ -1090,7 +1107,7 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
     unsafe {
         for i in 1..(*op).optinsn.size {
             // A simulated text address, not a Rust allocation: no `add`.
-            let p = crate::registry::lookup((*op).kp.addr.wrapping_add(i));
+            let p = crate::index::lookup((*op).kp.addr.wrapping_add(i));
             if !p.is_null() && !crate::opt::kprobe_disarmed(crate::probe::Probe::from_raw(p)) {
                 return -EEXIST;
             }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Host tests of the kprobe hash table and get_kprobe().
+//! Host tests of the kprobe hash table and get_kprobe() (its index has
+//! tests of its own in test_index.rs).
 
 use crate::exports::get_kprobe;
 use crate::list;
@@ -24,6 +25,7 @@ fn probe(addr: usize) -> *mut Kprobe {
 /// the caller holds `sys::exclusive()`.
 unsafe fn free(ps: &[*mut Kprobe]) {
     crate::registry::reset();
+    crate::index::reset();
     for &p in ps {
         // SAFETY: from `Box::into_raw` in `probe()` (caller), no longer
         // hashed.
@@ -31,11 +33,18 @@ unsafe fn free(ps: &[*mut Kprobe]) {
     }
 }
 
+/// Hashes `p` in the table and the index, as `registry::hash_probe()`.
 fn hash(p: *mut Kprobe) {
+    let km = crate::locks::kprobe_mutex();
+    crate::index::reserve(&km).expect("memory");
     // SAFETY: serialized test; `p` is a live probe from `probe()`, reached
     // only through raw pointers, so the node pointer keeps the provenance
-    // of the whole probe (get_kprobe() reads `addr` through it).
-    unsafe { list::hlist_add_head_rcu(&raw mut (*p).hlist, bucket((*p).addr as usize)) }
+    // of the whole probe (get_kprobe() reads `addr` through it); it lives
+    // until `free()`, which empties the index first.
+    unsafe {
+        list::hlist_add_head_rcu(&raw mut (*p).hlist, bucket((*p).addr as usize));
+        crate::index::insert(&km, crate::probe::Hashed::from_raw(p));
+    }
 }
 
 fn get(addr: usize) -> *mut Kprobe {

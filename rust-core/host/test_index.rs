@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Host tests of the address index (`index.rs`): lookups at 10 to 50,000
+//! probes, removal (tombstones) and reuse, replacement, growth, and the
+//! bounded walk of a missing address.
+
+use crate::index;
+use crate::locks;
+use crate::probe::Hashed;
+use crate::sys;
+use crate::types::{Kprobe, KprobeOpcode};
+
+/// Probes at `addrs`, reached only through raw pointers (as the index
+/// holds them); freed by [`free`].
+fn probes(addrs: impl Iterator<Item = usize>) -> Vec<*mut Kprobe> {
+    addrs
+        .map(|a| {
+            // SAFETY: all-zero is a valid (unregistered) struct kprobe.
+            let mut p: Box<Kprobe> = Box::new(unsafe { core::mem::zeroed() });
+            p.addr = a as *mut KprobeOpcode;
+            Box::into_raw(p)
+        })
+        .collect()
+}
+
+/// Empties the index and frees the probes.
+///
+/// # Safety
+/// Each pointer comes from [`probes`] and is not used afterwards; the caller
+/// holds `sys::exclusive()`.
+unsafe fn free(ps: &[*mut Kprobe]) {
+    index::reset();
+    for &p in ps {
+        // SAFETY: from `Box::into_raw()` in `probes()`, no longer indexed.
+        drop(unsafe { Box::from_raw(p) });
+    }
+}
+
+/// The view the index takes of a test probe.
+fn h<'k>(_km: &'k locks::KprobeMutex, p: *mut Kprobe) -> Hashed<'k> {
+    // SAFETY: `p` comes from `probes()` and lives until `free()`, which
+    // empties the index first: it stands for a hashed probe.
+    unsafe { Hashed::from_raw(p) }
+}
+
+/// `reserve()` then `insert()`, as `register_kprobe()` does.
+fn ins(km: &locks::KprobeMutex, p: *mut Kprobe) -> crate::error::Result {
+    index::reserve(km)?;
+    index::insert(km, h(km, p));
+    Ok(())
+}
+
+fn get(a: usize) -> *mut Kprobe {
+    // SAFETY: the serialized test stands in for kprobe_mutex.
+    unsafe { index::lookup(a as *mut KprobeOpcode) }
+}
+
+/// Text-like addresses: 4-byte aligned, clustered as functions are.
+fn addr(i: usize) -> usize {
+    0xffff_ffff_8100_0000 + (i / 7) * 0x40 + (i % 7) * 4
+}
+
+#[test]
+fn finds_every_probe_and_nothing_else_up_to_50000() {
+    let _x = sys::exclusive();
+    index::reset();
+    // Under Miri (an interpreter) the largest sizes would take minutes.
+    let sizes: &[usize] = if cfg!(miri) { &[0, 10, 47, 48, 49, 640] } else { &[0, 10, 47, 48, 49, 640, 5_000, 50_000] };
+    for &n in sizes {
+        let ps = probes((0..n).map(addr));
+        let km = locks::kprobe_mutex();
+        for &p in &ps {
+            ins(&km, p).expect("memory");
+        }
+        let (live, cap) = index::stats(&km);
+        drop(km);
+        assert_eq!(live, n);
+        // At most 3/4 used; beyond the static table, at most 16 bytes of
+        // index per probe (8 bytes a slot, at least half of them used).
+        assert!(cap * 3 >= n * 4, "n={n} cap={cap}");
+        assert!(n <= 48 || cap * 8 <= n * 16, "n={n}: {} bytes per probe", cap * 8 / n);
+        for (i, &p) in ps.iter().enumerate() {
+            assert_eq!(get(addr(i)), p, "n={n} i={i}");
+        }
+        assert!(get(addr(n)).is_null());
+        assert!(get(addr(0) + 1).is_null());
+        assert!(get(0).is_null());
+        // The sentinels' own addresses are not found either.
+        assert!(get(index::empty() as usize).is_null());
+        assert!(get(index::tomb() as usize).is_null());
+        // SAFETY: serialized; `ps` come from `probes()`.
+        unsafe { free(&ps) };
+    }
+}
+
+#[test]
+fn removal_leaves_the_others_and_slots_are_reused() {
+    let _x = sys::exclusive();
+    index::reset();
+    let ps = probes((0..40).map(addr));
+    let km = locks::kprobe_mutex();
+    for &p in &ps {
+        ins(&km, p).unwrap();
+    }
+    // Remove every other one: the rest stay found past the tombstones.
+    for &p in ps.iter().step_by(2) {
+        index::remove(&km, h(&km, p));
+    }
+    drop(km);
+    for (i, &p) in ps.iter().enumerate() {
+        assert_eq!(get(addr(i)), if i % 2 == 0 { core::ptr::null_mut() } else { p });
+    }
+    // Insert and remove many times at the same addresses: the table does not
+    // fill up with tombstones (it is rebuilt) and stays small.
+    let km = locks::kprobe_mutex();
+    for _ in 0..200 {
+        for &p in ps.iter().step_by(2) {
+            ins(&km, p).unwrap();
+        }
+        for &p in ps.iter().step_by(2) {
+            index::remove(&km, h(&km, p));
+        }
+    }
+    let (live, cap) = index::stats(&km);
+    drop(km);
+    assert_eq!(live, 20);
+    assert!(cap <= 128, "cap {cap}");
+    for (i, &p) in ps.iter().enumerate() {
+        assert_eq!(get(addr(i)), if i % 2 == 0 { core::ptr::null_mut() } else { p });
+    }
+    // SAFETY: serialized; `ps` come from `probes()`.
+    unsafe { free(&ps) };
+}
+
+#[test]
+fn replace_swaps_in_place_and_collisions_are_walked() {
+    let _x = sys::exclusive();
+    index::reset();
+    // Addresses 64 KiB apart collide a lot in a small table.
+    let ps = probes((0..30).map(|i| 0xffff_ffff_c000_0000 + i * 0x1_0000));
+    let agg = probes(core::iter::once(0xffff_ffff_c000_0000 + 5 * 0x1_0000));
+    let km = locks::kprobe_mutex();
+    for &p in &ps {
+        ins(&km, p).unwrap();
+    }
+    index::replace(&km, h(&km, ps[5]), h(&km, agg[0]));
+    drop(km);
+    for (i, &p) in ps.iter().enumerate() {
+        let want = if i == 5 { agg[0] } else { p };
+        assert_eq!(get(0xffff_ffff_c000_0000 + i * 0x1_0000), want);
+    }
+    // SAFETY: serialized; from `probes()`.
+    unsafe {
+        free(&ps);
+        free(&agg);
+    }
+}
+
+#[test]
+fn a_failed_growth_uses_the_room_left_then_refuses() {
+    let _x = sys::exclusive();
+    index::reset();
+    let ps = probes((0..60).map(addr));
+    let km = locks::kprobe_mutex();
+    let mut r = Vec::new();
+    for &p in &ps {
+        sys::record(|r| r.fail_kmalloc = 1);
+        r.push(ins(&km, p).is_ok());
+        sys::record(|r| r.fail_kmalloc = 0);
+    }
+    drop(km);
+    // 48 fit at 3/4 of the static 64 slots, 56 at 7/8; then Err.
+    assert_eq!(r.iter().filter(|&&ok| ok).count(), 56);
+    assert!(r[..56].iter().all(|&ok| ok));
+    for (i, &p) in ps.iter().enumerate() {
+        assert_eq!(get(addr(i)), if i < 56 { p } else { core::ptr::null_mut() });
+    }
+    // SAFETY: serialized; from `probes()`.
+    unsafe { free(&ps) };
+}
+
+#[test]
+fn removing_shrinks_the_table() {
+    let _x = sys::exclusive();
+    index::reset();
+    let n = if cfg!(miri) { 500 } else { 5_000 };
+    let ps = probes((0..n).map(addr));
+    let km = locks::kprobe_mutex();
+    for &p in &ps {
+        ins(&km, p).unwrap();
+    }
+    let (_, big) = index::stats(&km);
+    for &p in &ps[10..] {
+        index::remove(&km, h(&km, p));
+    }
+    let (live, cap) = index::stats(&km);
+    drop(km);
+    assert_eq!(live, 10);
+    assert!(big >= n * 4 / 3 && cap <= 128, "big {big} cap {cap}");
+    for (i, &p) in ps.iter().enumerate() {
+        assert_eq!(get(addr(i)), if i < 10 { p } else { core::ptr::null_mut() });
+    }
+    // SAFETY: serialized; from `probes()`.
+    unsafe { free(&ps) };
+}
+
+/// A reader looks up probes while the writer grows the table many times
+/// (old tables are freed only after the reader stops, as a grace period
+/// would): every probe registered before the reader started is found in
+/// every round, whichever table the reader sees.
+#[test]
+fn lookups_during_rebuilds_find_the_probes() {
+    let _x = sys::exclusive();
+    index::reset();
+    sys::record(|r| r.rcu_deferred = Some(Vec::new()));
+    let n = if cfg!(miri) { 200 } else { 20_000 };
+    let ps = probes((0..n).map(addr));
+    let km = locks::kprobe_mutex();
+    for &p in &ps[..40] {
+        ins(&km, p).unwrap();
+    }
+    let stop = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
+    let want: Vec<usize> = ps[..40].iter().map(|&p| p as usize).collect();
+    let reader = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut rounds = 0usize;
+            while !stop.load(core::sync::atomic::Ordering::Acquire) || rounds == 0 {
+                for (i, &p) in want.iter().enumerate() {
+                    assert_eq!(get(addr(i)) as usize, p, "probe {i}");
+                }
+                rounds += 1;
+            }
+            rounds
+        })
+    };
+    for &p in &ps[40..] {
+        ins(&km, p).unwrap();
+    }
+    stop.store(true, core::sync::atomic::Ordering::Release);
+    let rounds = reader.join().expect("reader");
+    drop(km);
+    assert!(rounds > 0);
+    sys::rcu_barrier();
+    for (i, &p) in ps.iter().enumerate() {
+        assert_eq!(get(addr(i)), p);
+    }
+    // SAFETY: serialized; from `probes()`.
+    unsafe { free(&ps) };
+}

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The address index behind `get_kprobe()`: an open-addressed table of
+//! probe pointers, published with RCU, rebuilt under `kprobe_mutex`, so
+//! that a hit finds its probe in a bounded number of steps however many
+//! probes are registered (upstream's 64-bucket `kprobe_table` chains grow
+//! as N/64).  `kprobe_table` stays, unchanged: it is what `kprobes/list`
+//! and the other walks iterate, so their order is upstream's; every probe
+//! in it is in the index and the other way round (`registry.rs` changes
+//! both under `kprobe_mutex`).
+//!
+//! # Design
+//! - A table has `cap` slots (any number from 64 up, not a power of two);
+//!   a probe's home slot is `hash * cap >> 64`, `hash` being
+//!   `addr * GOLDEN_RATIO_64` as `hash_ptr()`'s; linear probing from there,
+//!   wrapping at `cap`.
+//! - A slot holds a probe pointer, [`empty()`] (never used: a walk stops)
+//!   or [`tomb()`] (a removed probe: a walk goes on).  Both are static
+//!   sentinel probes whose `addr` is their own address, a data address no
+//!   caller looks up, so that the kernel's assembly `get_kprobe()` compares
+//!   the address of whatever a slot points at without testing for them
+//!   first (what makes it as short as upstream's).
+//! - At most 3/4 of the slots are used (live or tomb) and a rebuild leaves
+//!   half of them free: 10.7 to 16 bytes of index per registered probe
+//!   beyond the static first table.  A rebuild also drops the tombs, and
+//!   removing down to 1/8 use shrinks the table.
+//! - Writers (under `kprobe_mutex`) store a slot with one release store;
+//!   readers (the hit path, preemption disabled) load the table and slots
+//!   with acquire loads: a reader sees a slot before or after a store,
+//!   either of which is a state upstream's `hlist_*_rcu()` also allows
+//!   (an inserted probe is not yet found, a removed one is still found
+//!   until the grace period its unregistration waits for anyway).
+//! - A rebuilt table (live entries only) is published with a release
+//!   store; the old one is freed after a grace period (`kfree_rcu()`), so a
+//!   reader still walking it stays safe.  The first table is static: no
+//!   allocation until 49 probes are registered at once.
+//!
+//! The hit path ([`lookup`]) cannot panic (wrapping arithmetic, indexes
+//! below `cap`), does not allocate and does not sleep.
+
+use crate::error::{code, Result};
+use crate::ffi::c_void;
+use crate::locks::KprobeMutex;
+use crate::probe::Hashed;
+use crate::sys;
+use crate::types::{Kprobe, KprobeOpcode, ListHead, RcuHead};
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+/// Slots of the static first table, and the fewest a table has.
+const MIN_SLOTS: usize = 64;
+
+/// `GOLDEN_RATIO_64` (as `hash_64()`).
+const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
+
+/// A sentinel probe: never registered, never written; `addr` is its own
+/// address and `list` an empty list (C's `__get_valid_kprobe()` walks the
+/// list of what `get_kprobe()` returns).
+#[repr(transparent)]
+pub struct Sentinel(Kprobe);
+
+// SAFETY: never written after its constant initializer; only its address
+// and fields through raw pointers are read.
+unsafe impl Sync for Sentinel {}
+
+macro_rules! sentinel {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        pub static $name: Sentinel = Sentinel({
+            // SAFETY: all-zero is a valid `struct kprobe` (null pointers,
+            // no handlers).
+            let mut k: Kprobe = unsafe { core::mem::zeroed() };
+            k.addr = ptr::addr_of!($name).cast_mut().cast();
+            let l = ptr::addr_of!($name.0.list).cast_mut();
+            k.list = ListHead { next: l, prev: l };
+            k
+        });
+    };
+}
+sentinel!(
+    /// What a never-used slot points at.
+    EMPTY
+);
+sentinel!(
+    /// What a removed probe's slot points at.
+    TOMB
+);
+
+/// A never-used slot.
+#[inline(always)]
+pub fn empty() -> *mut Kprobe {
+    ptr::addr_of!(EMPTY).cast_mut().cast()
+}
+
+/// A removed probe's slot.
+#[inline(always)]
+pub fn tomb() -> *mut Kprobe {
+    ptr::addr_of!(TOMB).cast_mut().cast()
+}
+
+/// A table: its header, then `cap` slots.  The kernel's assembly
+/// `get_kprobe()` reads `cap` and `slots` at their offsets.
+///
+/// # Invariants
+/// `cap >= MIN_SLOTS` slots follow the header, each [`empty()`],
+/// [`tomb()`] or a registered probe; at most 3/4 of them are not
+/// [`empty()`], so a walk meets an empty slot.
+#[repr(C)]
+pub struct Table {
+    /// Freed with `kfree_rcu()` once replaced (not the static table).
+    rcu: RcuHead,
+    /// The number of slots.
+    pub cap: usize,
+    /// `cap` slots, beyond the header.
+    pub slots: [AtomicPtr<Kprobe>; 0],
+}
+
+#[repr(C)]
+struct StaticTable {
+    hdr: Table,
+    slots: [AtomicPtr<Kprobe>; MIN_SLOTS],
+}
+
+// SAFETY: the slots are atomics; the header is never written.
+unsafe impl Sync for StaticTable {}
+
+static FIRST: StaticTable = StaticTable {
+    hdr: Table { rcu: RcuHead { next: ptr::null_mut(), func: None }, cap: MIN_SLOTS, slots: [] },
+    slots: [const { AtomicPtr::new(ptr::addr_of!(EMPTY).cast_mut().cast()) }; MIN_SLOTS],
+};
+
+/// The published table.
+pub static TABLE: AtomicPtr<Table> = AtomicPtr::new(first());
+/// Live and tomb slots of the published table (writers, under `kprobe_mutex`).
+static USED: AtomicUsize = AtomicUsize::new(0);
+/// Live slots of the published table (writers, under `kprobe_mutex`).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// The static table, with the provenance of all of `FIRST` (its slots too).
+const fn first() -> *mut Table {
+    ptr::addr_of!(FIRST).cast_mut().cast()
+}
+
+/// A published (or being built) table, by pointer: its slots lie past the
+/// header, beyond what a `&Table` would cover, so it is never a reference.
+///
+/// # Invariants
+/// Points at a [`Table`] (with its slots) that stays allocated while the
+/// holder's context lasts (see [`lookup`], [`table`]); `cap` is not
+/// written once the table is published.
+#[derive(Clone, Copy)]
+struct TableRef(*mut Table);
+
+impl TableRef {
+    #[inline(always)]
+    fn cap(self) -> usize {
+        // SAFETY: a live table (the type's invariant).
+        unsafe { ptr::addr_of!((*self.0).cap).read() }
+    }
+
+    /// Slot `i`, `i < cap`.
+    #[inline(always)]
+    fn slot(self, i: usize) -> &'static AtomicPtr<Kprobe> {
+        // SAFETY: the callers keep `i` below `cap`, the number of slots that
+        // follow the header (`Table`'s invariant), within the allocation the
+        // pointer came from; the `'static` is only used within the holder's
+        // context (the type's invariant).
+        unsafe { &*ptr::addr_of!((*self.0).slots).cast::<AtomicPtr<Kprobe>>().add(i) }
+    }
+
+    /// The home slot of `addr`: below `cap`.
+    #[inline(always)]
+    fn home(self, addr: *mut KprobeOpcode) -> usize {
+        let h = (addr as u64).wrapping_mul(GOLDEN_RATIO_64);
+        ((h as u128 * self.cap() as u128) >> 64) as usize
+    }
+
+    /// The slot after `i`.
+    #[inline(always)]
+    fn next(self, i: usize) -> usize {
+        let i = i.wrapping_add(1);
+        if i >= self.cap() {
+            0
+        } else {
+            i
+        }
+    }
+}
+
+/// The probe indexed at `addr`, or null: `get_kprobe()`'s body.
+///
+/// # Safety
+/// Under `kprobe_mutex`, or with preemption disabled (an RCU-sched reader:
+/// the table and the probes it holds stay allocated).
+#[inline(always)]
+pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
+    // INVARIANT: a published table stays allocated for the caller's context
+    // (this function's `# Safety`).
+    let t = TableRef(TABLE.load(Ordering::Acquire));
+    let mut i = t.home(addr);
+    loop {
+        let p = t.slot(i).load(Ordering::Acquire);
+        if p == empty() {
+            return ptr::null_mut();
+        }
+        // SAFETY: a slot other than the sentinels holds a registered probe,
+        // allocated in the caller's context; `addr` is fixed while it is
+        // indexed.
+        if p != tomb() && unsafe { (*p).addr } == addr {
+            return p;
+        }
+        i = t.next(i);
+    }
+}
+
+/// The table, for a writer.
+fn table(_km: &KprobeMutex) -> TableRef {
+    // INVARIANT: `_km` proves `kprobe_mutex` held: only its holder replaces
+    // or frees a table, so the published one stays allocated while it lasts.
+    TableRef(TABLE.load(Ordering::Relaxed))
+}
+
+/// Makes room for one more probe, rebuilding the table if it is 3/4 used.
+/// If no memory is left for that, the old table takes it while it is less
+/// than 7/8 used, else `ENOMEM` (a code `register_kprobe()` returns for
+/// other allocations too).
+pub fn reserve(km: &KprobeMutex) -> Result {
+    let t = table(km);
+    let used = USED.load(Ordering::Relaxed) + 1;
+    if used * 4 > t.cap() * 3 && !rebuild(km, t, LIVE.load(Ordering::Relaxed) + 1) && used * 8 > t.cap() * 7 {
+        return Err(code::ENOMEM);
+    }
+    Ok(())
+}
+
+/// Indexes `p` (just hashed, not indexed yet), after a successful
+/// [`reserve`] under the same hold of `kprobe_mutex`.  A hashed probe stays
+/// live until it is unhashed and a grace period has passed, so the index
+/// only holds live probes.
+pub fn insert(km: &KprobeMutex, p: Hashed<'_>) {
+    let t = table(km);
+    let mut i = t.home(p.addr());
+    let p = p.as_ptr();
+    loop {
+        let s = t.slot(i);
+        let cur = s.load(Ordering::Relaxed);
+        if cur == empty() || cur == tomb() {
+            if cur == empty() {
+                USED.fetch_add(1, Ordering::Relaxed);
+            }
+            LIVE.fetch_add(1, Ordering::Relaxed);
+            s.store(p, Ordering::Release);
+            return;
+        }
+        i = t.next(i);
+    }
+}
+
+/// The slot holding `p`, if indexed.
+fn find_slot(t: TableRef, p: Hashed<'_>) -> Option<&'static AtomicPtr<Kprobe>> {
+    let mut i = t.home(p.addr());
+    let p = p.as_ptr();
+    loop {
+        let s = t.slot(i);
+        let cur = s.load(Ordering::Relaxed);
+        if cur == empty() {
+            return None;
+        }
+        if cur == p {
+            return Some(s);
+        }
+        i = t.next(i);
+    }
+}
+
+/// Removes `p` from the index (a reader may still find it until a grace
+/// period has passed).  Shrinks a table left 1/8 used, if memory allows.
+pub fn remove(km: &KprobeMutex, p: Hashed<'_>) {
+    let t = table(km);
+    if let Some(s) = find_slot(t, p) {
+        s.store(tomb(), Ordering::Release);
+        let live = LIVE.fetch_sub(1, Ordering::Relaxed) - 1;
+        if t.cap() > MIN_SLOTS && live * 8 < t.cap() {
+            rebuild(km, t, live);
+        }
+    }
+}
+
+/// Puts `new` (at the same address, taking `old`'s place in the hash
+/// table) where `old` is indexed, in one store.
+pub fn replace(km: &KprobeMutex, old: Hashed<'_>, new: Hashed<'_>) {
+    if let Some(s) = find_slot(table(km), old) {
+        s.store(new.as_ptr(), Ordering::Release);
+    }
+}
+
+/// Publishes a table of `old`'s live entries, with room for `want` entries
+/// at half load; false if no memory.
+fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
+    let cap = (want * 2).max(MIN_SLOTS);
+    let size = core::mem::size_of::<Table>() + cap * core::mem::size_of::<AtomicPtr<Kprobe>>();
+    let n = sys::kmalloc(size).cast::<Table>();
+    if n.is_null() {
+        return false;
+    }
+    // SAFETY: `n` is a fresh allocation of a header and `cap` slots, not yet
+    // visible to anyone: written in full before it is published.
+    unsafe {
+        ptr::addr_of_mut!((*n).rcu).write(RcuHead { next: ptr::null_mut(), func: None });
+        ptr::addr_of_mut!((*n).cap).write(cap);
+        let s = ptr::addr_of_mut!((*n).slots).cast::<AtomicPtr<Kprobe>>();
+        for i in 0..cap {
+            s.add(i).write(AtomicPtr::new(empty()));
+        }
+    }
+    // INVARIANT: initialized above; freed only after it is replaced.
+    let t = TableRef(n);
+    let mut live = 0;
+    for i in 0..old.cap() {
+        let p = old.slot(i).load(Ordering::Relaxed);
+        if p != empty() && p != tomb() {
+            // SAFETY: an indexed probe is live under `km`.
+            let mut j = t.home(unsafe { (*p).addr });
+            while t.slot(j).load(Ordering::Relaxed) != empty() {
+                j = t.next(j);
+            }
+            t.slot(j).store(p, Ordering::Relaxed);
+            live += 1;
+        }
+    }
+    USED.store(live, Ordering::Relaxed);
+    LIVE.store(live, Ordering::Relaxed);
+    let _ = km;
+    TABLE.store(n, Ordering::Release);
+    let oldp = old.0;
+    if oldp != first() {
+        // SAFETY: `oldp` came from `kmalloc()` here, is no longer published,
+        // and `rcu` is its own head: freed once current readers are done.
+        unsafe { sys::kfree_rcu(oldp.cast::<c_void>(), ptr::addr_of_mut!((*oldp).rcu)) };
+    }
+    true
+}
+
+/// Live entries and slots of the published table (tests, statistics).
+pub fn stats(km: &KprobeMutex) -> (usize, usize) {
+    (LIVE.load(Ordering::Relaxed), table(km).cap())
+}
+
+/// Empties the index (host tests, under `sys::exclusive()`).
+#[cfg(not(CONFIG_RUST))]
+pub(crate) fn reset() {
+    let cur = TABLE.swap(first(), Ordering::Relaxed);
+    if cur != first() {
+        // SAFETY: host tests are serialized; the table came from kmalloc().
+        unsafe { sys::kfree(cur.cast()) };
+    }
+    for s in FIRST.slots.iter() {
+        s.store(empty(), Ordering::Relaxed);
+    }
+    USED.store(0, Ordering::Relaxed);
+    LIVE.store(0, Ordering::Relaxed);
+}

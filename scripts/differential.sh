@@ -43,7 +43,8 @@ ndiv=$(grep -cvE '^[[:space:]]*(#|$)' "$SRC/divergences.txt" || true)
 boot() { # VARIANT NAME CMDLINE...
 	local v=$1 n=$2 r="$RESULTS/$1/$2"; shift 2
 	rm -f "$r/results.log" "$r/console.log"
-	# A hung guest must not stall make test for 20 minutes; a run takes ~40 s.
+	# A hung guest must not stall make test for 20 minutes; a run takes
+	# ~90 s (~60 s of it the scale.big_* batches, phase big).
 	if ! KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-300} KP_EXTRA_DIR=$B/extra \
 		"$ROOT/scripts/vm.sh" "$v" "$SRC/job.sh" "$n" "$@"; then
 		warn "differential: the $v guest run $n failed (console: $r/console.log)"

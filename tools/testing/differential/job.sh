@@ -32,6 +32,19 @@ lst() {
 	fi
 }
 
+# biglst SCENARIO: the entries of kprobes/list on the generated kpd_bg_*/kpd_bn_*
+# targets (phase big), counted per kind: "COUNTx k kpd_bg_N+0x4 [kprobes_diff] [FTRACE]".
+biglst() {
+	sed -E 's/[0-9a-f]{16}/ADDR/g' $D/kprobes/list | tr -s ' \t' '  ' | sed 's/ *$//' |
+		sed -n 's/kpd_b\([gn]\)_[0-9]*+/kpd_b\1_N+/p' | LC_ALL=C sort | uniq -c |
+		sed 's/^ *\([0-9]*\) /\1x /' >/tmp/kpd.list
+	if [ -s /tmp/kpd.list ]; then
+		sed "s/^/KPD $1 list=/" /tmp/kpd.list
+	else
+		echo "KPD $1 list=(empty)"
+	fi
+}
+
 # wait_list REGEX present|absent: poll kprobes/list (the optimizer is
 # delayed work) for up to 10 s; the listing printed afterwards shows the
 # state either way.
@@ -201,6 +214,22 @@ rmmod kprobes_diff_target; echo "KPD mod.harness rermmod_target_rc=$?"
 # --- scale and concurrency
 ph scale
 lst scale.list_after
+# Thousands of probes in one register_k*probes() (phase big, see
+# kprobes_diff.c): a batch with one invalid member, the valid batch, every
+# target called once, unregistered, called again.  The optimizer is off: it
+# would optimize the int3 probes in the background, which only costs time.
+echo 0 >$OPT
+for f in kprobe_entry kprobe_int3 kretprobe_entry kretprobe_int3; do
+	ph big $f bad
+	biglst scale.big_${f}_bad_member
+	ph big $f reg
+	biglst scale.big_${f}_batch
+	ph big $f run
+	biglst scale.big_${f}_batch
+done
+echo 1 >$OPT
+echo "KPD scale.big_harness optimization_restored=$(cat $OPT)"
+
 ph conc
 lst conc.list_after
 ph conc_kret

@@ -1371,6 +1371,270 @@ out:
 	sckps = NULL;
 }
 
+/* ---- scale: thousands of probes in one batch (issue 17) -------------------------- */
+
+/*
+ * Generated targets, as tools/testing/bench/gen_funcs.py does it but with the
+ * preprocessor (nothing to generate at build time): KPD_BIG_N functions
+ * kpd_bg_0000.. (ftrace sites) and KPD_BN_N kpd_bn_0000.. (notrace).  Each is
+ * endbr64, in kpd_bg_* the 5-byte __fentry__ call at +4, then movslq (3
+ * bytes) and three 64-bit lea: in kpd_bg_* +4 is the ftrace site, +9 an
+ * instruction boundary (the movslq) and +10 inside it; in kpd_bn_* an
+ * entry probe is an int3 probe at +4.  The constants differ so that no two
+ * bodies are identical (no identical-code folding).
+ */
+#define KPD_BIG_N 2000
+#define KPD_BN_N 500
+#define KPD_BIG_BODY(k)								\
+	{									\
+		long v = x;							\
+										\
+		asm volatile("lea 1(%0), %0\n\tlea 2(%0), %0\n\tlea 3(%0), %0" : "+r"(v)); \
+		return v + (k);							\
+	}
+#define KPD_BG_DEF(i) noinline int kpd_bg_##i(int x) KPD_BIG_BODY(1##i)
+#define KPD_BN_DEF(i) notrace noinline int kpd_bn_##i(int x) KPD_BIG_BODY(2##i)
+#define KPD_BG_PTR(i) kpd_bg_##i,
+#define KPD_BN_PTR(i) kpd_bn_##i,
+#define KPD_BG_NAME(i) "kpd_bg_" #i,
+/* 10, 100 (pp00..pp99), 1000 (p000..p999), 2000 (0000..1999) expansions of m(4-digit index) */
+#define KPD_X0(m, p) m(p##0) m(p##1) m(p##2) m(p##3) m(p##4) m(p##5) m(p##6) m(p##7) m(p##8) m(p##9)
+#define KPD_X1(m, p) KPD_X0(m, p##0) KPD_X0(m, p##1) KPD_X0(m, p##2) KPD_X0(m, p##3) KPD_X0(m, p##4) \
+		     KPD_X0(m, p##5) KPD_X0(m, p##6) KPD_X0(m, p##7) KPD_X0(m, p##8) KPD_X0(m, p##9)
+#define KPD_X2(m, p) KPD_X1(m, p##0) KPD_X1(m, p##1) KPD_X1(m, p##2) KPD_X1(m, p##3) KPD_X1(m, p##4) \
+		     KPD_X1(m, p##5) KPD_X1(m, p##6) KPD_X1(m, p##7) KPD_X1(m, p##8) KPD_X1(m, p##9)
+#define KPD_XALL(m) KPD_X2(m, 0) KPD_X2(m, 1)
+
+KPD_XALL(KPD_BG_DEF)
+KPD_X1(KPD_BN_DEF, 00) KPD_X1(KPD_BN_DEF, 01) KPD_X1(KPD_BN_DEF, 02) KPD_X1(KPD_BN_DEF, 03) KPD_X1(KPD_BN_DEF, 04)
+static int (*const kpd_bg[KPD_BIG_N])(int) = { KPD_XALL(KPD_BG_PTR) };
+static int (*const kpd_bn[KPD_BN_N])(int) = {
+	KPD_X1(KPD_BN_PTR, 00) KPD_X1(KPD_BN_PTR, 01) KPD_X1(KPD_BN_PTR, 02) KPD_X1(KPD_BN_PTR, 03) KPD_X1(KPD_BN_PTR, 04)
+};
+static const char *const kpd_bg_name[KPD_BIG_N] = { KPD_XALL(KPD_BG_NAME) };
+
+/* A blacklisted (NOKPROBE_SYMBOL) function of this module. */
+noinline int kpd_big_nokprobe(int x) KPD_BIG_BODY(7)
+NOKPROBE_SYMBOL(kpd_big_nokprobe);
+
+struct kpd_big {
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+	};
+	atomic_t a, b;		/* kprobe: pre handler runs; kretprobe: entry, return handler runs */
+};
+
+static struct kpd_big *big;
+static void **bigp;		/* the batch: struct kprobe * or struct kretprobe * */
+static bool big_live;		/* the batch of big_cur is registered */
+
+/*
+ * The four families.  Each runs three steps (phase "big FAMILY STEP"):
+ *   bad  one register_k*probes() of n members whose member bad_at is
+ *        invalid: its error code, then every function called once (no
+ *        handler may run: nothing of the batch stays registered; the job
+ *        lists kprobes/list after it);
+ *   reg  the same batch with every member valid (a follow-up registration
+ *        of the valid members must succeed): rc, resolved offsets, flags;
+ *   run  every function called once: each probe must have run exactly
+ *        once; unregister_k*probes(), every function called again: no
+ *        handler may run.
+ */
+struct kpd_big_family {
+	const char *name;	/* phase argument and scenario scale.big_<name>_* */
+	bool kret;
+	int n, bad_at;
+	int (*const *fn)(int);
+	const char *const *sym;	/* register by symbol_name (else by .addr) */
+	unsigned int off, bad_off;	/* offset of every member; of member bad_at */
+	const char *bad_sym;	/* symbol_name of member bad_at (else the valid one) */
+};
+
+/*
+ * Sizes: under QEMU TCG (2 vCPUs) arming or disarming one ftrace-based probe
+ * costs ~10 ms of guest time on both cores (each is an ftrace filter update
+ * of its own), an int3 probe ~4.5 ms to arm: 2000 of each kind
+ * (register, roll back at 1500, register, unregister) made the suite ~3
+ * minutes longer per kernel.  So only the int3 kprobe batch has 2000
+ * members, the ftrace batches are smaller and their invalid member comes
+ * early (together ~1 minute per kernel).
+ */
+static const struct kpd_big_family kpd_big_families[] = {
+	/* kprobes on function entries (ftrace), by name; member bad_at: no such symbol */
+	{ "kprobe_entry", false, 1000, 100, kpd_bg, kpd_bg_name, 0, 0, "kpd_no_such_symbol" },
+	/* int3 kprobes at +9, by address; member bad_at: +10 (inside an instruction) */
+	{ "kprobe_int3", false, KPD_BIG_N, 250, kpd_bg, NULL, KPD_MID, KPD_INSIDE, NULL },
+	/* kretprobes on function entries (ftrace), by name; member bad_at: blacklisted */
+	{ "kretprobe_entry", true, 400, 100, kpd_bg, kpd_bg_name, 0, 0, "kpd_big_nokprobe" },
+	/* kretprobes on notrace functions (int3 at +4), by address; member bad_at: +9 (not an entry) */
+	{ "kretprobe_int3", true, KPD_BN_N, 250, kpd_bn, NULL, 0, KPD_MID, NULL },
+};
+static const struct kpd_big_family *big_cur;
+
+static int big_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&container_of(p, struct kpd_big, kp)->a);
+	return 0;
+}
+
+static int big_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&container_of(get_kretprobe(ri), struct kpd_big, rp)->a);
+	return 0;
+}
+
+static int big_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&container_of(get_kretprobe(ri), struct kpd_big, rp)->b);
+	return 0;
+}
+
+static void big_init(const struct kpd_big_family *f, bool with_bad)
+{
+	int i;
+
+	memset(big, 0, sizeof(*big) * f->n);
+	for (i = 0; i < f->n; i++) {
+		struct kpd_big *b = &big[i];
+		struct kprobe *kp = f->kret ? &b->rp.kp : &b->kp;
+		bool bad = with_bad && i == f->bad_at;
+
+		if (f->sym)
+			kp->symbol_name = bad && f->bad_sym ? f->bad_sym : f->sym[i];
+		else
+			kp->addr = (kprobe_opcode_t *)f->fn[i];
+		kp->offset = bad ? f->bad_off : f->off;
+		if (f->kret) {
+			b->rp.entry_handler = big_entry;
+			b->rp.handler = big_ret;
+			bigp[i] = &b->rp;
+		} else {
+			kp->pre_handler = big_pre;
+			bigp[i] = kp;
+		}
+	}
+}
+
+/* Every function once; the handler runs (a + b) over the batch. */
+static int big_call_all(const struct kpd_big_family *f)
+{
+	int i, hits = 0;
+
+	for (i = 0; i < f->n; i++)
+		CALL(f->fn[i], i);
+	for (i = 0; i < f->n; i++)
+		hits += atomic_read(&big[i].a) + atomic_read(&big[i].b);
+	return hits;
+}
+
+static void big_unregister(const struct kpd_big_family *f)
+{
+	if (f->kret)
+		unregister_kretprobes((struct kretprobe **)bigp, f->n);
+	else
+		unregister_kprobes((struct kprobe **)bigp, f->n);
+	big_live = false;
+}
+
+static void big_step(const char *arg)
+{
+	char fam[32], step[8], scn[64];
+	const struct kpd_big_family *f = NULL;
+	int i, rc;
+	ktime_t t0 = ktime_get();
+
+	if (sscanf(arg, "%31s %7s", fam, step) != 2)
+		goto bad_arg;
+	for (i = 0; i < ARRAY_SIZE(kpd_big_families); i++)
+		if (!strcmp(fam, kpd_big_families[i].name))
+			f = &kpd_big_families[i];
+	if (!f || !big)
+		goto bad_arg;
+	/* a family left registered by a run cut short */
+	if (big_live && big_cur != f)
+		big_unregister(big_cur);
+	big_cur = f;
+
+	if (!strcmp(step, "bad") || !strcmp(step, "reg")) {
+		bool with_bad = step[0] == 'b';
+
+		if (big_live)
+			big_unregister(f);
+		snprintf(scn, sizeof(scn), "scale.big_%s_%s", f->name, with_bad ? "bad_member" : "batch");
+		big_init(f, with_bad);
+		R(scn, "n=%d", f->n);
+		if (with_bad)
+			R(scn, "bad_at=%d", f->bad_at);
+		rc = f->kret ? register_kretprobes((struct kretprobe **)bigp, f->n) :
+			       register_kprobes((struct kprobe **)bigp, f->n);
+		R(scn, "rc=%d", rc);
+		big_live = !rc;
+		if (!rc) {
+			/* where each probe went: one offset for all, the flags */
+			long off0 = 0;
+			int same = 0, ftrace = 0, disabled = 0, gone = 0;
+
+			for (i = 0; i < f->n; i++) {
+				struct kprobe *kp = f->kret ? &big[i].rp.kp : &big[i].kp;
+				long off = (long)kp->addr - (long)f->fn[i];
+
+				if (!i)
+					off0 = off;
+				same += off == off0;
+				ftrace += !!(kp->flags & KPROBE_FLAG_FTRACE);
+				disabled += !!(kp->flags & KPROBE_FLAG_DISABLED);
+				gone += !!(kp->flags & KPROBE_FLAG_GONE);
+			}
+			R(scn, "addr_offset=%ld", off0);
+			R(scn, "addr_same_offset=%d", same);
+			R(scn, "ftrace_flagged=%d", ftrace);
+			R(scn, "disabled_flagged=%d", disabled);
+			R(scn, "gone_flagged=%d", gone);
+		}
+		if (with_bad) {
+			/* nothing of the batch may have stayed registered */
+			R(scn, "hits_after_failed_batch=%d", big_call_all(f));
+			if (big_live)	/* register_k*probes() accepted an invalid member */
+				big_unregister(f);
+		}
+	} else if (!strcmp(step, "run") && big_live) {
+		int one = 0, first_bad = -1, entry = 0, ret = 0;
+		long nmissed = 0;
+
+		snprintf(scn, sizeof(scn), "scale.big_%s_batch", f->name);
+		big_call_all(f);
+		for (i = 0; i < f->n; i++) {
+			int a = atomic_read(&big[i].a), b = atomic_read(&big[i].b);
+			bool ok = a == 1 && b == f->kret;
+
+			entry += a;
+			ret += b;
+			one += ok;
+			if (!ok && first_bad < 0)
+				first_bad = i;
+			nmissed += f->kret ? big[i].rp.kp.nmissed + big[i].rp.nmissed : big[i].kp.nmissed;
+		}
+		if (f->kret) {
+			R(scn, "entry_handler_runs=%d", entry);
+			R(scn, "return_handler_runs=%d", ret);
+		} else {
+			R(scn, "pre_handler_runs=%d", entry);
+		}
+		R(scn, "probes_hit_exactly_once=%d", one);
+		R(scn, "first_not_hit_once=%d", first_bad);
+		R(scn, "nmissed=%ld", nmissed);
+		big_unregister(f);
+		R(scn, "hits_after_unregister=%d", big_call_all(f) - entry - ret);
+	} else {
+		goto bad_arg;
+	}
+	pr_info("big %s %s: %lld ms\n", f->name, step, ktime_ms_delta(ktime_get(), t0));
+	return;
+bad_arg:
+	R("scale.big_harness", "bad_arg=%s", arg);
+}
+
 /* ---- concurrency -------------------------------------------------------------- */
 
 static struct kpd_kp cs1, cs2, cc[4];
@@ -1712,6 +1976,10 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf, size_t coun
 	strim(cmd);
 	mutex_lock(&kpd_lock);
 	kpd_len = 0;
+	if (!strncmp(cmd, "big ", 4)) {
+		big_step(cmd + 4);	/* "big FAMILY STEP" */
+		goto done;
+	}
 	if (!strncmp(cmd, "opt_call ", 9)) {
 		ph_opt_call(cmd + 9);	/* scenario name given by the job */
 		goto done;
@@ -1749,11 +2017,19 @@ static int __init kpd_init(void)
 
 	kpd_frec_ptr = kpd_frec;
 	kpd_buf = vzalloc(KPD_BUF_SZ);
-	if (!kpd_buf)
+	big = vzalloc(sizeof(*big) * KPD_BIG_N);
+	bigp = vzalloc(sizeof(*bigp) * KPD_BIG_N);
+	if (!kpd_buf || !big || !bigp) {
+		vfree(kpd_buf);
+		vfree(big);
+		vfree(bigp);
 		return -ENOMEM;
+	}
 	ret = register_module_notifier(&kpd_mod_nb);
 	if (ret) {
 		vfree(kpd_buf);
+		vfree(big);
+		vfree(bigp);
 		return ret;
 	}
 	kpd_dir = debugfs_create_dir("kprobes_diff", NULL);
@@ -1766,7 +2042,11 @@ static void __exit kpd_exit(void)
 {
 	debugfs_remove_recursive(kpd_dir);
 	unregister_module_notifier(&kpd_mod_nb);
+	if (big_live)
+		big_unregister(big_cur);
 	vfree(kpd_buf);
+	vfree(big);
+	vfree(bigp);
 }
 
 module_init(kpd_init);

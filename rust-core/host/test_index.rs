@@ -50,6 +50,14 @@ fn ins(km: &locks::KprobeMutex, p: *mut Kprobe) -> crate::error::Result {
     Ok(())
 }
 
+/// Asserts that probe `i` of `ps` (at `addr(i)`) is found exactly when
+/// `kept(i)`, and that nothing is found at the others' addresses.
+fn assert_indexed(ps: &[*mut Kprobe], kept: impl Fn(usize) -> bool) {
+    for (i, &p) in ps.iter().enumerate() {
+        assert_eq!(get(addr(i)), if kept(i) { p } else { core::ptr::null_mut() }, "probe {i}");
+    }
+}
+
 fn get(a: usize) -> *mut Kprobe {
     // SAFETY: the serialized test stands in for kprobe_mutex.
     unsafe { index::lookup(a as *mut KprobeOpcode) }
@@ -107,9 +115,7 @@ fn removal_leaves_the_others_and_slots_are_reused() {
         index::remove(&km, h(&km, p));
     }
     drop(km);
-    for (i, &p) in ps.iter().enumerate() {
-        assert_eq!(get(addr(i)), if i % 2 == 0 { core::ptr::null_mut() } else { p });
-    }
+    assert_indexed(&ps, |i| i % 2 != 0);
     // Insert and remove many times at the same addresses: the table does not
     // fill up with tombstones (it is rebuilt) and stays small.
     let km = locks::kprobe_mutex();
@@ -125,9 +131,7 @@ fn removal_leaves_the_others_and_slots_are_reused() {
     drop(km);
     assert_eq!(live, 20);
     assert!(cap <= 128, "cap {cap}");
-    for (i, &p) in ps.iter().enumerate() {
-        assert_eq!(get(addr(i)), if i % 2 == 0 { core::ptr::null_mut() } else { p });
-    }
+    assert_indexed(&ps, |i| i % 2 != 0);
     // SAFETY: serialized; `ps` come from `probes()`.
     unsafe { free(&ps) };
 }
@@ -172,9 +176,7 @@ fn a_failed_growth_uses_the_room_left_then_refuses() {
     // 48 fit at 3/4 of the static 64 slots, 56 at 7/8; then Err.
     assert_eq!(r.iter().filter(|&&ok| ok).count(), 56);
     assert!(r[..56].iter().all(|&ok| ok));
-    for (i, &p) in ps.iter().enumerate() {
-        assert_eq!(get(addr(i)), if i < 56 { p } else { core::ptr::null_mut() });
-    }
+    assert_indexed(&ps, |i| i < 56);
     // SAFETY: serialized; from `probes()`.
     unsafe { free(&ps) };
 }
@@ -197,9 +199,7 @@ fn removing_shrinks_the_table() {
     drop(km);
     assert_eq!(live, 10);
     assert!(big >= n * 4 / 3 && cap <= 128, "big {big} cap {cap}");
-    for (i, &p) in ps.iter().enumerate() {
-        assert_eq!(get(addr(i)), if i < 10 { p } else { core::ptr::null_mut() });
-    }
+    assert_indexed(&ps, |i| i < 10);
     // SAFETY: serialized; from `probes()`.
     unsafe { free(&ps) };
 }

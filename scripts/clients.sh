@@ -92,7 +92,9 @@ stage
 cp "$ROOT/tools/testing/clients/kpc-lib.sh" "$STAGE/kpc-lib.sh"
 
 # --- boot each variant ---------------------------------------------------
-for v in $variants; do
+# One variant's two boots; the variants side by side (for_variants).
+boot_variant() {
+	local v=$1
 	check_variant "$v"
 	rm -f "$OUT/$v.kpc"
 	if KP_MEM=${KP_MEM:-2048} KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} KP_EXTRA_DIR=$STAGE \
@@ -119,7 +121,9 @@ for v in $variants; do
 		cp "$OUT/$v.div.kpc" "$ROOT/tools/testing/clients/divergences/$v.kpc"
 		info "recorded tools/testing/clients/divergences/$v.kpc (review: git diff)"
 	fi
-done
+}
+for v in $variants; do check_variant "$v"; done
+FOR_VARIANTS=$variants for_variants boot_variant || :
 
 # --- compare -------------------------------------------------------------
 step "clients: comparing $(echo $variants | sed 's/ / vs /')"

@@ -28,10 +28,13 @@ mkdir -p "$RESULTS"
 other() { if [ "$1" = c ]; then echo rust; else echo c; fi; }
 declare -A guest_s
 
-for v in $VARIANTS; do
+# guest_run VARIANT: one variant's guest run (both side by side:
+# for_variants); its guest seconds in $RESULTS/VARIANT/test/guest-seconds.
+guest_run() {
+	local v=$1 o xd t0
 	o=$(outdir "$v")
 	xd=$WORK/extra-$KP_CONFIG-$v
-	rm -rf "$xd"; mkdir -p "$xd/modules"
+	rm -rf "$xd"; mkdir -p "$xd/modules" "$RESULTS/$v/test"
 	# The other variant's sample modules, for the binary drop-in check.
 	cp "$(outdir "$(other "$v")")"/samples/kprobes/*.ko "$xd/modules/" 2>/dev/null || :
 	# The functions of upstream kernel/kprobes.o (the c variant's object),
@@ -45,7 +48,13 @@ for v in $VARIANTS; do
 	# guest/job-completed and whatever did not run failing.
 	KP_EXTRA_DIR=$xd "$ROOT/scripts/vm.sh" "$v" "$ROOT/tools/testing/guest/test-job.sh" test >&2 ||
 		warn "the $v guest run failed; see $RESULTS/$v/test/console.log"
-	guest_s[$v]=$((SECONDS - t0))
+	echo $((SECONDS - t0)) >"$RESULTS/$v/test/guest-seconds"
+}
+for_variants guest_run || :
+
+for v in $VARIANTS; do
+	o=$(outdir "$v")
+	guest_s[$v]=$(cat "$RESULTS/$v/test/guest-seconds" 2>/dev/null || echo 0)
 	like=()
 	if [ "$KP_CONFIG" != pipeline ]; then
 		if [ "$v" = c ]; then like=(--reference); else like=(--ftrace-like "$RESULTS/c/test/results.log"); fi

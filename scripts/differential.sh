@@ -62,14 +62,11 @@ if [ "$compare_only" = 0 ]; then
 	step "differential[$KP_CONFIG]: building the scenario modules against $(outdir c)"
 	build_test_modules "$SRC/mod" "$B" kprobes_diff.ko kprobes_diff_target.ko "$SRC/divergences.txt"
 
-	for v in $VARIANTS; do
-		boot "$v" "$name" "${extra[@]}"
-	done
+	# The c and rust guests side by side (scripts/lib.sh, for_variants).
+	for_variants boot "$name" "${extra[@]}" || :
 	if [ "$ndiv" -gt 0 ]; then
 		step "differential: $ndiv intended divergence(s), in a separate boot"
-		for v in $VARIANTS; do
-			boot "$v" differential-div kpd.divergence=1
-		done
+		for_variants boot differential-div kpd.divergence=1 || :
 	fi
 fi
 

@@ -20,10 +20,12 @@ if ! config_has c CONFIG_FAILSLAB || ! config_has c CONFIG_FAIL_PAGE_ALLOC || ! 
 fi
 step "faults[$KP_CONFIG]: building kprobes_faults.ko against $(outdir c)"
 build_test_modules "$SRC/mod" "$B" kprobes_faults.ko
-for v in $VARIANTS; do
+guest_run() { # VARIANT (both side by side: for_variants)
+	local v=$1
 	rm -f "$RESULTS/$v/faults/results.log" "$RESULTS/$v/faults/console.log"
 	KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} KP_EXTRA_DIR=$B/extra \
 		"$ROOT/scripts/vm.sh" "$v" "$SRC/job.sh" faults >&2 ||
 		warn "faults: the $v guest run failed (console: $RESULTS/$v/faults/console.log)"
-done
+}
+for_variants guest_run || :
 python3 "$SRC/compare.py" "${KP_FAULTS_PREFIX:-faults}" "$RESULTS/c/faults" "$RESULTS/rust/faults"

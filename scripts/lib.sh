@@ -107,3 +107,33 @@ build_test_modules() {
 		case $f in /*) cp "$f" "$b/extra/" ;; *) cp "$b/mod/$f" "$b/extra/" ;; esac
 	done
 }
+
+# for_variants FUNC [ARGS...]: `FUNC VARIANT ARGS...` for each of $VARIANTS
+# (or $FOR_VARIANTS), side by side: every guest runs under single-threaded
+# TCG (or one KVM vCPU thread per vCPU), so on two host CPUs the c and the
+# rust guest of a suite take the time of one.  Each call's standard output
+# is kept and printed in the variants' order once all have ended, so that
+# result lines never interleave; progress on standard error may.  Returns
+# non-zero if any call did.  KP_PARALLEL=0 (or a one-CPU host) runs them one
+# after the other.  FUNC runs in a subshell: it cannot set the caller's
+# variables (write files instead).
+for_variants() {
+	local fn=$1 vs=${FOR_VARIANTS:-$VARIANTS} v rc=0 d p
+	shift
+	if [ "${KP_PARALLEL:-1}" = 0 ] || [ "$(nproc)" -lt 2 ]; then
+		for v in $vs; do "$fn" "$v" "$@" || rc=1; done
+		return $rc
+	fi
+	# The accelerator probe (scripts/vm.sh) runs once, before the guests.
+	"$ROOT/scripts/vm.sh" --accel >/dev/null
+	d=$(mktemp -d "$WORK/for-variants.XXXXXX")
+	local -a pids=()
+	for v in $vs; do
+		"$fn" "$v" "$@" >"$d/$v.out" &
+		pids+=("$!")
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	for v in $vs; do cat "$d/$v.out"; done
+	rm -rf "$d"
+	return $rc
+}

@@ -27,12 +27,14 @@ config_has c CONFIG_MODULES && config_has c CONFIG_DEBUG_FS || {
 }
 step "stress[$KP_CONFIG]: building the stress modules against $(outdir c)"
 build_test_modules "$SRC/mod" "$B" kprobes_stress.ko kprobes_stress_target.ko
-for v in $VARIANTS; do
+guest_run() { # VARIANT (both side by side: for_variants)
+	local v=$1
 	rm -f "$RESULTS/$v/stress/results.log" "$RESULTS/$v/stress/console.log"
 	# A hung guest must not stall make test: the run takes S seconds plus
 	# boot, the exact-count phase and a kmemleak scan.
 	KP_SMP=$SMP KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-$((S + 600))} KP_EXTRA_DIR=$B/extra \
 		"$ROOT/scripts/vm.sh" "$v" "$SRC/job.sh" stress "kps.seconds=$S" >&2 ||
 		warn "stress: the $v guest run failed (console: $RESULTS/$v/stress/console.log)"
-done
+}
+for_variants guest_run || :
 python3 "$SRC/report.py" "${KP_STRESS_PREFIX:-stress}" "$RESULTS/c/stress" "$RESULTS/rust/stress"

@@ -14,6 +14,10 @@
 # (scripts/lib.sh).
 . "$(dirname "$0")/lib.sh"
 
+# `scripts/vm.sh --accel` prints the accelerator the guests use (probing it
+# once, see below), so that guests started side by side do not all probe.
+probe_only=0
+if [ "${1:-}" = --accel ]; then probe_only=1; set -- c "$0" accel; fi
 [ $# -ge 3 ] || die "usage: scripts/vm.sh VARIANT JOB_SCRIPT NAME [CMDLINE...]"
 v=$1 job=$2 name=$3; shift 3
 check_variant "$v"
@@ -23,7 +27,7 @@ kimg=$o/arch/x86/boot/bzImage
 [ -f "$job" ] || die "no job script $job"
 rel=$(cat "$o/include/config/kernel.release")
 rdir=$RESULTS/$v/$name
-mkdir -p "$rdir"
+[ $probe_only = 1 ] || mkdir -p "$rdir"
 timeout_s=${KP_VM_TIMEOUT:-1200}
 # The config's fragments may ask for more memory (KASAN, kmemleak), fewer
 # vCPUs (a !SMP kernel) or kernel parameters (scripts/lib.sh).
@@ -104,6 +108,7 @@ probe_accel() {
 }
 
 acc=$(accel)
+if [ $probe_only = 1 ]; then echo "$acc"; exit 0; fi
 [ "${KP_ICOUNT:-0}" = 1 ] && acc=tcg   # -icount needs TCG (and runs one vCPU thread)
 make_initramfs "$rdir/initramfs.cpio" "$job"
 con=$rdir/console.log res=$rdir/results.log

@@ -89,6 +89,21 @@ pub mod ftrace {
     pub fn disarm_kprobe_ftrace(_km: &KprobeMutex, _p: Hashed<'_>) -> Result {
         Err(ENODEV)
     }
+
+    /// No ftrace probes, nothing to batch.
+    pub struct FtraceBatch<'k>(core::marker::PhantomData<&'k KprobeMutex>);
+
+    impl<'k> FtraceBatch<'k> {
+        /// No batch.
+        pub fn begin(_km: &'k KprobeMutex, _members: usize) -> Self {
+            FtraceBatch(core::marker::PhantomData)
+        }
+
+        /// Nothing pending.
+        pub fn flush(&mut self) -> Result {
+            Ok(())
+        }
+    }
 }
 pub mod init;
 pub mod kretprobe;

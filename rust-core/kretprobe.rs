@@ -21,8 +21,9 @@ use crate::addr;
 use crate::error::{code::*, from_err_ptr, Result};
 use crate::flags;
 use crate::ffi::{c_int, c_ulong, c_void};
-use crate::locks;
-use crate::probe::{RetProbe, RetProbeArray};
+use crate::ftrace::FtraceBatch;
+use crate::locks::{self, KprobeMutex};
+use crate::probe::{Probe, RetProbe, RetProbeArray};
 use crate::register;
 use crate::sys;
 use crate::types::{Kprobe, Kretprobe, KretprobeInstance, PtRegs, RethookNode};
@@ -93,12 +94,34 @@ crate::nokprobe_symbol!(kretprobe_rethook_handler);
 
 /// `register_kretprobe()`; process context.
 pub fn register_kretprobe(r: RetProbe<'_>) -> Result {
+    register_kretprobe_with(r, register::warn_kprobe_rereg, register::register_kprobe)
+}
+
+/// [`register_kretprobe`] of a member of `register_kretprobes()`, with
+/// `kprobe_mutex` held throughout (see `register::register_kprobe_locked()`;
+/// `rethook_alloc()` may sleep and allocate, as the aggregate allocation
+/// under the mutex does).
+fn register_kretprobe_locked(km: &KprobeMutex, r: RetProbe<'_>) -> Result {
+    register_kretprobe_with(
+        r,
+        |p| register::warn_kprobe_rereg_locked(km, p),
+        |p| register::register_kprobe_locked(km, p),
+    )
+}
+
+/// `register_kretprobe()` with its re-registration check and its
+/// `register_kprobe()`.
+fn register_kretprobe_with(
+    r: RetProbe<'_>,
+    rereg: impl Fn(Probe<'_>) -> Result,
+    register_kprobe: impl FnOnce(Probe<'_>) -> Result,
+) -> Result {
     let kp = r.kp();
     addr::kprobe_on_func_entry(kp.addr(), kp.symbol(), kp.offset() as c_ulong)?;
 
     // If only 'rp->kp.addr' is specified, check reregistering kprobes.
     if !kp.addr().is_null() {
-        register::warn_kprobe_rereg(kp)?;
+        rereg(kp)?;
     }
 
     let bl = sys::kretprobe_blacklist();
@@ -147,7 +170,7 @@ pub fn register_kretprobe(r: RetProbe<'_>) -> Result {
         (*rp).nmissed = 0;
     }
     // Establish function entry probe point.
-    let ret = register::register_kprobe(kp);
+    let ret = register_kprobe(kp);
     if ret.is_err() {
         // SAFETY: not registered: the rethook just allocated is ours to free.
         unsafe {
@@ -159,48 +182,69 @@ pub fn register_kretprobe(r: RetProbe<'_>) -> Result {
 }
 
 /// `register_kretprobes()`: all or nothing.
+///
+/// Batched as `register_kprobes()` (`register.rs`): one hold of
+/// `kprobe_mutex`, the ftrace entry probes armed with one
+/// `ftrace_set_filter_ips()` per ops before it is released; on a failing
+/// member or arming, the members registered so far are unregistered and
+/// the error returned.  An array of one is `register_kretprobe()`.
 pub fn register_kretprobes(rps: RetProbeArray<'_>) -> Result {
     if rps.is_empty() {
         return Err(EINVAL);
     }
+    if rps.len() == 1 {
+        // Upstream dereferences a null member.
+        return rps.get(0).map_or(Err(EINVAL), register_kretprobe);
+    }
+    let km = locks::kprobe_mutex();
+    let mut batch = FtraceBatch::begin(&km, rps.len());
+    let mut registered = rps.len();
+    let mut ret = Ok(());
     for i in 0..rps.len() {
         // Upstream dereferences a null member.
-        let ret = rps.get(i).map_or(Err(EINVAL), register_kretprobe);
+        ret = rps.get(i).map_or(Err(EINVAL), |r| register_kretprobe_locked(&km, r));
         if ret.is_err() {
-            if i > 0 {
-                // The first `i` were registered.
-                unregister_kretprobes(rps.prefix(i));
-            }
-            return ret;
+            // The first `i` were registered.
+            registered = i;
+            break;
         }
     }
-    Ok(())
+    if ret.is_ok() {
+        ret = batch.flush();
+    }
+    let Err(e) = ret else { return Ok(()) };
+    if registered > 0 {
+        unregister_tops(&km, rps.prefix(registered));
+        // Disarms what a partly failed flush armed (the rest was cancelled).
+        let _ = batch.flush();
+        drop(batch);
+        drop(km);
+        unregister_wait_and_free(rps.prefix(registered));
+    }
+    Err(e)
 }
 
-/// `unregister_kretprobes()`: the kretprobes are distinct.
-pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
-    if rps.is_empty() {
-        return;
-    }
-    {
-        let km = locks::kprobe_mutex();
-        for r in rps.iter().flatten() {
-            if register::unregister_top(&km, r.kp()).is_err() {
-                r.kp().write_addr(ptr::null_mut());
-            }
-            let rp = r.as_ptr();
-            // SAFETY: `rp` is live (a `RetProbe`); `rh`, unless null or an error, is
-            // the rethook from `rethook_alloc()`, not freed yet (its `rh` is cleared
-            // below once freed).
-            unsafe {
-                // Intended divergence: upstream frees unconditionally.
-                if !(*rp).rh.is_null() && from_err_ptr((*rp).rh).is_ok() {
-                    sys::rethook_free((*rp).rh);
-                }
+/// The part of `unregister_kretprobes()` under `kprobe_mutex`.
+fn unregister_tops(km: &KprobeMutex, rps: RetProbeArray<'_>) {
+    for r in rps.iter().flatten() {
+        if register::unregister_top(km, r.kp()).is_err() {
+            r.kp().write_addr(ptr::null_mut());
+        }
+        let rp = r.as_ptr();
+        // SAFETY: `rp` is live (a `RetProbe`); `rh`, unless null or an error, is
+        // the rethook from `rethook_alloc()`, not freed yet (its `rh` is cleared
+        // by `unregister_wait_and_free()` once freed).
+        unsafe {
+            // Intended divergence: upstream frees unconditionally.
+            if !(*rp).rh.is_null() && from_err_ptr((*rp).rh).is_ok() {
+                sys::rethook_free((*rp).rh);
             }
         }
     }
+}
 
+/// The part of `unregister_kretprobes()` after `kprobe_mutex`.
+fn unregister_wait_and_free(rps: RetProbeArray<'_>) {
     // Upstream waits with synchronize_rcu().  An expedited grace period is
     // the same guarantee (no handler still runs on these probes once it
     // returns) at a fraction of the cost: ~6.4 k guest instructions instead
@@ -217,4 +261,21 @@ pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
         // pre-handler still reads `rh`.
         unsafe { (*r.as_ptr()).rh = ptr::null_mut() };
     }
+}
+
+/// `unregister_kretprobes()`: the kretprobes are distinct.  Batched as
+/// `unregister_kprobes()` (`register.rs`, which says why a hit between a
+/// member's unhash and the batch's disarm is harmless).
+pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
+    if rps.is_empty() {
+        return;
+    }
+    {
+        let km = locks::kprobe_mutex();
+        let mut batch = FtraceBatch::begin(&km, rps.len());
+        unregister_tops(&km, rps);
+        // A failure is WARNed as upstream's disarm does.
+        let _ = batch.flush();
+    }
+    unregister_wait_and_free(rps);
 }

@@ -9,6 +9,7 @@
 use crate::addr;
 use crate::arm;
 use crate::error::{code::*, to_result, Result};
+use crate::ftrace::FtraceBatch;
 use crate::ffi::c_ulong;
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
@@ -120,8 +121,12 @@ fn get_valid_kprobe<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Option<Hashed<'k>>
 /// `warn_kprobe_rereg()`: warns and fails if `p` is being re-registered,
 /// since there must be a software bug.
 pub fn warn_kprobe_rereg(p: Probe<'_>) -> Result {
-    let km = locks::kprobe_mutex();
-    if get_valid_kprobe(&km, p).is_some() {
+    warn_kprobe_rereg_locked(&locks::kprobe_mutex(), p)
+}
+
+/// [`warn_kprobe_rereg`] with `kprobe_mutex` held (batches).
+pub fn warn_kprobe_rereg_locked(km: &KprobeMutex, p: Probe<'_>) -> Result {
+    if get_valid_kprobe(km, p).is_some() {
         crate::warn_once!();
         return Err(EINVAL);
     }
@@ -131,27 +136,7 @@ pub fn warn_kprobe_rereg(p: Probe<'_>) -> Result {
 /// `register_kprobe()`: `p` is the caller's, alive until unregistered
 /// (its `symbol_name` null or a C string); process context.
 pub fn register_kprobe(p: Probe<'_>) -> Result {
-    let mut on_func_entry = false;
-
-    // Intended divergence: a live probe registered by `addr` with a
-    // non-zero `offset` keeps both, so upstream resolves it to
-    // addr + 2 * offset below, misses the re-registration and hashes the
-    // live probe a second time (corrupting the table).  Detect it at the
-    // registered address, as upstream does when offset is 0.
-    if p.symbol_name().is_null() && p.offset() != 0 {
-        warn_kprobe_rereg(p)?;
-    }
-    // Adjust probe address from symbol.
-    let a = addr::kprobe_addr(p.addr(), p.symbol(), p.offset() as c_ulong, &mut on_func_entry)?;
-    p.write_addr(a);
-
-    warn_kprobe_rereg(p)?;
-
-    // SAFETY: `warn_kprobe_rereg()` found `p` neither hashed nor in an aggregate,
-    // and the kprobes API forbids registering one probe from two tasks at once.
-    let np = unsafe { NewProbe::new(p) };
-    // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
-    np.reset(0);
+    let (np, on_func_entry) = resolve_new(p, warn_kprobe_rereg)?;
 
     let probed_mod = addr::check_kprobe_address_safe(&np)?;
 
@@ -160,6 +145,50 @@ pub fn register_kprobe(p: Probe<'_>) -> Result {
     // The module reference `check_kprobe_address_safe()` took, if any.
     drop(probed_mod);
     ret
+}
+
+/// [`register_kprobe`] of a member of `register_kprobes()` or
+/// `register_kretprobes()`, with `kprobe_mutex` held throughout: the batch
+/// arms its ftrace members before the mutex is released, so no other
+/// registration may see the ops' use count before the ops is registered.
+/// The address checks run under the mutex too (upstream makes them
+/// without it): they take `jump_label_lock`, which nests inside
+/// `kprobe_mutex` as in `register_aggr_kprobe()`, and a module reference.
+pub fn register_kprobe_locked(km: &KprobeMutex, p: Probe<'_>) -> Result {
+    let (np, on_func_entry) = resolve_new(p, |p| warn_kprobe_rereg_locked(km, p))?;
+    let probed_mod = addr::check_kprobe_address_safe(&np)?;
+    let ret = register_locked(km, np, on_func_entry);
+    drop(probed_mod);
+    ret
+}
+
+/// The first part of `register_kprobe()`: resolves `p`'s address, checks
+/// (with `rereg`) that it is not registered yet, and resets its flags;
+/// returns it as a new probe, and whether it is at a function entry.
+fn resolve_new<'a>(p: Probe<'a>, rereg: impl Fn(Probe<'_>) -> Result) -> Result<(NewProbe<'a>, bool)> {
+    let mut on_func_entry = false;
+
+    // Intended divergence: a live probe registered by `addr` with a
+    // non-zero `offset` keeps both, so upstream resolves it to
+    // addr + 2 * offset below, misses the re-registration and hashes the
+    // live probe a second time (corrupting the table).  Detect it at the
+    // registered address, as upstream does when offset is 0.
+    if p.symbol_name().is_null() && p.offset() != 0 {
+        rereg(p)?;
+    }
+    // Adjust probe address from symbol.
+    let a = addr::kprobe_addr(p.addr(), p.symbol(), p.offset() as c_ulong, &mut on_func_entry)?;
+    p.write_addr(a);
+
+    rereg(p)?;
+
+    // SAFETY: `rereg` (`warn_kprobe_rereg()`) found `p` neither hashed nor in an
+    // aggregate, and the kprobes API forbids registering one probe from two tasks
+    // at once.
+    let np = unsafe { NewProbe::new(p) };
+    // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
+    np.reset(0);
+    Ok((np, on_func_entry))
 }
 
 /// The part of `register_kprobe()` under `kprobe_mutex`.
@@ -314,38 +343,68 @@ pub unsafe fn unregister_bottom(p: Probe<'_>) {
 
 /// `register_kprobes()`: all or nothing (each probe as for
 /// [`register_kprobe`]).
+///
+/// Batched (issue 17): the members are registered under one hold of
+/// `kprobe_mutex`, and the ftrace ones armed together before it is
+/// released, with one `ftrace_set_filter_ips()` per ops (`ftrace.rs`,
+/// [`FtraceBatch`]); upstream makes one `ftrace_set_filter_ip()` per
+/// probe, each copying the filter hash and walking every ftrace record.
+/// Everything else is upstream's: breakpoint members are armed as they are
+/// registered, disabled members and `kprobes/enabled` = 0 arm nothing, a
+/// member at a registered address joins its aggregate.  When a member
+/// fails, or the arming of the batch does, the members registered so far
+/// are unregistered (the ftrace arming they left pending is cancelled, so
+/// ftrace never sees it) and the error is returned.  An array of one is
+/// `register_kprobe()`.
 pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
     if kps.is_empty() {
         return Err(EINVAL);
     }
+    if kps.len() == 1 {
+        // Upstream dereferences a null member.
+        return kps.get(0).map_or(Err(EINVAL), register_kprobe);
+    }
+    let km = locks::kprobe_mutex();
+    let mut batch = FtraceBatch::begin(&km, kps.len());
+    let mut registered = kps.len();
+    let mut ret = Ok(());
     for i in 0..kps.len() {
         // Upstream dereferences a null member.
-        let ret = kps.get(i).map_or(Err(EINVAL), register_kprobe);
+        ret = kps.get(i).map_or(Err(EINVAL), |p| register_kprobe_locked(&km, p));
         if ret.is_err() {
-            if i > 0 {
-                // The first `i` were registered.
-                unregister_kprobes(kps.prefix(i));
-            }
-            return ret;
+            // The first `i` were registered.
+            registered = i;
+            break;
         }
     }
-    Ok(())
+    if ret.is_ok() {
+        ret = batch.flush();
+    }
+    let Err(e) = ret else { return Ok(()) };
+    if registered > 0 {
+        unregister_tops(&km, kps.prefix(registered));
+        // Disarms what a partly failed flush armed (the rest was cancelled).
+        let _ = batch.flush();
+        drop(batch);
+        drop(km);
+        unregister_wait_and_free(kps.prefix(registered));
+    }
+    Err(e)
 }
 
-/// `unregister_kprobes()`.
-pub fn unregister_kprobes(kps: ProbeArray<'_>) {
-    if kps.is_empty() {
-        return;
-    }
-    {
-        let km = locks::kprobe_mutex();
-        for p in kps.iter().flatten() {
-            if unregister_top(&km, p).is_err() {
-                p.write_addr(ptr::null_mut());
-            }
+/// The part of `unregister_kprobes()` under `kprobe_mutex`: a member that
+/// is not registered gets a null `addr` (so that it is not freed).
+fn unregister_tops(km: &KprobeMutex, kps: ProbeArray<'_>) {
+    for p in kps.iter().flatten() {
+        if unregister_top(km, p).is_err() {
+            p.write_addr(ptr::null_mut());
         }
     }
+}
 
+/// The part of `unregister_kprobes()` after `kprobe_mutex`: one grace
+/// period, then `__unregister_kprobe_bottom()` of each member.
+fn unregister_wait_and_free(kps: ProbeArray<'_>) {
     // Upstream waits with synchronize_rcu().  An expedited grace period is
     // the same guarantee (no handler still runs on these probes once it
     // returns) at a fraction of the cost: ~6.4 k guest instructions instead
@@ -359,6 +418,32 @@ pub fn unregister_kprobes(kps: ProbeArray<'_>) {
             unsafe { unregister_bottom(p) };
         }
     }
+}
+
+/// `unregister_kprobes()`.
+///
+/// Batched: the ftrace members are disarmed together, with one
+/// `ftrace_set_filter_ips()` per ops, before `kprobe_mutex` is released
+/// (an array of one is upstream's `unregister_kprobe()`).  A member is
+/// thus unhashed before its address leaves ftrace's filter: an ftrace hit
+/// in between finds no probe (`get_kprobe()` returns NULL) and the arch's
+/// handler returns, as for a hit at any other filtered address without a
+/// probe; no handler of a member runs after the unhash but one that had
+/// already found it, which the grace period below waits for, as upstream's
+/// does for a hit that found it before its disarm.
+pub fn unregister_kprobes(kps: ProbeArray<'_>) {
+    if kps.is_empty() {
+        return;
+    }
+    {
+        let km = locks::kprobe_mutex();
+        let mut batch = FtraceBatch::begin(&km, kps.len());
+        unregister_tops(&km, kps);
+        // A failure is WARNed as upstream's disarm does; the members are
+        // unhashed all the same.
+        let _ = batch.flush();
+    }
+    unregister_wait_and_free(kps);
 }
 
 /// `disable_kprobe()`.

@@ -477,6 +477,28 @@ pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
 }
 
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
+/// `ftrace_set_filter_ips(ops, ips, cnt, remove, 0)` on
+/// `kprobe_ipmodify_ops` (`ipmodify`) or `kprobe_ftrace_ops`: one copy of
+/// the filter hash and one update of the ftrace records for all of `ips`,
+/// all or nothing.
+#[inline]
+pub fn ftrace_set_filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
+    // SAFETY: the ops is the shim's static one; ftrace only reads the
+    // `ips.len()` addresses (the pointer is not const in its signature), and
+    // a slice never has more than `isize::MAX` bytes, fewer entries than
+    // `c_uint` can count for any batch the core makes (one per probe).
+    unsafe {
+        b::ftrace_set_filter_ips(
+            kprobes_rust_ftrace_ops(ipmodify),
+            ips.as_ptr().cast_mut().cast::<c_ulong>(),
+            ips.len() as c_uint,
+            remove as c_int,
+            0,
+        )
+    }
+}
+
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
 /// `register_ftrace_function()` of one of the two ops.
 #[inline]
 pub fn register_ftrace_function(ipmodify: bool) -> c_int {
@@ -773,6 +795,24 @@ pub fn synchronize_rcu() {
 pub fn kmalloc(size: usize) -> *mut c_void {
     // SAFETY: krealloc(NULL, ...) is kmalloc.
     unsafe { b::krealloc(core::ptr::null(), size, b::GFP_KERNEL) }
+}
+
+/// `kvmalloc(size, GFP_KERNEL)`; null on failure.
+#[inline]
+pub fn kvmalloc(size: usize) -> *mut c_void {
+    // SAFETY: kvrealloc(NULL, ...) is kvmalloc.
+    unsafe { b::kvrealloc(core::ptr::null(), size, b::GFP_KERNEL) }
+}
+
+/// `kvfree()`.
+///
+/// # Safety
+/// `p` is null or came from [`kvmalloc`] and is not used afterwards.
+#[inline]
+pub unsafe fn kvfree(p: *mut c_void) {
+    // SAFETY: `p` is null or came from `kvrealloc(NULL, ..)` and is not used
+    // afterwards (this function's `# Safety`).
+    unsafe { b::kvfree(p) }
 }
 
 /// `kfree()`.

@@ -133,6 +133,21 @@ pub fn kmalloc(size: usize) -> *mut c_void {
     unsafe { p.add(HDR) as *mut c_void }
 }
 
+/// `kvmalloc(size, GFP_KERNEL)` (`kmalloc()` here, with its failures).
+pub fn kvmalloc(size: usize) -> *mut c_void {
+    kmalloc(size)
+}
+
+/// `kvfree()`.
+///
+/// # Safety
+/// `p` is null or came from [`kvmalloc`] and is not used afterwards.
+pub unsafe fn kvfree(p: *mut c_void) {
+    // SAFETY: `kvmalloc()` is `kmalloc()` here; the rest is this function's
+    // `# Safety`.
+    unsafe { kfree(p) }
+}
+
 /// `kfree()`.
 ///
 /// # Safety
@@ -830,6 +845,11 @@ pub struct Arch {
     pub ftrace_ops_registered: [bool; 2],
     /// Filter of each ftrace ops.
     pub ftrace_filter: [Vec<usize>; 2],
+    /// `ftrace_set_filter_ips()` calls per ops.
+    pub ftrace_batch_calls: [usize; 2],
+    /// Fail the next `ftrace_set_filter_ips()` on this ops (ipmodify?)
+    /// with this error.
+    pub ftrace_batch_fail: Option<(bool, c_int)>,
     /// The optimizer's delayed work is queued.
     pub optimizer_pending: bool,
     /// `synchronize_rcu_tasks()` calls.
@@ -1202,6 +1222,40 @@ pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
             f.retain(|&x| x != ip);
         } else {
             f.push(ip);
+        }
+    });
+    0
+}
+/// `ftrace_set_filter_ips()` on one of the two ops: all or nothing, as
+/// ftrace's (which sets a copy of the filter hash); one `ftrace-filters`
+/// event per call, with every address.
+pub fn ftrace_set_filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
+    assert!(arch(|a| a.kprobe_mutex), "ftrace arming without kprobe_mutex");
+    let sign = if remove { "-" } else { "+" };
+    let list: Vec<String> = ips.iter().map(|&ip| format!("{sign}{}", sym_off(ip))).collect();
+    ev(format!("ftrace-filters {} {}", ops_name(ipmodify), list.join(" ")));
+    arch(|a| a.ftrace_batch_calls[ipmodify as usize] += 1);
+    if let Some(e) = arch(|a| a.ftrace_fail.take()) {
+        return e;
+    }
+    if let Some((_, e)) = arch(|a| a.ftrace_batch_fail.take_if(|f| f.0 == ipmodify)) {
+        return e;
+    }
+    let ok = arch(|a| {
+        let f = &a.ftrace_filter[ipmodify as usize];
+        ips.iter().all(|ip| !remove || f.contains(ip))
+    });
+    if !ok {
+        return -ENOENT;
+    }
+    arch(|a| {
+        let f = &mut a.ftrace_filter[ipmodify as usize];
+        for &ip in ips {
+            if remove {
+                f.retain(|&x| x != ip);
+            } else if !f.contains(&ip) {
+                f.push(ip);
+            }
         }
     });
     0

@@ -985,3 +985,283 @@ fn enable_while_disarmed_with_a_queued_unoptimization() {
     crate::state::set_all_disarmed(&crate::locks::kprobe_mutex(), false);
     assert!(ev.iter().any(|e| e.starts_with("disarm")), "int3 left in the text while all are disarmed: {ev:?}");
 }
+
+// ---------------------------------------------------------------------------
+// Batches (issue 17): register_kprobes()/register_kretprobes() and their
+// unregisters arm and disarm their ftrace members with one
+// ftrace_set_filter_ips() per ops.
+
+/// `register_kprobes()` of all of `v`.
+fn reg_all(v: &mut [*mut Kprobe]) -> c_int {
+    // SAFETY: `v` holds test probes (live until the end of the test) or null.
+    unsafe { register_kprobes(v.as_mut_ptr(), v.len() as c_int) }
+}
+
+/// `unregister_kprobes()` of all of `v`.
+fn unreg_all(v: &mut [*mut Kprobe]) {
+    // SAFETY: as for `reg_all()`.
+    unsafe { unregister_kprobes(v.as_mut_ptr(), v.len() as c_int) }
+}
+
+/// Base of `n` more functions, each with an ftrace site at +0.
+const FN: usize = TEXT + 0x1_0000;
+
+/// Adds `n` functions `fn<i>` at `FN + i * 0x40`, each an ftrace site.
+fn ftrace_functions(n: usize) {
+    image(|i| {
+        for k in 0..n {
+            i.symbols.push(Sym::new(&format!("fn{k}"), FN + k * 0x40, 0x40));
+            i.ftrace_sites.push(FN + k * 0x40);
+        }
+    });
+}
+
+/// The ftrace events of `ev`.
+fn ftrace_events(ev: &[String]) -> Vec<String> {
+    ev.iter().filter(|e| e.starts_with("ftrace-")).cloned().collect()
+}
+
+fn batch_calls() -> [usize; 2] {
+    arch(|a| std::mem::take(&mut a.ftrace_batch_calls))
+}
+
+fn filters_empty() -> bool {
+    arch(|a| a.ftrace_filter.iter().all(|f| f.is_empty()) && a.ftrace_ops_registered == [false, false])
+}
+
+#[test]
+fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    const N: usize = 100;
+    ftrace_functions(N);
+    // Even members plain, odd ones with a post_handler (IPMODIFY), one
+    // mid-function breakpoint member, and one disabled member.
+    let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, FN + i * 0x40, i % 2 == 1)).collect();
+    let int3 = kp(1000, F0 + 4, false);
+    let off = kp(1001, F1, false);
+    // SAFETY: a live, unregistered test probe.
+    unsafe { (*off).flags = KPROBE_FLAG_DISABLED };
+    v.push(int3);
+    v.push(off);
+    assert_eq!(reg_all(&mut v), 0);
+    let ev = events();
+    assert_eq!(batch_calls(), [1, 1]);
+    assert!(ev.contains(&"arm f0+0x4".to_string()), "breakpoints armed as they are registered");
+    let fe = ftrace_events(&ev);
+    assert_eq!(fe.len(), 4, "{fe:?}");
+    let plain: Vec<String> = (0..N).step_by(2).map(|i| format!("+fn{i}+0x0")).collect();
+    let ipm: Vec<String> = (1..N).step_by(2).map(|i| format!("+fn{i}+0x0")).collect();
+    assert_eq!(fe[0], format!("ftrace-filters ftrace {}", plain.join(" ")));
+    assert_eq!(fe[1], "ftrace-register ftrace", "the filter first, then the ops");
+    assert_eq!(fe[2], format!("ftrace-filters ipmodify {}", ipm.join(" ")));
+    assert_eq!(fe[3], "ftrace-register ipmodify");
+    assert!(!arch(|a| a.ftrace_filter[0].contains(&F1)), "the disabled member is not armed");
+    for (i, &p) in v.iter().enumerate().take(N) {
+        assert_eq!(hashed(FN + i * 0x40), p);
+        hit(FN + i * 0x40);
+    }
+    assert_eq!(calls().len(), N + N / 2, "each fires (pre, and post for odd ones)");
+
+    // A second batch beside the first: the ops are registered already;
+    // one member joins a probe of the first batch (an aggregate, not
+    // armed again).
+    ftrace_functions(N + 4);
+    let mut w: Vec<*mut Kprobe> = (N..N + 4).map(|i| kp(i as u32, FN + i * 0x40, false)).collect();
+    w.push(kp(2000, FN, false));
+    assert_eq!(reg_all(&mut w), 0);
+    assert_eq!(batch_calls(), [1, 0]);
+    let fe = ftrace_events(&events());
+    assert_eq!(fe, [format!("ftrace-filters ftrace +fn{N}+0x0 +fn{}+0x0 +fn{}+0x0 +fn{}+0x0", N + 1, N + 2, N + 3)]);
+    hit(FN);
+    assert_eq!(calls(), ["pre2000", "pre0"]);
+
+    // Unregistering: the ops first when its last addresses go, then one
+    // removal per ops.
+    unreg_all(&mut w);
+    assert_eq!(
+        ftrace_events(&events()),
+        [format!("ftrace-filters ftrace -fn{N}+0x0 -fn{}+0x0 -fn{}+0x0 -fn{}+0x0", N + 1, N + 2, N + 3)]
+    );
+    assert_eq!(batch_calls(), [1, 0]);
+    unreg_all(&mut v);
+    let ev = events();
+    let fe = ftrace_events(&ev);
+    assert_eq!(fe.len(), 4, "{fe:?}");
+    assert_eq!(fe[0], "ftrace-unregister ftrace");
+    let minus = |l: &[String]| l.iter().map(|x| x.replacen('+', "-", 1)).collect::<Vec<_>>().join(" ");
+    assert_eq!(fe[1], format!("ftrace-filters ftrace {}", minus(&plain)));
+    assert_eq!(fe[2], "ftrace-unregister ipmodify");
+    assert_eq!(fe[3], format!("ftrace-filters ipmodify {}", minus(&ipm)));
+    assert!(ev.contains(&"disarm f0+0x4".to_string()) || ev.contains(&"unoptimize f0+0x4".to_string()), "{ev:?}");
+    assert!(filters_empty());
+    for i in 0..N {
+        assert!(hashed(FN + i * 0x40).is_null());
+    }
+    sys::run_optimizer();
+    // The counts are right: a single probe registers the ops again.
+    let p = kp(3000, FN, false);
+    assert_eq!(reg(p), 0);
+    assert_eq!(ftrace_events(&events()), ["ftrace-filter ftrace +fn0+0x0", "ftrace-register ftrace"]);
+    unreg(p);
+    assert_eq!(ftrace_events(&events()), ["ftrace-unregister ftrace", "ftrace-filter ftrace -fn0+0x0"]);
+    assert!(filters_empty());
+}
+
+#[test]
+fn a_batch_with_an_invalid_member_leaves_nothing_and_ftrace_untouched() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    const N: usize = 20;
+    ftrace_functions(N);
+    let a0 = allocs();
+    for k in [1, 7, N - 1] {
+        let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, FN + i * 0x40, i % 3 == 0)).collect();
+        v[k] = kp(99, BL, false);
+        assert_eq!(reg_all(&mut v), -sys::EINVAL, "the member's error");
+        let ev = events();
+        assert!(ftrace_events(&ev).is_empty(), "the pending arming was cancelled: {ev:?}");
+        assert_eq!(batch_calls(), [0, 0]);
+        assert!(filters_empty());
+        for i in 0..N {
+            assert!(hashed(FN + i * 0x40).is_null(), "member {i} unregistered");
+        }
+        // A null member: EINVAL, as a member upstream would dereference.
+        v[k] = ptr::null_mut();
+        assert_eq!(reg_all(&mut v), -sys::EINVAL);
+        assert!(ftrace_events(&events()).is_empty());
+        // The same member twice: the second is a re-registration.
+        v[k] = v[0];
+        assert_eq!(reg_all(&mut v), -sys::EINVAL);
+        assert!(ftrace_events(&events()).is_empty());
+        assert!(filters_empty());
+    }
+    sys::run_optimizer();
+    assert_eq!(allocs(), a0, "the index and the batch's lists freed");
+    // And the counts are right afterwards.
+    let p = kp(3000, FN, false);
+    assert_eq!(reg(p), 0);
+    assert_eq!(ftrace_events(&events()), ["ftrace-filter ftrace +fn0+0x0", "ftrace-register ftrace"]);
+    unreg(p);
+}
+
+#[test]
+fn a_failing_batch_flush_leaves_nothing() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    const N: usize = 10;
+    ftrace_functions(N);
+    let mk = |base: u32| -> Vec<*mut Kprobe> { (0..N).map(|i| kp(base + i as u32, FN + i * 0x40, i % 2 == 1)).collect() };
+    // 1. The filter of the first ops refuses: nothing was added.
+    let mut v = mk(0);
+    arch(|a| a.ftrace_batch_fail = Some((false, -sys::EBUSY_SIM)));
+    assert_eq!(reg_all(&mut v), -sys::EBUSY_SIM);
+    let fe = ftrace_events(&events());
+    assert_eq!(fe.len(), 1, "only the failed call: {fe:?}");
+    assert!(filters_empty());
+    assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
+    // 2. The second ops refuses after the first was armed: the first is
+    // disarmed again (ops unregistered first).
+    let mut v2 = mk(100);
+    arch(|a| a.ftrace_batch_fail = Some((true, -sys::EBUSY_SIM)));
+    assert_eq!(reg_all(&mut v2), -sys::EBUSY_SIM);
+    let fe = ftrace_events(&events());
+    assert_eq!(fe.len(), 5, "{fe:?}");
+    assert!(fe[0].starts_with("ftrace-filters ftrace +") && fe[1] == "ftrace-register ftrace");
+    assert!(fe[2].starts_with("ftrace-filters ipmodify +"));
+    assert!(fe[3] == "ftrace-unregister ftrace" && fe[4].starts_with("ftrace-filters ftrace -"));
+    assert!(filters_empty());
+    assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
+    // 3. Registering the ops fails: its filter is restored.  (Fresh probes:
+    // an unregistered probe keeps KPROBE_FLAG_DISABLED, as upstream's.)
+    let mut v = mk(200);
+    arch(|a| a.ftrace_register_fail = Some(-sys::EBUSY_SIM));
+    assert_eq!(reg_all(&mut v), -sys::EBUSY_SIM, "{:?}", events());
+    let fe = ftrace_events(&events());
+    assert_eq!(fe.len(), 3, "{fe:?}");
+    assert!(fe[0].starts_with("ftrace-filters ftrace +") && fe[1] == "ftrace-register ftrace");
+    assert!(fe[2].starts_with("ftrace-filters ftrace -"));
+    assert!(filters_empty());
+    assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
+    // Then it works, and unregisters with one call per ops.
+    batch_calls();
+    let mut v2 = mk(300);
+    assert_eq!(reg_all(&mut v2), 0);
+    assert_eq!(batch_calls(), [1, 1]);
+    unreg_all(&mut v2);
+    assert_eq!(batch_calls(), [1, 1]);
+    assert!(filters_empty());
+}
+
+#[test]
+fn a_batch_while_kprobes_are_disabled_arms_nothing_until_enabled() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    const N: usize = 6;
+    ftrace_functions(N);
+    assert_eq!(write_enabled("0"), 1);
+    events();
+    let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, FN + i * 0x40, false)).collect();
+    assert_eq!(reg_all(&mut v), 0);
+    assert!(ftrace_events(&events()).is_empty());
+    assert_eq!(write_enabled("1"), 1);
+    assert!(arch(|a| a.ftrace_filter[0].len() == N && a.ftrace_ops_registered[0]));
+    events();
+    assert_eq!(write_enabled("0"), 1);
+    assert!(filters_empty());
+    events();
+    unreg_all(&mut v);
+    assert!(ftrace_events(&events()).is_empty(), "nothing is armed");
+    assert_eq!(write_enabled("1"), 1);
+    assert!(filters_empty());
+}
+
+fn krp_at(addr: usize) -> *mut Kretprobe {
+    let rp = krp(addr);
+    // SAFETY: a live, unregistered test kretprobe.
+    unsafe { (*rp).maxactive = 2 };
+    rp
+}
+
+#[test]
+fn a_batch_of_kretprobes_arms_and_disarms_with_one_call() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    const N: usize = 30;
+    ftrace_functions(N);
+    let a0 = allocs();
+    let mut v: Vec<*mut Kretprobe> = (0..N).map(|i| krp_at(FN + i * 0x40)).collect();
+    // SAFETY: valid kretprobe arrays of live test kretprobes, here and below.
+    unsafe {
+        assert_eq!(register_kretprobes(v.as_mut_ptr(), N as c_int), 0);
+        let fe = ftrace_events(&events());
+        assert_eq!(fe.len(), 2, "{fe:?}");
+        assert!(fe[0].starts_with("ftrace-filters ftrace +fn0+0x0 +fn1+0x0") && fe[1] == "ftrace-register ftrace");
+        assert_eq!(batch_calls(), [1, 0]);
+        hit(FN + 3 * 0x40);
+        let mut regs = PtRegs { ip: 0 };
+        assert!(sys::function_return(&mut regs));
+        assert_eq!(calls().len(), 2, "entry and return");
+        unregister_kretprobes(v.as_mut_ptr(), N as c_int);
+        let fe = ftrace_events(&events());
+        assert!(fe.len() == 2 && fe[0] == "ftrace-unregister ftrace" && fe[1].starts_with("ftrace-filters ftrace -"));
+        assert!(filters_empty());
+        assert!(v.iter().all(|&r| (*r).rh.is_null()));
+        // A failing member: nothing left, the rethooks freed.
+        let mut w: Vec<*mut Kretprobe> = (0..N).map(|i| krp_at(FN + i * 0x40)).collect();
+        w[N / 2] = krp_at(SWITCH);
+        assert_eq!(register_kretprobes(w.as_mut_ptr(), N as c_int), -sys::EINVAL);
+        assert!(ftrace_events(&events()).is_empty());
+        assert!(filters_empty());
+        assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
+        // A failing flush likewise.
+        w[N / 2] = krp_at(FN + (N / 2) * 0x40);
+        arch(|a| a.ftrace_batch_fail = Some((false, -sys::EBUSY_SIM)));
+        assert_eq!(register_kretprobes(w.as_mut_ptr(), N as c_int), -sys::EBUSY_SIM);
+        assert!(filters_empty());
+        assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
+        assert!(w.iter().all(|&r| (*r).rh.is_null()));
+    }
+    sys::run_optimizer();
+    assert_eq!(allocs(), a0, "rethooks, instances and the batch's lists freed");
+}

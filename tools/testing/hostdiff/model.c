@@ -571,6 +571,28 @@ int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, int remove, i
 	return ret;
 }
 
+/*
+ * ftrace_set_filter_ips(): ftrace sets a copy of the filter hash, so all or
+ * nothing.  Traced as one line naming every address.
+ */
+int ftrace_set_filter_ips(struct ftrace_ops *ops, unsigned long *ips, unsigned int cnt, int remove, int reset)
+{
+	struct ftrace_ops copy = *ops;
+	char buf[1024];
+	size_t len = 0;
+	int ret = 0;
+
+	for (unsigned int i = 0; i < cnt && !ret; i++)
+		ret = ftrace_filter_ip(&copy, ips[i], remove, reset && !i);
+	if (!ret)
+		*ops = copy;
+	buf[0] = 0;
+	for (unsigned int i = 0; i < cnt && len < sizeof(buf) - 1; i++)
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? "," : "", hd_sym(ips[i]));
+	hd_trace("ftrace_set_filter_ips %s %s remove=%d reset=%d = %d", hd_ops_name(ops), buf, remove, reset, ret);
+	return ret;
+}
+
 int register_ftrace_function(struct ftrace_ops *ops)
 {
 	int ret = 0;

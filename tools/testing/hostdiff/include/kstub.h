@@ -353,6 +353,7 @@ struct ftrace_ops {
 	unsigned long filter[HD_FTRACE_MAX_FILTER];
 };
 int ftrace_set_filter_ip(struct ftrace_ops *ops, unsigned long ip, int remove, int reset);
+int ftrace_set_filter_ips(struct ftrace_ops *ops, unsigned long *ips, unsigned int cnt, int remove, int reset);
 int register_ftrace_function(struct ftrace_ops *ops);
 int unregister_ftrace_function(struct ftrace_ops *ops);
 

@@ -204,6 +204,8 @@ extern "C" {
     fn c_perf_event_ksymbol(ksym_type: u16, addr: u64, len: u32, unregister: bool, sym: *const c_char);
     #[link_name = "ftrace_set_filter_ip"]
     fn c_ftrace_set_filter_ip(ops: *mut FtraceOps, ip: c_ulong, remove: c_int, reset: c_int) -> c_int;
+    #[link_name = "ftrace_set_filter_ips"]
+    fn c_ftrace_set_filter_ips(ops: *mut FtraceOps, ips: *mut c_ulong, cnt: c_uint, remove: c_int, reset: c_int) -> c_int;
     #[link_name = "register_ftrace_function"]
     fn c_register_ftrace_function(ops: *mut FtraceOps) -> c_int;
     #[link_name = "unregister_ftrace_function"]
@@ -527,6 +529,21 @@ pub fn kzalloc(size: usize) -> *mut c_void {
 pub unsafe fn kfree(p: *mut c_void) {
     // SAFETY: the caller's contract.
     unsafe { c_kfree(p) }
+}
+
+/// `kvmalloc(size, GFP_KERNEL)` (model.c's `kmalloc()`).
+pub fn kvmalloc(size: usize) -> *mut c_void {
+    kmalloc(size)
+}
+
+/// `kvfree()`.
+///
+/// # Safety
+/// `p` is null or came from [`kvmalloc`] and is not used afterwards.
+pub unsafe fn kvfree(p: *mut c_void) {
+    // SAFETY: `kvmalloc()` is model.c's `kmalloc()`; the rest is this
+    // function's `# Safety`.
+    unsafe { kfree(p) }
 }
 
 /// `kfree_rcu(ptr, rcu)` (the stubs' macro: `hd_kfree_rcu()`).
@@ -1040,6 +1057,22 @@ pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
 pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
     // SAFETY: rshim.c's static ops.
     unsafe { c_ftrace_set_filter_ip(kprobes_rust_ftrace_ops(ipmodify), ip as c_ulong, remove as c_int, 0) }
+}
+
+/// `ftrace_set_filter_ips(ops, ips, cnt, remove, 0)` on one of the two
+/// ops.
+pub fn ftrace_set_filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
+    // SAFETY: rshim.c's static ops; model.c only reads the `ips.len()`
+    // addresses.
+    unsafe {
+        c_ftrace_set_filter_ips(
+            kprobes_rust_ftrace_ops(ipmodify),
+            ips.as_ptr().cast_mut().cast::<c_ulong>(),
+            ips.len() as c_uint,
+            remove as c_int,
+            0,
+        )
+    }
 }
 
 /// `register_ftrace_function()` of one of the two ops.

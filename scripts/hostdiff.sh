@@ -23,7 +23,7 @@
 #                      up to 8 times, tools/testing/hostdiff/resync.py; a
 #                      real divergence found so counts as real)
 # Checks (one PASS/FAIL line each, for scripts/test.sh's suite hook):
-#   hostdiff/classify-finding-1, -3, -5, -6
+#   hostdiff/classify-finding-1, -3, -5, -6, -batch
 #                             classify.py's self-test (tools/testing/
 #                             hostdiff/test_classify.py, run first, no
 #                             driver needed): for each recorded upstream

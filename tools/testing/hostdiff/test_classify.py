@@ -357,6 +357,84 @@ CASES = [
      [CHECK, "not upstream's without the note"]),
 ]
 
+# Batched ftrace arming (issue 17): register_kprobes() of two entry probes
+# and one mid-function one; then a rolled-back batch; then unregs.
+B_REGS_C = BOOT + """\
+> regs K0 K1 K2
+  arch_prepare_kprobe_ftrace f9+0x0 = 0
+  ftrace_set_filter_ip ftrace_ops f9+0x0 remove=0 reset=0 = 0
+  register_ftrace_function ftrace_ops = 0
+  arch_prepare_kprobe_ftrace f8+0x0 = 0
+  ftrace_set_filter_ip ftrace_ops f8+0x0 remove=0 reset=0 = 0
+  arch_prepare_kprobe f2+0x8 = 0
+  arch_arm_kprobe f2+0x8
+  = 0
+> regs K3 K4
+  arch_prepare_kprobe_ftrace f7+0x0 = 0
+  ftrace_set_filter_ip ipmodify_ops f7+0x0 remove=0 reset=0 = 0
+  register_ftrace_function ipmodify_ops = 0
+  unregister_ftrace_function ipmodify_ops = 0
+  ftrace_set_filter_ip ipmodify_ops f7+0x0 remove=1 reset=0 = 0
+  ~synchronize_rcu
+  arch_remove_kprobe f7+0x0 slot=null
+  = -22
+"""
+B_UNREGS_C = """\
+> unregs K0 K1
+  ftrace_set_filter_ip ftrace_ops f9+0x0 remove=1 reset=0 = 0
+  unregister_ftrace_function ftrace_ops = 0
+  ftrace_set_filter_ip ftrace_ops f8+0x0 remove=1 reset=0 = 0
+  ~synchronize_rcu
+> hit f9+0x0
+"""
+B_REGS_RUST = BOOT + """\
+> regs K0 K1 K2
+  arch_prepare_kprobe_ftrace f9+0x0 = 0
+  arch_prepare_kprobe_ftrace f8+0x0 = 0
+  arch_prepare_kprobe f2+0x8 = 0
+  arch_arm_kprobe f2+0x8
+  ftrace_set_filter_ips ftrace_ops f9+0x0,f8+0x0 remove=0 reset=0 = 0
+  register_ftrace_function ftrace_ops = 0
+  = 0
+> regs K3 K4
+  arch_prepare_kprobe_ftrace f7+0x0 = 0
+  ~synchronize_rcu
+  arch_remove_kprobe f7+0x0 slot=null
+  = -22
+"""
+B_UNREGS_RUST = """\
+> unregs K0 K1
+  unregister_ftrace_function ftrace_ops = 0
+  ftrace_set_filter_ips ftrace_ops f9+0x0,f8+0x0 remove=1 reset=0 = 0
+  ~synchronize_rcu
+> hit f9+0x0
+"""
+B_C, B_RUST = B_REGS_C + B_UNREGS_C, B_REGS_RUST + B_UNREGS_RUST
+BATCH = "intended: batched ftrace arming (issue 17) in 3 operation(s)"
+NOBATCH = "real: no recorded upstream anomaly"
+CASES += [
+    ("batch", "the batched Rust trace", B_C, B_RUST, 3, [BATCH]),
+    ("batch", "Rust leaves an address out of the batch", B_C,
+     sub(B_RUST, "f9+0x0,f8+0x0 remove=0", "f9+0x0 remove=0"), 1, [NOBATCH]),
+    ("batch", "Rust arms through the other ops", B_C,
+     sub(B_RUST, "ftrace_set_filter_ips ftrace_ops f9+0x0,f8+0x0 remove=0", "ftrace_set_filter_ips ipmodify_ops f9+0x0,f8+0x0 remove=0"), 1,
+     [NOBATCH]),
+    ("batch", "Rust does not register the ops", B_C, sub(B_RUST, "  register_ftrace_function ftrace_ops = 0\n", ""), 1,
+     [NOBATCH]),
+    ("batch", "Rust does not unregister the ops", B_C, sub(B_RUST, "  unregister_ftrace_function ftrace_ops = 0\n", ""), 1,
+     [NOBATCH]),
+    ("batch", "Rust leaves the rolled-back member armed", B_C,
+     sub(B_RUST, "  ~synchronize_rcu\n  arch_remove_kprobe f7",
+         "  ftrace_set_filter_ips ipmodify_ops f7+0x0 remove=0 reset=0 = 0\n"
+         "  register_ftrace_function ipmodify_ops = 0\n  ~synchronize_rcu\n  arch_remove_kprobe f7"), 1, [NOBATCH]),
+    ("batch", "Rust's batch fails", B_C, sub(B_RUST, "f9+0x0,f8+0x0 remove=1 reset=0 = 0", "f9+0x0,f8+0x0 remove=1 reset=0 = -2"),
+     1, [NOBATCH]),
+    ("batch", "Rust batches a single unregister", sub(B_C, "> unregs K0 K1", "> unreg K0 K1"),
+     sub(B_RUST, "> unregs K0 K1", "> unreg K0 K1"), 1, [NOBATCH]),
+    ("batch", "Rust moves another line", B_C, sub(B_RUST, "  arch_prepare_kprobe f2+0x8 = 0\n  arch_arm_kprobe f2+0x8\n",
+                                                  "  arch_arm_kprobe f2+0x8\n  arch_prepare_kprobe f2+0x8 = 0\n"), 1, [NOBATCH]),
+]
+
 
 def lines(text):
     return text.split("\n")[:-1]
@@ -374,7 +452,7 @@ def main():
             got, why = None, f"exception {e!r}"
         if got != code or not all(w in why for w in want):
             bad.setdefault(finding, []).append(f"{case}: expected exit {code} with {want}, got {got}: {why}")
-    for finding in sorted({f for f, *_ in CASES}):
+    for finding in sorted({f for f, *_ in CASES}, key=str):
         n = sum(1 for f, *_ in CASES if f == finding)
         if finding in bad:
             print(f"FAIL hostdiff/classify-finding-{finding} {len(bad[finding])} of {n} cases: "

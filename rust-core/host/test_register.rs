@@ -1006,10 +1006,11 @@ fn unreg_all(v: &mut [*mut Kprobe]) {
 /// Base of `n` more functions, each with an ftrace site at +0.
 const FN: usize = TEXT + 0x1_0000;
 
-/// Adds `n` functions `fn<i>` at `FN + i * 0x40`, each an ftrace site.
-fn ftrace_functions(n: usize) {
+/// Adds the functions `fn<k>` at `FN + k * 0x40` for `k` in `ks`, each an
+/// ftrace site.
+fn ftrace_functions(ks: core::ops::Range<usize>) {
     image(|i| {
-        for k in 0..n {
+        for k in ks {
             i.symbols.push(Sym::new(&format!("fn{k}"), FN + k * 0x40, 0x40));
             i.ftrace_sites.push(FN + k * 0x40);
         }
@@ -1033,8 +1034,8 @@ fn filters_empty() -> bool {
 fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
     let _g = sys::exclusive();
     let _t = kernel();
-    const N: usize = 100;
-    ftrace_functions(N);
+    const N: usize = if cfg!(miri) { 12 } else { 100 };
+    ftrace_functions(0..N);
     // Even members plain, odd ones with a post_handler (IPMODIFY), one
     // mid-function breakpoint member, and one disabled member.
     let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, FN + i * 0x40, i % 2 == 1)).collect();
@@ -1066,7 +1067,7 @@ fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
     // A second batch beside the first: the ops are registered already;
     // one member joins a probe of the first batch (an aggregate, not
     // armed again).
-    ftrace_functions(N + 4);
+    ftrace_functions(N..N + 4);
     let mut w: Vec<*mut Kprobe> = (N..N + 4).map(|i| kp(i as u32, FN + i * 0x40, false)).collect();
     w.push(kp(2000, FN, false));
     assert_eq!(reg_all(&mut w), 0);
@@ -1112,8 +1113,8 @@ fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
 fn a_batch_with_an_invalid_member_leaves_nothing_and_ftrace_untouched() {
     let _g = sys::exclusive();
     let _t = kernel();
-    const N: usize = 20;
-    ftrace_functions(N);
+    const N: usize = if cfg!(miri) { 8 } else { 20 };
+    ftrace_functions(0..N);
     let a0 = allocs();
     for k in [1, 7, N - 1] {
         let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, FN + i * 0x40, i % 3 == 0)).collect();
@@ -1150,7 +1151,7 @@ fn a_failing_batch_flush_leaves_nothing() {
     let _g = sys::exclusive();
     let _t = kernel();
     const N: usize = 10;
-    ftrace_functions(N);
+    ftrace_functions(0..N);
     let mk = |base: u32| -> Vec<*mut Kprobe> { (0..N).map(|i| kp(base + i as u32, FN + i * 0x40, i % 2 == 1)).collect() };
     // 1. The filter of the first ops refuses: nothing was added.
     let mut v = mk(0);
@@ -1198,7 +1199,7 @@ fn a_batch_while_kprobes_are_disabled_arms_nothing_until_enabled() {
     let _g = sys::exclusive();
     let _t = kernel();
     const N: usize = 6;
-    ftrace_functions(N);
+    ftrace_functions(0..N);
     assert_eq!(write_enabled("0"), 1);
     events();
     let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, FN + i * 0x40, false)).collect();
@@ -1227,8 +1228,8 @@ fn krp_at(addr: usize) -> *mut Kretprobe {
 fn a_batch_of_kretprobes_arms_and_disarms_with_one_call() {
     let _g = sys::exclusive();
     let _t = kernel();
-    const N: usize = 30;
-    ftrace_functions(N);
+    const N: usize = if cfg!(miri) { 6 } else { 30 };
+    ftrace_functions(0..N);
     let a0 = allocs();
     let mut v: Vec<*mut Kretprobe> = (0..N).map(|i| krp_at(FN + i * 0x40)).collect();
     // SAFETY: valid kretprobe arrays of live test kretprobes, here and below.

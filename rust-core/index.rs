@@ -40,10 +40,11 @@
 
 use crate::error::{code, Result};
 use crate::ffi::c_void;
-use crate::locks::KprobeMutex;
+use crate::locks::{KprobeMutex, RcuReadGuard};
 use crate::probe::Hashed;
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode, ListHead, RcuHead};
+use core::marker::PhantomData;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
@@ -171,8 +172,7 @@ impl TableRef {
     /// The home slot of `addr`: below `cap`.
     #[inline(always)]
     fn home(self, addr: *mut KprobeOpcode) -> usize {
-        let h = (addr as u64).wrapping_mul(GOLDEN_RATIO_64);
-        ((h as u128 * self.cap() as u128) >> 64) as usize
+        home(addr, self.cap())
     }
 
     /// The slot after `i`.
@@ -187,6 +187,13 @@ impl TableRef {
     }
 }
 
+/// The home slot of `addr` in a table of `cap` slots: below `cap`.
+#[inline(always)]
+fn home(addr: *mut KprobeOpcode, cap: usize) -> usize {
+    let h = (addr as u64).wrapping_mul(GOLDEN_RATIO_64);
+    ((h as u128 * cap as u128) >> 64) as usize
+}
+
 /// The probe indexed at `addr`, or null: `get_kprobe()`'s body.
 ///
 /// # Safety
@@ -194,22 +201,62 @@ impl TableRef {
 /// the table and the probes it holds stay allocated).
 #[inline(always)]
 pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
-    // INVARIANT: a published table stays allocated for the caller's context
-    // (this function's `# Safety`).
     let t = TableRef(TABLE.load(Ordering::Acquire));
-    let mut i = t.home(addr);
-    loop {
-        let p = t.slot(i).load(Ordering::Acquire);
-        if p == empty() {
-            return ptr::null_mut();
+    // INVARIANT: the caller's context keeps the published table and the
+    // probes it holds allocated (this function's `# Safety`) while the
+    // finder lives, within this call.
+    Finder { t, cap: t.cap(), order: Ordering::Acquire, _rcu: PhantomData }.find(addr)
+}
+
+/// Look-ups in one table: [`lookup`]'s, and those of several addresses in
+/// a row by the `kprobe_mutex` holder ([`finder`]: `get_optimized_kprobe()`
+/// walks back over a jump's reach, 20 addresses on x86), which read the
+/// table and its size once, not per look-up.
+///
+/// # Invariants
+/// `t` has `cap` slots; it and the probes it holds stay allocated while the
+/// finder lives (for [`finder`]'s: a table replaced since it was made is
+/// freed by `kfree_rcu()` after the RCU read-side section the finder
+/// borrows, and a probe only after a grace period too).
+pub struct Finder<'a> {
+    t: TableRef,
+    cap: usize,
+    order: Ordering,
+    _rcu: PhantomData<&'a RcuReadGuard>,
+}
+
+/// A [`Finder`] for the `kprobe_mutex` holder, valid within `_rcu`.
+#[inline(always)]
+pub fn finder<'a>(km: &KprobeMutex, _rcu: &'a RcuReadGuard) -> Finder<'a> {
+    let t = table(km);
+    // INVARIANT: `_rcu` keeps `t` and its probes allocated (see the type).
+    Finder { t, cap: t.cap(), order: Ordering::Relaxed, _rcu: PhantomData }
+}
+
+impl Finder<'_> {
+    /// The probe indexed at `addr`, or null.  A finder from [`finder`] may
+    /// be stale if the index changed since it was made (its users change
+    /// nothing meanwhile).
+    #[inline(always)]
+    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
+    pub fn find(&self, addr: *mut KprobeOpcode) -> *mut Kprobe {
+        let mut i = home(addr, self.cap);
+        loop {
+            let p = self.t.slot(i).load(self.order);
+            if p == empty() {
+                return ptr::null_mut();
+            }
+            // SAFETY: a slot other than the sentinels holds a registered probe,
+            // allocated while the finder lives (its invariant); `addr` is fixed
+            // while it is indexed.
+            if p != tomb() && unsafe { (*p).addr } == addr {
+                return p;
+            }
+            i += 1;
+            if i >= self.cap {
+                i = 0;
+            }
         }
-        // SAFETY: a slot other than the sentinels holds a registered probe,
-        // allocated in the caller's context; `addr` is fixed while it is
-        // indexed.
-        if p != tomb() && unsafe { (*p).addr } == addr {
-            return p;
-        }
-        i = t.next(i);
     }
 }
 

@@ -17,6 +17,7 @@
 
 use crate::error::{code::EINVAL, Result};
 use crate::flags;
+use crate::index;
 use crate::ffi::c_void;
 #[cfg(CONFIG_SYSCTL)]
 use crate::ffi::c_int;
@@ -109,9 +110,13 @@ pub fn kprobe_queued(_km: &KprobeMutex, p: Probe<'_>) -> bool {
 /// `get_optimized_kprobe()`: an optimized probe whose jump replaces
 /// instructions including `addr` (excluding its own breakpoint).
 fn get_optimized_kprobe(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Aggr<'_>> {
+    // One read of the index's table for the whole walk; nothing below
+    // changes the index.
+    let rcu = locks::rcu_read();
+    let f = index::finder(km, &rcu);
     // Don't check i == 0, since that is a breakpoint case.
     for i in 1..(sys::MAX_OPTIMIZED_LENGTH / core::mem::size_of::<KprobeOpcode>()) {
-        let Some(p) = registry::find(km, addr.wrapping_sub(i)) else { continue };
+        let Some(p) = registry::find_in(km, &f, addr.wrapping_sub(i)) else { continue };
         // A disabled probe can have prepared, but inactive, optinsns.
         if !kprobe_optready(*p) || kprobe_disarmed(*p) {
             continue;

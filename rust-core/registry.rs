@@ -62,6 +62,18 @@ pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
     }
 }
 
+/// [`find`] through `f`, which reads the index's table once for several
+/// look-ups (`opt.rs`, `get_optimized_kprobe()`).
+#[inline(always)]
+#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
+pub fn find_in<'k>(_km: &'k KprobeMutex, f: &index::Finder<'_>, addr: *mut KprobeOpcode) -> Option<Hashed<'k>> {
+    let p = f.find(addr);
+    // SAFETY: `f` is the holder's (`index::finder()` takes `kprobe_mutex`),
+    // and nothing changed the index since it was made (its users' rule):
+    // what it returns is in `kprobe_table`, live while `_km` lasts.
+    (!p.is_null()).then(|| unsafe { Hashed::from_raw(p) })
+}
+
 /// Empties the table (host tests, under `sys::exclusive()`).
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
@@ -154,7 +166,11 @@ pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
 // the slots.  A slot is compared by the `addr` of what it points at without
 // testing for the two sentinels first (their `addr` is their own address,
 // which no caller looks up): a probe found in its home slot costs one
-// instruction less than upstream's first chain node.  The loads are plain,
+// instruction less than upstream's first chain node.  On a mismatch,
+// subtracting the empty sentinel's address (a sign-extended 32-bit
+// immediate: kernel image addresses are, `-mcmodel=kernel`) both tests for
+// it and leaves the null to return: an address with no probe costs two
+// instructions more than upstream's empty bucket.  The loads are plain,
 // as acquire loads and `rcu_dereference()` are on x86.  (With return thunks
 // or SLS mitigation the plain Rust version above is used.)
 //
@@ -184,16 +200,14 @@ core::arch::global_asm!(
     "jne 3f",
     "retq",
     "3:",
-    "leaq {empty}(%rip), %rsi",
-    "cmpq %rsi, %rax",
-    "je 4f",
+    "subq ${empty}, %rax",
+    "jz 4f",
     "incq %rdx",
     "cmpq {off_cap}(%rcx), %rdx",
     "jb 2b",
     "xorl %edx, %edx",
     "jmp 2b",
     "4:",
-    "xorl %eax, %eax",
     "retq",
     ".size get_kprobe, .-get_kprobe",
     ".popsection",

@@ -52,9 +52,16 @@ fn ins(km: &locks::KprobeMutex, p: *mut Kprobe) -> crate::error::Result {
 
 /// Asserts that probe `i` of `ps` (at `addr(i)`) is found exactly when
 /// `kept(i)`, and that nothing is found at the others' addresses.
+/// Probe `i` of `ps` is found, by `get_kprobe()`'s look-up and by a
+/// writer's `Finder`, exactly when `kept(i)`.
 fn assert_indexed(ps: &[*mut Kprobe], kept: impl Fn(usize) -> bool) {
+    let km = locks::kprobe_mutex();
+    let rcu = locks::rcu_read();
+    let f = index::finder(&km, &rcu);
     for (i, &p) in ps.iter().enumerate() {
-        assert_eq!(get(addr(i)), if kept(i) { p } else { core::ptr::null_mut() }, "probe {i}");
+        let want = if kept(i) { p } else { core::ptr::null_mut() };
+        assert_eq!(get(addr(i)), want, "probe {i}");
+        assert_eq!(f.find(addr(i) as *mut KprobeOpcode), want, "probe {i}, finder");
     }
 }
 

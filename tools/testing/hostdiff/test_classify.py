@@ -436,6 +436,51 @@ CASES += [
 ]
 
 
+# finding-1 in a rolled-back batch (hostdiff seed 665): upstream arms K5 at
+# once, then its rollback disarms it through ipmodify_ops and leaks it; the
+# Rust batch never gave it to ftrace.
+B1_C = BOOT + """\
+> reg K8 sym=no_such_fn off=8 pre=ok
+  = -2
+> set K4 sym=f0 off=0 pre=ok
+> set K5 addr=f0+0 pre=ok post=ok
+> regs K4 K5 K8
+  arch_prepare_kprobe_ftrace f0+0x0 = 0
+  ftrace_set_filter_ip ftrace_ops f0+0x0 remove=0 reset=0 = 0
+  ftrace_set_filter_ip ipmodify_ops f0+0x0 remove=1 reset=0 = -2
+  WARN
+  ~synchronize_rcu
+  !leaked K5 (still registered after unregister)
+  = -2
+"""
+B1_RUST = BOOT + """\
+> reg K8 sym=no_such_fn off=8 pre=ok
+  = -2
+> set K4 sym=f0 off=0 pre=ok
+> set K5 addr=f0+0 pre=ok post=ok
+> regs K4 K5 K8
+  arch_prepare_kprobe_ftrace f0+0x0 = 0
+  ~synchronize_rcu
+  arch_remove_optimized_kprobe f0+0x0 slot=null
+  arch_remove_kprobe f0+0x0 slot=null
+  = -2
+"""
+CHECK1 = "does not do what README's intended divergence specifies"
+CASES += [
+    ("batch-finding-1", "the Rust trace of seed 665", B1_C, B1_RUST, 3, ["finding-1", "never (the rolled-back batch"]),
+    ("batch-finding-1", "Rust leaks the member too", B1_C,
+     sub(B1_RUST, "  arch_remove_optimized_kprobe f0+0x0 slot=null\n  arch_remove_kprobe f0+0x0 slot=null\n",
+         "  !leaked K5 (still registered after unregister)\n"), 1, [CHECK1, "leaves the probe registered"]),
+    ("batch-finding-1", "Rust arms the member and leaves it armed", B1_C,
+     sub(B1_RUST, "  ~synchronize_rcu\n", "  ftrace_set_filter_ips ftrace_ops f0+0x0 remove=0 reset=0 = 0\n  ~synchronize_rcu\n"),
+     1, [CHECK1, "does not disarm f0+0x0"]),
+    ("batch-finding-1", "Rust returns another error", B1_C,
+     sub(B1_RUST, "slot=null\n  = -2\n", "slot=null\n  = -22\n"), 1, [CHECK1, "returns"]),
+    ("batch-finding-1", "not a batch operation", sub(B1_C, "> regs K4 K5 K8", "> reg K5 K4 K8"),
+     sub(B1_RUST, "> regs K4 K5 K8", "> reg K5 K4 K8"), 1, [CHECK1, "does not disarm f0+0x0"]),
+]
+
+
 def lines(text):
     return text.split("\n")[:-1]
 

@@ -395,6 +395,12 @@ impl<'k> FtraceBatch<'k> {
     }
 }
 
+impl FtraceBatch<'_> {
+    /// Flushes what is still pending (errors ignored) and frees the lists,
+    /// as dropping it does: before `kprobe_mutex` is released.
+    pub fn close(self) {}
+}
+
 impl Drop for FtraceBatch<'_> {
     fn drop(&mut self) {
         if !self.open {

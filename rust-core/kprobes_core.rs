@@ -103,6 +103,9 @@ pub mod ftrace {
         pub fn flush(&mut self) -> Result {
             Ok(())
         }
+
+        /// Nothing to close.
+        pub fn close(self) {}
     }
 }
 pub mod init;

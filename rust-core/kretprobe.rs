@@ -217,7 +217,7 @@ pub fn register_kretprobes(rps: RetProbeArray<'_>) -> Result {
         unregister_tops(&km, rps.prefix(registered));
         // Disarms what a partly failed flush armed (the rest was cancelled).
         let _ = batch.flush();
-        drop(batch);
+        batch.close();
         drop(km);
         unregister_wait_and_free(rps.prefix(registered));
     }

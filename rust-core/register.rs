@@ -385,7 +385,7 @@ pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
         unregister_tops(&km, kps.prefix(registered));
         // Disarms what a partly failed flush armed (the rest was cancelled).
         let _ = batch.flush();
-        drop(batch);
+        batch.close();
         drop(km);
         unregister_wait_and_free(kps.prefix(registered));
     }

@@ -178,12 +178,18 @@ impl TableRef {
     /// The slot after `i`.
     #[inline(always)]
     fn next(self, i: usize) -> usize {
-        let i = i.wrapping_add(1);
-        if i >= self.cap() {
-            0
-        } else {
-            i
-        }
+        next(i, self.cap())
+    }
+}
+
+/// The slot after `i` in a table of `cap` slots.
+#[inline(always)]
+fn next(i: usize, cap: usize) -> usize {
+    let i = i.wrapping_add(1);
+    if i >= cap {
+        0
+    } else {
+        i
     }
 }
 
@@ -252,10 +258,7 @@ impl Finder<'_> {
             if p != tomb() && unsafe { (*p).addr } == addr {
                 return p;
             }
-            i += 1;
-            if i >= self.cap {
-                i = 0;
-            }
+            i = next(i, self.cap);
         }
     }
 }

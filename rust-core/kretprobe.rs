@@ -21,8 +21,7 @@ use crate::addr;
 use crate::error::{code::*, from_err_ptr, Result};
 use crate::flags;
 use crate::ffi::{c_int, c_ulong, c_void};
-use crate::ftrace::FtraceBatch;
-use crate::locks::{self, KprobeMutex};
+use crate::locks::KprobeMutex;
 use crate::probe::{Probe, RetProbe, RetProbeArray};
 use crate::register;
 use crate::sys;
@@ -196,32 +195,13 @@ pub fn register_kretprobes(rps: RetProbeArray<'_>) -> Result {
         // Upstream dereferences a null member.
         return rps.get(0).map_or(Err(EINVAL), register_kretprobe);
     }
-    let km = locks::kprobe_mutex();
-    let mut batch = FtraceBatch::begin(&km, rps.len());
-    let mut registered = rps.len();
-    let mut ret = Ok(());
-    for i in 0..rps.len() {
+    register::register_batch(
+        rps.len(),
         // Upstream dereferences a null member.
-        ret = rps.get(i).map_or(Err(EINVAL), |r| register_kretprobe_locked(&km, r));
-        if ret.is_err() {
-            // The first `i` were registered.
-            registered = i;
-            break;
-        }
-    }
-    if ret.is_ok() {
-        ret = batch.flush();
-    }
-    let Err(e) = ret else { return Ok(()) };
-    if registered > 0 {
-        unregister_tops(&km, rps.prefix(registered));
-        // Disarms what a partly failed flush armed (the rest was cancelled).
-        let _ = batch.flush();
-        batch.close();
-        drop(km);
-        unregister_wait_and_free(rps.prefix(registered));
-    }
-    Err(e)
+        |km, i| rps.get(i).map_or(Err(EINVAL), |r| register_kretprobe_locked(km, r)),
+        |km, n| unregister_tops(km, rps.prefix(n)),
+        |n| unregister_wait_and_free(rps.prefix(n)),
+    )
 }
 
 /// The part of `unregister_kretprobes()` under `kprobe_mutex`.
@@ -270,12 +250,5 @@ pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
     if rps.is_empty() {
         return;
     }
-    {
-        let km = locks::kprobe_mutex();
-        let mut batch = FtraceBatch::begin(&km, rps.len());
-        unregister_tops(&km, rps);
-        // A failure is WARNed as upstream's disarm does.
-        let _ = batch.flush();
-    }
-    unregister_wait_and_free(rps);
+    register::unregister_batch(rps.len(), |km| unregister_tops(km, rps), || unregister_wait_and_free(rps));
 }

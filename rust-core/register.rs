@@ -364,13 +364,34 @@ pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
         // Upstream dereferences a null member.
         return kps.get(0).map_or(Err(EINVAL), register_kprobe);
     }
-    let km = locks::kprobe_mutex();
-    let mut batch = FtraceBatch::begin(&km, kps.len());
-    let mut registered = kps.len();
-    let mut ret = Ok(());
-    for i in 0..kps.len() {
+    register_batch(
+        kps.len(),
         // Upstream dereferences a null member.
-        ret = kps.get(i).map_or(Err(EINVAL), |p| register_kprobe_locked(&km, p));
+        |km, i| kps.get(i).map_or(Err(EINVAL), |p| register_kprobe_locked(km, p)),
+        |km, n| unregister_tops(km, kps.prefix(n)),
+        |n| unregister_wait_and_free(kps.prefix(n)),
+    )
+}
+
+/// The batch of `register_kprobes()` and `register_kretprobes()` (arrays
+/// of two members or more): `register(km, i)` registers member `i` under
+/// the one hold of `kprobe_mutex`; the batch's ftrace arming is flushed
+/// before it is released.  When a member or the flush fails, the first
+/// `n` members, those registered, are unregistered: `tops(km, n)` under
+/// the mutex (cancelling the arming they left pending; the flush after it
+/// disarms what a partly failed flush armed), `wait_and_free(n)` after.
+pub fn register_batch(
+    members: usize,
+    register: impl Fn(&KprobeMutex, usize) -> Result,
+    tops: impl FnOnce(&KprobeMutex, usize),
+    wait_and_free: impl FnOnce(usize),
+) -> Result {
+    let km = locks::kprobe_mutex();
+    let mut batch = FtraceBatch::begin(&km, members);
+    let mut registered = members;
+    let mut ret = Ok(());
+    for i in 0..members {
+        ret = register(&km, i);
         if ret.is_err() {
             // The first `i` were registered.
             registered = i;
@@ -382,14 +403,29 @@ pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
     }
     let Err(e) = ret else { return Ok(()) };
     if registered > 0 {
-        unregister_tops(&km, kps.prefix(registered));
+        tops(&km, registered);
         // Disarms what a partly failed flush armed (the rest was cancelled).
         let _ = batch.flush();
         batch.close();
         drop(km);
-        unregister_wait_and_free(kps.prefix(registered));
+        wait_and_free(registered);
     }
     Err(e)
+}
+
+/// The batch of `unregister_kprobes()` and `unregister_kretprobes()`:
+/// `tops(km)` under one hold of `kprobe_mutex`, the ftrace members
+/// disarmed together before it is released, then `wait_and_free()`.
+pub fn unregister_batch(members: usize, tops: impl FnOnce(&KprobeMutex), wait_and_free: impl FnOnce()) {
+    {
+        let km = locks::kprobe_mutex();
+        let mut batch = FtraceBatch::begin(&km, members);
+        tops(&km);
+        // A failure is WARNed as upstream's disarm does; the members are
+        // unhashed all the same.
+        let _ = batch.flush();
+    }
+    wait_and_free();
 }
 
 /// The part of `unregister_kprobes()` under `kprobe_mutex`: a member that
@@ -435,15 +471,7 @@ pub fn unregister_kprobes(kps: ProbeArray<'_>) {
     if kps.is_empty() {
         return;
     }
-    {
-        let km = locks::kprobe_mutex();
-        let mut batch = FtraceBatch::begin(&km, kps.len());
-        unregister_tops(&km, kps);
-        // A failure is WARNed as upstream's disarm does; the members are
-        // unhashed all the same.
-        let _ = batch.flush();
-    }
-    unregister_wait_and_free(kps);
+    unregister_batch(kps.len(), |km| unregister_tops(km, kps), || unregister_wait_and_free(kps));
 }
 
 /// `disable_kprobe()`.

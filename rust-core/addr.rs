@@ -11,7 +11,7 @@ use crate::sys;
 use crate::views::ModuleRef;
 use crate::types::KprobeOpcode;
 use core::ffi::CStr;
-use core::ptr::NonNull;
+use core::ptr::{self, NonNull};
 
 /// `_kprobe_addr()`: if `symbol_name` is given, looks it up and adds
 /// `offset`, so a relative address to a symbol can be given.  Returns the
@@ -106,8 +106,9 @@ pub fn is_cfi_preamble_symbol(addr: usize) -> bool {
 ///
 /// The module lookup and the reference are taken with preemption disabled,
 /// so the module cannot be freed in between (the CVE-2024-35955 fix).
+/// `win` is the window of a batch ([`ReservedWindow`]), if any.
 /// Process context.
-pub fn check_kprobe_address_safe(p: &NewProbe<'_>) -> Result<Option<ModuleRef>> {
+pub fn check_kprobe_address_safe(p: &NewProbe<'_>, win: Option<&ReservedWindow>) -> Result<Option<ModuleRef>> {
     check_ftrace_location(p)?;
     let addr = p.probe().addr() as usize;
     let jl = crate::locks::jump_label();
@@ -121,11 +122,14 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>) -> Result<Option<ModuleRef>> 
                 break 'out Err(EINVAL);
             }
         }
-        // Ensure it is not in reserved area.
+        // Ensure it is not in reserved area.  (A batch's window may have
+        // shown that no jump label or static call site is near `addr`.)
+        let key = probed_mod.map_or(ptr::null_mut(), NonNull::as_ptr);
+        let clear = |f: fn(&Clear) -> bool| win.and_then(|w| w.clear(addr, key)).is_some_and(f);
         if sys::in_gate_area_no_mm(addr)
             || crate::blacklist::within_kprobe_blacklist(addr)
-            || sys::jump_label_text_reserved(addr)
-            || sys::static_call_text_reserved(addr)
+            || (!clear(|c| c.jump) && sys::jump_label_text_reserved(addr, addr))
+            || (!clear(|c| c.static_call) && sys::static_call_text_reserved(addr, addr))
             || sys::find_bug(addr)
             || is_cfi_preamble_symbol(addr)
         {
@@ -149,4 +153,188 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>) -> Result<Option<ModuleRef>> 
     sys::preempt_enable();
     drop(jl);
     ret
+}
+
+/// The range checks of a batch (`register_kprobes()`,
+/// `register_kretprobes()`).
+///
+/// Upstream asks `jump_label_text_reserved(addr, addr)` and
+/// `static_call_text_reserved(addr, addr)` for every probe, and each call
+/// walks all of the kernel's jump entries (or static call sites) and the
+/// module's: on x86 `addr_conflict()` decodes the instruction of every
+/// kernel entry below `addr`, ~800 k instructions per call in the bench's
+/// config, 89 % of a member's registration (`bench/profile/`).  Both take
+/// a range: a batch asks them once for `[lo, hi]`, the span of a window of
+/// consecutive members whose addresses are in the same module (or all in
+/// the kernel), and when no site overlaps the span, a member found in that
+/// module (or the kernel) at an address inside it skips that call; the
+/// checks' results are the same, only their count differs.
+///
+/// The window's addresses are hints ([`hint`]): a member whose resolved
+/// address is outside the span is checked as upstream does.  A span with
+/// a site in it halves the window until it is clear (or one member, which
+/// is checked as upstream does); a span that is not clear is asked only
+/// while the calls saved pay for it, so a batch never makes more than 4
+/// calls of each more than upstream.
+///
+/// # Invariants
+/// When `cur` is set, `jump_label_text_reserved(cur.lo, cur.hi)` (if
+/// `cur.jump`) and `static_call_text_reserved(cur.lo, cur.hi)` (if
+/// `cur.static_call`) returned false for the module `cur.key` (null: the
+/// kernel's text), on which `cur`'s reference is held, so its sites (fixed
+/// while it is loaded) are still those the calls saw.
+pub struct ReservedWindow {
+    cur: Option<Clear>,
+    /// The member after the window (the next window starts there).
+    end: usize,
+    /// The length of the next window.
+    len: usize,
+    /// Calls not made (a clear span's members but one), and spans that
+    /// were not clear.
+    saved: usize,
+    wasted: usize,
+}
+
+/// A span that no jump label (or no static call) site overlaps.
+pub struct Clear {
+    key: *mut sys::Module,
+    lo: usize,
+    hi: usize,
+    /// No jump label site overlaps the span.
+    pub jump: bool,
+    /// No static call site overlaps the span.
+    pub static_call: bool,
+    /// The reference on `key` (none for the kernel's text).
+    _mod: Option<ModuleRef>,
+}
+
+impl Default for ReservedWindow {
+    /// A window for a batch (nothing checked yet).
+    fn default() -> Self {
+        ReservedWindow { cur: None, end: 0, len: Self::MAX_LEN, saved: 0, wasted: 0 }
+    }
+}
+
+impl ReservedWindow {
+    /// The longest window (hints looked up at once).
+    const MAX_LEN: usize = 4096;
+
+    /// Before member `i` of `members` is registered: when `i` is past the
+    /// current window, checks the span of the next one, the members from
+    /// `i` whose `hint(j)` is known and in the same module as `i`'s.
+    /// Process context; takes `jump_label_lock`.
+    pub fn advance(&mut self, i: usize, members: usize, hint: impl Fn(usize) -> Option<usize>) {
+        if i < self.end {
+            return;
+        }
+        // Drops the reference on the last window's module.
+        self.cur = None;
+        self.end = i + 1;
+        let Some(key) = hint(i).and_then(text_key) else { return };
+        // Halves the window until its span is clear, while the calls not
+        // made (`saved`) pay for those that found a site (`wasted`).
+        while self.wasted < 4 + self.saved {
+            let (mut lo, mut hi) = (usize::MAX, 0);
+            let mut n = 0;
+            while n < self.len && i + n < members {
+                let Some(h) = hint(i + n) else { break };
+                if text_key(h) != Some(key) {
+                    break;
+                }
+                lo = lo.min(h);
+                hi = hi.max(h);
+                n += 1;
+            }
+            if n < 2 {
+                break;
+            }
+            let Some(c) = check_span(lo, hi) else { break };
+            if c.jump {
+                self.saved += n - 1;
+                self.end = i + n;
+                self.len = Self::MAX_LEN.min(self.len * 2);
+                // INVARIANT: `check_span()` made the calls for `c.key`, which
+                // `c` holds.
+                self.cur = Some(c);
+                return;
+            }
+            self.wasted += 1;
+            self.len = n / 2;
+        }
+        // Member `i` is checked alone; the next window starts small.
+        self.len = 2;
+    }
+
+    /// The span covering `addr` in module `key` (null: the kernel's text),
+    /// if there is one.
+    fn clear(&self, addr: usize, key: *mut sys::Module) -> Option<&Clear> {
+        self.cur.as_ref().filter(|c| c.key == key && c.lo <= addr && addr <= c.hi)
+    }
+}
+
+/// A member's address as `kprobe_addr()` will resolve it, near enough for a
+/// [`ReservedWindow`]: `addr + offset`, or the symbol's address + `offset`
+/// (without the arch's adjustment, e.g. past an x86 ENDBR).
+pub fn hint(p: crate::probe::Probe<'_>) -> Option<usize> {
+    // `c_ulong` is `usize` in the kernel crate, `u64` on the host.
+    #[allow(clippy::unnecessary_cast)]
+    let offset = p.offset() as usize;
+    let base = match p.symbol() {
+        None => p.addr(),
+        // SAFETY: `name` is a C string.
+        Some(name) => unsafe { sys::kprobe_lookup_name(name.as_ptr().cast(), offset as u32) },
+    };
+    (!base.is_null()).then(|| (base as usize).wrapping_add(offset))
+}
+
+/// The module whose text holds `addr` (null for the kernel's text), or
+/// `None` for an address outside all text.
+fn text_key(addr: usize) -> Option<*mut sys::Module> {
+    sys::preempt_disable();
+    let key = if sys::core_kernel_text(addr) {
+        Some(ptr::null_mut())
+    } else {
+        Some(sys::module_text_address(addr)).filter(|m| !m.is_null())
+    };
+    sys::preempt_enable();
+    key
+}
+
+/// Asks `jump_label_text_reserved(lo, hi)` and
+/// `static_call_text_reserved(lo, hi)`, as `check_kprobe_address_safe()`
+/// does for one address: under `jump_label_lock`, with preemption
+/// disabled, and with a reference on the module (both ends must be in its
+/// text, or both in the kernel's).
+fn check_span(lo: usize, hi: usize) -> Option<Clear> {
+    let jl = crate::locks::jump_label();
+    sys::preempt_disable();
+    let c = 'out: {
+        let (key, module) = if sys::core_kernel_text(lo) {
+            if !sys::core_kernel_text(hi) {
+                break 'out None;
+            }
+            (ptr::null_mut(), None)
+        } else {
+            let m = sys::module_text_address(lo);
+            let Some(nm) = NonNull::new(m) else { break 'out None };
+            if sys::module_text_address(hi) != m {
+                break 'out None;
+            }
+            // SAFETY: `__module_text_address()` found `nm` and preemption has
+            // stayed disabled since, so it is live for the call.
+            let Some(r) = (unsafe { ModuleRef::try_get(nm) }) else { break 'out None };
+            (m, Some(r))
+        };
+        Some(Clear {
+            key,
+            lo,
+            hi,
+            jump: !sys::jump_label_text_reserved(lo, hi),
+            static_call: !sys::static_call_text_reserved(lo, hi),
+            _mod: module,
+        })
+    };
+    sys::preempt_enable();
+    drop(jl);
+    c
 }

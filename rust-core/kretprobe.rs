@@ -17,7 +17,7 @@
 //! time on a second unregister.  Here a null `rh` is skipped and `rh` is
 //! cleared once the grace period after unregistration has passed.
 
-use crate::addr;
+use crate::addr::{self, ReservedWindow};
 use crate::error::{code::*, from_err_ptr, Result};
 use crate::flags;
 use crate::ffi::{c_int, c_ulong, c_void};
@@ -100,11 +100,11 @@ pub fn register_kretprobe(r: RetProbe<'_>) -> Result {
 /// `kprobe_mutex` held throughout (see `register::register_kprobe_locked()`;
 /// `rethook_alloc()` may sleep and allocate, as the aggregate allocation
 /// under the mutex does).
-fn register_kretprobe_locked(km: &KprobeMutex, r: RetProbe<'_>) -> Result {
+fn register_kretprobe_locked(km: &KprobeMutex, r: RetProbe<'_>, win: &ReservedWindow) -> Result {
     register_kretprobe_with(
         r,
         |p| register::warn_kprobe_rereg_locked(km, p),
-        |p| register::register_kprobe_locked(km, p),
+        |p| register::register_kprobe_locked(km, p, win),
     )
 }
 
@@ -197,8 +197,9 @@ pub fn register_kretprobes(rps: RetProbeArray<'_>) -> Result {
     }
     register::register_batch(
         rps.len(),
+        |i| rps.get(i).and_then(|r| addr::hint(r.kp())),
         // Upstream dereferences a null member.
-        |km, i| rps.get(i).map_or(Err(EINVAL), |r| register_kretprobe_locked(km, r)),
+        |km, i, win| rps.get(i).map_or(Err(EINVAL), |r| register_kretprobe_locked(km, r, win)),
         |km, n| unregister_tops(km, rps.prefix(n)),
         |n| unregister_wait_and_free(rps.prefix(n)),
     )

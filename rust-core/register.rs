@@ -6,7 +6,7 @@
 //! under `kprobe_mutex`, one RCU grace period, then free).  Port of that
 //! part of `kernel/kprobes.c`.
 
-use crate::addr;
+use crate::addr::{self, ReservedWindow};
 use crate::arm;
 use crate::error::{code::*, to_result, Result};
 use crate::ftrace::FtraceBatch;
@@ -138,7 +138,7 @@ pub fn warn_kprobe_rereg_locked(km: &KprobeMutex, p: Probe<'_>) -> Result {
 pub fn register_kprobe(p: Probe<'_>) -> Result {
     let (np, on_func_entry) = resolve_new(p, warn_kprobe_rereg)?;
 
-    let probed_mod = addr::check_kprobe_address_safe(&np)?;
+    let probed_mod = addr::check_kprobe_address_safe(&np, None)?;
 
     let ret = register_locked(&locks::kprobe_mutex(), np, on_func_entry);
 
@@ -153,10 +153,11 @@ pub fn register_kprobe(p: Probe<'_>) -> Result {
 /// registration may see the ops' use count before the ops is registered.
 /// The address checks run under the mutex too (upstream makes them
 /// without it): they take `jump_label_lock`, which nests inside
-/// `kprobe_mutex` as in `register_aggr_kprobe()`, and a module reference.
-pub fn register_kprobe_locked(km: &KprobeMutex, p: Probe<'_>) -> Result {
+/// `kprobe_mutex` as in `register_aggr_kprobe()`, and a module reference;
+/// `win` is the batch's window of range checks.
+pub fn register_kprobe_locked(km: &KprobeMutex, p: Probe<'_>, win: &ReservedWindow) -> Result {
     let (np, on_func_entry) = resolve_new(p, |p| warn_kprobe_rereg_locked(km, p))?;
-    let probed_mod = addr::check_kprobe_address_safe(&np)?;
+    let probed_mod = addr::check_kprobe_address_safe(&np, Some(win))?;
     let ret = register_locked(km, np, on_func_entry);
     drop(probed_mod);
     ret
@@ -366,23 +367,27 @@ pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
     }
     register_batch(
         kps.len(),
+        |i| kps.get(i).and_then(addr::hint),
         // Upstream dereferences a null member.
-        |km, i| kps.get(i).map_or(Err(EINVAL), |p| register_kprobe_locked(km, p)),
+        |km, i, win| kps.get(i).map_or(Err(EINVAL), |p| register_kprobe_locked(km, p, win)),
         |km, n| unregister_tops(km, kps.prefix(n)),
         |n| unregister_wait_and_free(kps.prefix(n)),
     )
 }
 
 /// The batch of `register_kprobes()` and `register_kretprobes()` (arrays
-/// of two members or more): `register(km, i)` registers member `i` under
-/// the one hold of `kprobe_mutex`; the batch's ftrace arming is flushed
-/// before it is released.  When a member or the flush fails, the first
+/// of two members or more): `register(km, i, win)` registers member `i`
+/// under the one hold of `kprobe_mutex`, its address checks within the
+/// batch's [`ReservedWindow`] `win`, which `hint(i)` (member `i`'s
+/// address, [`addr::hint`]) helps to place; the batch's ftrace arming is
+/// flushed before the mutex is released.  When a member or the flush fails, the first
 /// `n` members, those registered, are unregistered: `tops(km, n)` under
 /// the mutex (cancelling the arming they left pending; the flush after it
 /// disarms what a partly failed flush armed), `wait_and_free(n)` after.
 pub fn register_batch(
     members: usize,
-    register: impl Fn(&KprobeMutex, usize) -> Result,
+    hint: impl Fn(usize) -> Option<usize>,
+    register: impl Fn(&KprobeMutex, usize, &ReservedWindow) -> Result,
     tops: impl FnOnce(&KprobeMutex, usize),
     wait_and_free: impl FnOnce(usize),
 ) -> Result {
@@ -390,8 +395,10 @@ pub fn register_batch(
     let mut batch = FtraceBatch::begin(&km, members);
     let mut registered = members;
     let mut ret = Ok(());
+    let mut win = ReservedWindow::default();
     for i in 0..members {
-        ret = register(&km, i);
+        win.advance(i, members, &hint);
+        ret = register(&km, i, &win);
         if ret.is_err() {
             // The first `i` were registered.
             registered = i;

@@ -1226,19 +1226,23 @@ pub fn in_gate_area_no_mm(addr: usize) -> bool {
     unsafe { kprobes_rust_in_gate_area_no_mm(addr as c_ulong) != 0 }
 }
 
-/// `jump_label_text_reserved(addr, addr)`.
+/// `jump_label_text_reserved(start, end)`: does a jump label site overlap
+/// `[start, end]`?  Called under jump_label_lock(), with `start` and `end`
+/// in the same module's text or both outside modules (else it WARNs).
 #[inline]
-pub fn jump_label_text_reserved(addr: usize) -> bool {
-    // SAFETY: called under jump_label_lock().
-    unsafe { kprobes_rust_jump_label_text_reserved(addr as *mut c_void, addr as *mut c_void) != 0 }
+pub fn jump_label_text_reserved(start: usize, end: usize) -> bool {
+    // SAFETY: called under jump_label_lock(); the pointers are only compared
+    // with the jump entries' sites, never dereferenced.
+    unsafe { kprobes_rust_jump_label_text_reserved(start as *mut c_void, end as *mut c_void) != 0 }
 }
 
-/// `static_call_text_reserved(addr, addr)`.
+/// `static_call_text_reserved(start, end)`: does a static call site overlap
+/// `[start, end]`?  Same conditions as [`jump_label_text_reserved`].
 #[inline]
-pub fn static_call_text_reserved(addr: usize) -> bool {
-    // SAFETY: the two (equal) pointers are only compared with static call sites,
-    // never dereferenced; the function does not sleep.
-    unsafe { b::static_call_text_reserved(addr as *mut c_void, addr as *mut c_void) != 0 }
+pub fn static_call_text_reserved(start: usize, end: usize) -> bool {
+    // SAFETY: the pointers are only compared with static call sites, never
+    // dereferenced; the function does not sleep.
+    unsafe { b::static_call_text_reserved(start as *mut c_void, end as *mut c_void) != 0 }
 }
 
 /// `find_bug()`: is there a BUG()/WARN() site at `addr`?

@@ -17,7 +17,8 @@
 # Env: KPB_NO_REPEAT=1 skips the second c run; KPB_SMP=N vCPUs (default 1); KPB_QUICK=1 uses small sizes
 # for a smoke test (then the results go to $WORK/bench/out, not bench/);
 # KPB_OUT=dir overrides where the results are written; KPB_RUN=list (of
-# kprobes_bench.ko's runs: hits,scale,gp,endis,reg,regentry,mem) and
+# kprobes_bench.ko's runs: hits,scale,gp,endis,reg,regentry,mem;
+# regbatch is regentry without its one-by-one rows) and
 # KPB_EVN="sizes" (of the kprobe_events rows; empty for none) override the
 # guest job's (tools/testing/bench/job.sh), e.g. the scale rows alone at full
 # size: KPB_RUN=scale KPB_EVN= KPB_NO_REPEAT=1 KPB_OUT=/tmp/x make bench

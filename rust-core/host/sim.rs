@@ -247,6 +247,8 @@ pub struct Image {
     pub jump_labels: Vec<usize>,
     /// Static call sites.
     pub static_calls: Vec<usize>,
+    /// Calls of `jump_label_text_reserved()`.
+    pub jump_label_checks: usize,
     /// BUG()/WARN() sites.
     pub bugs: Vec<usize>,
     /// The vsyscall gate area.
@@ -638,14 +640,18 @@ pub fn in_gate_area_no_mm(addr: usize) -> bool {
     image(|i| in_range(addr, i.gate))
 }
 
-/// `jump_label_text_reserved(addr, addr)`.
-pub fn jump_label_text_reserved(addr: usize) -> bool {
-    image(|i| i.jump_labels.contains(&addr))
+/// `jump_label_text_reserved(start, end)` (each site one byte); counts the
+/// calls.
+pub fn jump_label_text_reserved(start: usize, end: usize) -> bool {
+    image(|i| {
+        i.jump_label_checks += 1;
+        i.jump_labels.iter().any(|&a| start <= a && a <= end)
+    })
 }
 
-/// `static_call_text_reserved(addr, addr)`.
-pub fn static_call_text_reserved(addr: usize) -> bool {
-    image(|i| i.static_calls.contains(&addr))
+/// `static_call_text_reserved(start, end)` (each site one byte).
+pub fn static_call_text_reserved(start: usize, end: usize) -> bool {
+    image(|i| i.static_calls.iter().any(|&a| start <= a && a <= end))
 }
 
 /// `find_bug()`.

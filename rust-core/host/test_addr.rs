@@ -138,7 +138,7 @@ fn safe(addr: usize) -> (i32, *mut Module, u32) {
     let mut p = probe_at(addr);
     // SAFETY: a live probe, not registered, that the test owns.
     let np = unsafe { crate::probe::NewProbe::new(crate::probe::Probe::from_raw(&mut *p)) };
-    let r = crate::addr::check_kprobe_address_safe(&np);
+    let r = crate::addr::check_kprobe_address_safe(&np, None);
     assert_eq!(cpu(|c| c.preempt), 0, "preemption re-enabled on every path");
     let (rc, m) = match r {
         Ok(Some(mr)) => {
@@ -215,7 +215,7 @@ fn module_text_takes_a_reference() {
     let mut p = probe_at(MODT + 8);
     // SAFETY: a live probe, not registered, that the test owns.
     let np = unsafe { crate::probe::NewProbe::new(crate::probe::Probe::from_raw(&mut *p)) };
-    let mr = crate::addr::check_kprobe_address_safe(&np).unwrap().unwrap();
+    let mr = crate::addr::check_kprobe_address_safe(&np, None).unwrap().unwrap();
     // SAFETY: read through the pointer the simulation writes through.
     assert_eq!(unsafe { (*mp).refs }, 2);
     drop(mr);

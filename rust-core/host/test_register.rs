@@ -1266,3 +1266,124 @@ fn a_batch_of_kretprobes_arms_and_disarms_with_one_call() {
     sys::run_optimizer();
     assert_eq!(allocs(), a0, "rethooks, instances and the batch's lists freed");
 }
+
+fn jump_label_checks() -> usize {
+    image(|i| std::mem::take(&mut i.jump_label_checks))
+}
+
+#[test]
+fn a_batch_asks_the_range_checks_once_per_window_with_the_same_results() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    const N: usize = if cfg!(miri) { 24 } else { 64 };
+    ftrace_functions(0..N);
+    let at = |k: usize| FN + k * 0x40;
+    let batch = |base: u32| -> Vec<*mut Kprobe> { (0..N).map(|i| kp(base + i as u32, at(i), false)).collect() };
+    let all_hashed = |v: &[*mut Kprobe]| (0..N).all(|i| hashed(at(i)) == v[i]);
+
+    // 1. No site near: one range check for the whole batch.
+    jump_label_checks();
+    let mut v = batch(0);
+    assert_eq!(reg_all(&mut v), 0);
+    assert_eq!(jump_label_checks(), 1);
+    assert!(all_hashed(&v));
+    unreg_all(&mut v);
+
+    // 2. A jump label inside fn10 (not at a member): the spans over it are
+    // not clear, so their members are checked one by one; the rest are
+    // covered; every member is registered.
+    image(|i| i.jump_labels.push(at(10) + 8));
+    let mut v = batch(100);
+    assert_eq!(reg_all(&mut v), 0);
+    let n = jump_label_checks();
+    assert!(n > 1 && n < N / 2 + 4, "{n} checks");
+    assert!(all_hashed(&v));
+    unreg_all(&mut v);
+
+    // 3. A member on a jump label, or on a static call site: EINVAL as
+    // upstream, nothing left registered.
+    for site in [true, false] {
+        let mut v = batch(200);
+        let a = at(20) + 8;
+        v[20] = kp(99, a, false);
+        image(|i| if site { i.jump_labels.push(a) } else { i.static_calls.push(a) });
+        assert_eq!(reg_all(&mut v), -sys::EINVAL, "site {site}");
+        assert!((0..N).all(|i| hashed(at(i)).is_null()));
+        assert!(hashed(a).is_null());
+        image(|i| if site { i.jump_labels.pop() } else { i.static_calls.pop() });
+    }
+    jump_label_checks();
+
+    // 4. A jump label in every function: no span is clear; after four
+    // spans the batch stops asking (upstream's calls + 4).
+    image(|i| i.jump_labels.extend((0..N).map(|k| at(k) + 8)));
+    let mut v = batch(300);
+    assert_eq!(reg_all(&mut v), 0);
+    assert_eq!(jump_label_checks(), N + 4);
+    assert!(all_hashed(&v));
+    unreg_all(&mut v);
+    image(|i| i.jump_labels.clear());
+
+    // 5. Members in a module and in the kernel, interleaved in runs: one
+    // span per run, in the run's module; the window's module reference is
+    // put when the batch ends.
+    let m = module();
+    image(|i| {
+        for k in 0..8 {
+            i.symbols.push(Sym::new(&format!("mfn{k}"), MODT + 0x100 + k * 0x40, 0x40));
+            i.ftrace_sites.push(MODT + 0x100 + k * 0x40);
+        }
+    });
+    let mut w: Vec<*mut Kprobe> = (0..4).map(|k| kp(400 + k as u32, at(k), false)).collect();
+    w.extend((0..8).map(|k| kp(500 + k as u32, MODT + 0x100 + k * 0x40, false)));
+    w.extend((4..8).map(|k| kp(600 + k as u32, at(k), false)));
+    assert_eq!(reg_all(&mut w), 0);
+    assert_eq!(jump_label_checks(), 3);
+    // SAFETY: the test module lives until the end of the test.
+    assert_eq!(unsafe { (*m).refs }, 0, "the members' and the window's references put");
+    assert!(w.iter().all(|&p| !hashed(addr(p)).is_null()));
+    unreg_all(&mut w);
+}
+
+#[test]
+fn a_failing_batch_disarm_warns_and_still_unregisters_every_member() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    const N: usize = 10;
+    ftrace_functions(0..N + 1);
+    let at = |k: usize| FN + k * 0x40;
+    // A probe outside the batch keeps the ops registered.
+    let keep = kp(900, at(N), false);
+    assert_eq!(reg(keep), 0);
+    let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, at(i), false)).collect();
+    assert_eq!(reg_all(&mut v), 0);
+    events();
+    // ftrace refuses to remove the batch's addresses from the filter.
+    arch(|a| a.ftrace_batch_fail = Some((false, -sys::EBUSY_SIM)));
+    let w = record(|r| r.warnings.len());
+    unreg_all(&mut v);
+    assert_eq!(record(|r| r.warnings.len()), w + 1, "WARN_ONCE as upstream's disarm");
+    let fe = ftrace_events(&events());
+    assert_eq!(fe.len(), 1, "one removal, refused: {fe:?}");
+    // Intended divergence (README): every member is unregistered all the
+    // same (upstream leaves each hashed with its addr cleared); a hit at
+    // their still-filtered addresses finds no probe and runs nothing.
+    for i in 0..N {
+        assert!(hashed(at(i)).is_null(), "member {i} unhashed");
+        hit(at(i));
+    }
+    assert!(calls().is_empty());
+    hit(at(N));
+    assert_eq!(calls(), ["pre900"]);
+    // Probes at the same addresses register and fire.  (Fresh ones: an
+    // unregistered probe keeps KPROBE_FLAG_DISABLED, as upstream's.)
+    let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(100 + i as u32, at(i), false)).collect();
+    assert_eq!(reg_all(&mut v), 0);
+    for i in 0..N {
+        hit(at(i));
+    }
+    assert_eq!(calls().len(), N);
+    unreg_all(&mut v);
+    unreg(keep);
+    assert_eq!(arch(|a| a.ftrace_ops_registered), [false, false]);
+}

@@ -32,13 +32,14 @@
 #include <linux/string.h>
 #include <linux/slab.h>
 #include <linux/hash.h>
+#include <linux/fprobe.h>
 
 #define KPB_MAIN
 #include "kpb_funcs.h"	/* the probe targets, in the kpb_fns*.ko modules */
 
 static char *run = "hits,reg,mem";
 module_param(run, charp, 0444);
-MODULE_PARM_DESC(run, "comma list of: hits, scale, gp, endis, reg, regentry, mem");
+MODULE_PARM_DESC(run, "comma list of: hits, scale, gp, endis, reg, regentry, regbatch, mem");
 static int iters = 20000;
 module_param(iters, int, 0444);
 MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
@@ -474,10 +475,22 @@ static int kpb_register_one_by_one(int n, const char *what)
 	return 0;
 }
 
-static void kpb_reg_rows(const char *tag, unsigned int off)
+/* The rows reg_, unreg_ and regunreg_TAG_HOW_N of one (un)registration. */
+static void kpb_reg_results(const char *tag, const char *how, int n, u64 t0, u64 t1, u64 t2)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "reg_%s_%s_%d", tag, how, n);
+	kpb_result(name, "ns", (t1 - t0) * 100);
+	snprintf(name, sizeof(name), "unreg_%s_%s_%d", tag, how, n);
+	kpb_result(name, "ns", (t2 - t1) * 100);
+	snprintf(name, sizeof(name), "regunreg_%s_%s_%d", tag, how, n);
+	kpb_result(name, "ns", (t2 - t0) * 100);
+}
+
+static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 {
 	static const int ns[] = { 10, 100, 1000, 5000 };
-	char name[64];
 	u64 t0, t1, t2;
 	int k, n, r;
 
@@ -486,21 +499,18 @@ static void kpb_reg_rows(const char *tag, unsigned int off)
 		if (n > maxn || n > KPB_NFUNCS)
 			break;
 
-		kpb_prepare(n, off);
-		t0 = ktime_get_ns();
-		r = kpb_register_one_by_one(n, tag);
-		t1 = ktime_get_ns();
-		if (r)
-			return;
-		for (int i = 0; i < n; i++)
-			unregister_kprobe(&kpb_kps[i]);
-		t2 = ktime_get_ns();
-		snprintf(name, sizeof(name), "reg_%s_one_%d", tag, n);
-		kpb_result(name, "ns", (t1 - t0) * 100);
-		snprintf(name, sizeof(name), "unreg_%s_one_%d", tag, n);
-		kpb_result(name, "ns", (t2 - t1) * 100);
-		snprintf(name, sizeof(name), "regunreg_%s_one_%d", tag, n);
-		kpb_result(name, "ns", (t2 - t0) * 100);
+		if (one_by_one) {
+			kpb_prepare(n, off);
+			t0 = ktime_get_ns();
+			r = kpb_register_one_by_one(n, tag);
+			t1 = ktime_get_ns();
+			if (r)
+				return;
+			for (int i = 0; i < n; i++)
+				unregister_kprobe(&kpb_kps[i]);
+			t2 = ktime_get_ns();
+			kpb_reg_results(tag, "one", n, t0, t1, t2);
+		}
 
 		kpb_prepare(n, off);
 		t0 = ktime_get_ns();
@@ -512,13 +522,62 @@ static void kpb_reg_rows(const char *tag, unsigned int off)
 		}
 		unregister_kprobes(kpb_kpp, n);
 		t2 = ktime_get_ns();
-		snprintf(name, sizeof(name), "reg_%s_batch_%d", tag, n);
-		kpb_result(name, "ns", (t1 - t0) * 100);
-		snprintf(name, sizeof(name), "unreg_%s_batch_%d", tag, n);
-		kpb_result(name, "ns", (t2 - t1) * 100);
-		snprintf(name, sizeof(name), "regunreg_%s_batch_%d", tag, n);
-		kpb_result(name, "ns", (t2 - t0) * 100);
+		kpb_reg_results(tag, "batch", n, t0, t1, t2);
 	}
+}
+
+/*
+ * The floor of the batch rows: fprobe (CONFIG_FPROBE) on the same kernel
+ * attaches the same entry set with one ftrace_set_filter_ips() and
+ * register_ftrace_function(), without the kprobes core: rows
+ * reg_fprobe_batch_N (register_fprobe_ips()) and unreg_fprobe_batch_N
+ * (unregister_fprobe()).  Without CONFIG_FPROBE there are no such rows.
+ */
+static int kpb_fprobe_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			    struct pt_regs *regs, void *entry_data)
+{
+	return 0;
+}
+
+static void kpb_fprobe_rows(void)
+{
+	static const int ns[] = { 10, 100, 1000, 5000 };
+	static struct fprobe fp;
+	unsigned long *addrs;
+	u64 t0, t1, t2;
+	int k, n, i, r;
+
+	if (!IS_ENABLED(CONFIG_FPROBE))
+		return;
+	addrs = vmalloc(array_size(KPB_NFUNCS, sizeof(*addrs)));
+	if (!addrs) {
+		kpb_err("fprobe: no memory");
+		return;
+	}
+	for (k = 0; k < ARRAY_SIZE(ns); k++) {
+		n = ns[k];
+		if (n > maxn || n > KPB_NFUNCS)
+			break;
+		for (i = 0; i < n; i++)
+			addrs[i] = (unsigned long)kpb_func(i);
+		memset(&fp, 0, sizeof(fp));
+		fp.entry_handler = kpb_fprobe_entry;
+		t0 = ktime_get_ns();
+		r = register_fprobe_ips(&fp, addrs, n);
+		t1 = ktime_get_ns();
+		if (r) {
+			kpb_err("fprobe: register_fprobe_ips(%d): %d", n, r);
+			break;
+		}
+		r = unregister_fprobe(&fp);
+		t2 = ktime_get_ns();
+		if (r) {
+			kpb_err("fprobe: unregister_fprobe(%d): %d", n, r);
+			break;
+		}
+		kpb_reg_results("fprobe", "batch", n, t0, t1, t2);
+	}
+	vfree(addrs);
 }
 
 /* ---- hit cost at scale ----------------------------------------------------- */
@@ -930,11 +989,16 @@ static int __init kpb_init(void)
 		kpb_endis_rows();
 	if (kpb_want("reg")) {
 		kpb_set_optimization(0);
-		kpb_reg_rows("int3", KPB_MID_OFF);
+		kpb_reg_rows("int3", KPB_MID_OFF, true);
 		kpb_set_optimization(1);
 	}
 	if (kpb_want("regentry"))
-		kpb_reg_rows("ftrace", 0);
+		kpb_reg_rows("ftrace", 0, true);
+	/* The batch rows of regentry alone (one-by-one: ~80 s of guest time). */
+	if (kpb_want("regbatch"))
+		kpb_reg_rows("ftrace", 0, false);
+	if (kpb_want("regentry") || kpb_want("regbatch"))
+		kpb_fprobe_rows();
 	if (kpb_want("mem"))
 		kpb_mem();
 	kpb_set_optimization(1);

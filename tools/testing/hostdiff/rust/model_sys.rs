@@ -737,16 +737,16 @@ pub fn in_gate_area_no_mm(addr: usize) -> bool {
     unsafe { c_in_gate_area_no_mm(addr as c_ulong) != 0 }
 }
 
-/// `jump_label_text_reserved(addr, addr)`.
-pub fn jump_label_text_reserved(addr: usize) -> bool {
+/// `jump_label_text_reserved(start, end)`.
+pub fn jump_label_text_reserved(start: usize, end: usize) -> bool {
     // SAFETY: the pointers are only compared.
-    unsafe { c_jump_label_text_reserved(addr as *mut c_void, addr as *mut c_void) != 0 }
+    unsafe { c_jump_label_text_reserved(start as *mut c_void, end as *mut c_void) != 0 }
 }
 
-/// `static_call_text_reserved(addr, addr)`.
-pub fn static_call_text_reserved(addr: usize) -> bool {
+/// `static_call_text_reserved(start, end)`.
+pub fn static_call_text_reserved(start: usize, end: usize) -> bool {
     // SAFETY: the pointers are only compared.
-    unsafe { c_static_call_text_reserved(addr as *mut c_void, addr as *mut c_void) != 0 }
+    unsafe { c_static_call_text_reserved(start as *mut c_void, end as *mut c_void) != 0 }
 }
 
 /// `find_bug()`: is there a BUG() site at `addr`?

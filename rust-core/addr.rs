@@ -6,6 +6,7 @@
 
 use crate::error::{code::*, Result};
 use crate::ffi::{c_char, c_ulong};
+use crate::blacklist::SymName;
 use crate::probe::NewProbe;
 use crate::sys;
 use crate::views::ModuleRef;
@@ -87,15 +88,12 @@ pub fn check_ftrace_location(p: &NewProbe<'_>) -> Result {
     Ok(())
 }
 
-/// `is_cfi_preamble_symbol()`: is `addr` in a `__cfi_` or `__pfx_` symbol
-/// (the CFI hash / padding in front of a function)?
-pub fn is_cfi_preamble_symbol(addr: usize) -> bool {
-    let mut symbuf = [0 as c_char; sys::KSYM_NAME_LEN];
-    // SAFETY: `symbuf` has KSYM_NAME_LEN bytes.
-    if unsafe { sys::lookup_symbol_name(addr, symbuf.as_mut_ptr()) } != 0 {
-        return false;
-    }
-    let has_prefix = |pre: &[u8]| symbuf.iter().zip(pre).all(|(&c, &b)| c == b);
+/// `is_cfi_preamble_symbol()`: is the symbol `sym` (at the probe's
+/// address) a `__cfi_` or `__pfx_` one (the CFI hash / padding in front of
+/// a function)?
+fn is_cfi_preamble_named(sym: &mut SymName) -> bool {
+    let Some(name) = sym.get() else { return false };
+    let has_prefix = |pre: &[u8]| name.iter().zip(pre).all(|(&c, &b)| c == b as c_char);
     has_prefix(b"__cfi_") || has_prefix(b"__pfx_")
 }
 
@@ -126,12 +124,15 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>, win: Option<&ReservedWindow>)
         // shown that no jump label or static call site is near `addr`.)
         let key = probed_mod.map_or(ptr::null_mut(), NonNull::as_ptr);
         let clear = |f: fn(&Clear) -> bool| win.and_then(|w| w.clear(addr, key)).is_some_and(f);
+        // The name of the symbol at `addr`, for the blacklist's and the CFI
+        // check (looked up once).
+        let mut sym = SymName::new(addr);
         if sys::in_gate_area_no_mm(addr)
-            || crate::blacklist::within_kprobe_blacklist(addr)
+            || crate::blacklist::within_kprobe_blacklist_named(addr, &mut sym)
             || (!clear(|c| c.jump) && sys::jump_label_text_reserved(addr, addr))
             || (!clear(|c| c.static_call) && sys::static_call_text_reserved(addr, addr))
             || sys::find_bug(addr)
-            || is_cfi_preamble_symbol(addr)
+            || is_cfi_preamble_named(&mut sym)
         {
             break 'out Err(EINVAL);
         }

@@ -71,27 +71,62 @@ fn within_blacklist_ranges(addr: usize) -> bool {
 /// or as part of a suffixed copy (`foo.cold`, `foo.isra.0`) of a
 /// blacklisted function?
 pub fn within_kprobe_blacklist(addr: usize) -> bool {
+    within_kprobe_blacklist_named(addr, &mut SymName::new(addr))
+}
+
+/// [`within_kprobe_blacklist`] with the name of the symbol at `addr`
+/// looked up once for every check that needs it.
+pub fn within_kprobe_blacklist_named(addr: usize, sym: &mut SymName) -> bool {
     if within_blacklist_ranges(addr) {
         return true;
     }
 
     // Check if the address is on a suffixed-symbol.
-    let mut symname = [0 as c_char; sys::KSYM_NAME_LEN];
-    // SAFETY: `symname` has KSYM_NAME_LEN bytes.
-    if unsafe { sys::lookup_symbol_name(addr, symname.as_mut_ptr()) } == 0 {
-        let Some(dot) = symname.iter().take_while(|&&c| c != 0).position(|&c| c == b'.' as c_char) else {
-            return false;
-        };
-        if let Some(c) = symname.get_mut(dot) {
-            *c = 0;
+    let Some(name) = sym.get() else { return false };
+    let Some(dot) = name.iter().take_while(|&&c| c != 0).position(|&c| c == b'.' as c_char) else {
+        return false;
+    };
+    // The name up to the dot (put back after the lookup).
+    if let Some(c) = name.get_mut(dot) {
+        *c = 0;
+    }
+    // SAFETY: `name` is NUL-terminated.
+    let base = unsafe { sys::kprobe_lookup_name(name.as_ptr(), 0) } as usize;
+    if let Some(c) = name.get_mut(dot) {
+        *c = b'.' as c_char;
+    }
+    base != 0 && within_blacklist_ranges(base)
+}
+
+/// The name of the symbol at an address, from `lookup_symbol_name()`,
+/// looked up when first asked for: upstream's `within_kprobe_blacklist()`
+/// and `is_cfi_preamble_symbol()` look up the same name in turn (in a
+/// module, each a walk of its symbol table).
+pub struct SymName {
+    addr: usize,
+    /// `None`: not looked up yet; `Some(false)`: no symbol.
+    found: Option<bool>,
+    buf: [c_char; sys::KSYM_NAME_LEN],
+}
+
+impl SymName {
+    /// The name at `addr`, not looked up yet.
+    pub fn new(addr: usize) -> Self {
+        SymName { addr, found: None, buf: [0; sys::KSYM_NAME_LEN] }
+    }
+
+    /// The NUL-terminated name, or `None` if no symbol holds the address.
+    pub fn get(&mut self) -> Option<&mut [c_char; sys::KSYM_NAME_LEN]> {
+        if self.found.is_none() {
+            // SAFETY: `buf` has KSYM_NAME_LEN bytes.
+            self.found = Some(unsafe { sys::lookup_symbol_name(self.addr, self.buf.as_mut_ptr()) } == 0);
         }
-        // SAFETY: `symname` is NUL-terminated.
-        let base = unsafe { sys::kprobe_lookup_name(symname.as_ptr(), 0) } as usize;
-        if base != 0 {
-            return within_blacklist_ranges(base);
+        if self.found == Some(true) {
+            Some(&mut self.buf)
+        } else {
+            None
         }
     }
-    false
 }
 
 /// `kprobe_add_ksym_blacklist()`: blacklists the whole symbol at `entry`.

@@ -247,8 +247,9 @@ pub struct Image {
     pub jump_labels: Vec<usize>,
     /// Static call sites.
     pub static_calls: Vec<usize>,
-    /// Calls of `jump_label_text_reserved()`.
+    /// Calls of `jump_label_text_reserved()` and of `lookup_symbol_name()`.
     pub jump_label_checks: usize,
+    pub symbol_name_lookups: usize,
     /// BUG()/WARN() sites.
     pub bugs: Vec<usize>,
     /// The vsyscall gate area.
@@ -315,6 +316,7 @@ pub fn kallsyms_lookup_size_offset(addr: usize, size: &mut usize, offset: &mut u
 /// # Safety
 /// `buf` is valid for `KSYM_NAME_LEN` bytes.
 pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
+    image(|i| i.symbol_name_lookups += 1);
     match lookup(addr) {
         Some(s) => {
             let n = s.name.len().min(KSYM_NAME_LEN - 1);

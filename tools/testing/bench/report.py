@@ -77,8 +77,10 @@ def target(name):
     """(kind, text, threshold on rust/c or None)"""
     if name.startswith("hit_"):
         return "hit", "Rust/C <= 1.00", 1.0
-    if re.match(r"(regunreg_.*|events_all)_1000$", name):
+    if re.match(r"(regunreg_(?!fprobe).*|events_all)_1000$", name):
         return "reg1000", ">= 5x faster (Rust/C <= 0.20)", 0.2
+    if re.match(r"(un)?reg_ftrace_batch_5000$", name):
+        return "batch5000", ">= 20x faster (Rust/C <= 0.05)", 0.05
     if name.startswith("mem_"):
         return "mem", "Rust <= C", None
     return None, "", None
@@ -176,6 +178,41 @@ def scale_table(cs, rs):
             met = scale_met(d) if label == "Rust" else None
             met = {True: "yes", False: "**NO**", None: ""}[met]
             md.append(f"| scale_{k} | {label} | {vals} | {ratio} | {met} |")
+    return md + [""]
+
+
+BATCH_RE = re.compile(r"(unreg|reg)_(ftrace|fprobe)_batch_(\d+)$")
+
+
+def fprobe_table(cs, rs):
+    """Markdown lines: register_kprobes()/unregister_kprobes() of N entry
+    probes against fprobe's attach/detach of the same N functions, on each
+    kernel (fprobe does not use the kprobes core)."""
+    rows = {}
+    for label, d in (("C", cs), ("Rust", rs)):
+        for k, v in d.items():
+            m = BATCH_RE.match(k)
+            if m:
+                rows.setdefault((m.group(1), int(m.group(3))), {})[(label, m.group(2))] = v[1]
+    if not any(("C", "fprobe") in v or ("Rust", "fprobe") in v for v in rows.values()):
+        return []
+    md = ["## Batch registration against fprobe", "",
+          "`register_kprobes()`/`unregister_kprobes()` of N kprobes at +0 of N generated functions "
+          "(ftrace sites) against `register_fprobe_ips()`/`unregister_fprobe()` of the same N "
+          "functions on the same kernel (rows `reg_fprobe_batch_N`; fprobe does not use the "
+          "kprobes core): guest instructions (ns under icount); kprobes/fprobe is the cost of "
+          "the kprobes batch in units of fprobe's.", "",
+          "| call | N | C kprobes | C fprobe | C kprobes/fprobe | Rust kprobes | Rust fprobe "
+          "| Rust kprobes/fprobe |", "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    for (op, n) in sorted(rows, key=lambda x: (x[0] != "reg", x[1])):
+        d = rows[(op, n)]
+        cells = []
+        for label in ("C", "Rust"):
+            kp, fp = d.get((label, "ftrace")), d.get((label, "fprobe"))
+            q = f"{kp / fp:.2f}" if kp and fp else "n/a"
+            cells += [fmt(kp) if kp is not None else "", fmt(fp) if fp is not None else "", q]
+        name = "register" if op == "reg" else "unregister"
+        md.append(f"| {name} | {n} | " + " | ".join(cells) + " |")
     return md + [""]
 
 
@@ -439,6 +476,7 @@ def main():
         md.append("- **problems**: " + "; ".join(problems))
     md += ["", "![Rust/C ratios](ratios.svg)", ""]
     md += scale_table(scale_rows(c), rscale)
+    md += fprobe_table(c, r)
     md += ["| row | unit | C | C, 2nd run | Rust | Rust/C | target | met |",
            "|---|---|--:|--:|--:|--:|---|---|"]
     for x in rows:

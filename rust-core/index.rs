@@ -193,6 +193,16 @@ fn next(i: usize, cap: usize) -> usize {
     }
 }
 
+/// The slot before `i` in a table of `cap` slots.
+#[inline(always)]
+fn prev(i: usize, cap: usize) -> usize {
+    if i == 0 {
+        cap - 1
+    } else {
+        i - 1
+    }
+}
+
 /// The home slot of `addr` in a table of `cap` slots: below `cap`.
 #[inline(always)]
 fn home(addr: *mut KprobeOpcode, cap: usize) -> usize {
@@ -308,16 +318,20 @@ pub fn insert(km: &KprobeMutex, p: Hashed<'_>) {
 
 /// The slot holding `p`, if indexed.
 fn find_slot(t: TableRef, p: Hashed<'_>) -> Option<&'static AtomicPtr<Kprobe>> {
+    find_index(t, p).map(|i| t.slot(i))
+}
+
+/// The index of the slot holding `p`, if indexed.
+fn find_index(t: TableRef, p: Hashed<'_>) -> Option<usize> {
     let mut i = t.home(p.addr());
     let p = p.as_ptr();
     loop {
-        let s = t.slot(i);
-        let cur = s.load(Ordering::Relaxed);
+        let cur = t.slot(i).load(Ordering::Relaxed);
         if cur == empty() {
             return None;
         }
         if cur == p {
-            return Some(s);
+            return Some(i);
         }
         i = t.next(i);
     }
@@ -325,10 +339,27 @@ fn find_slot(t: TableRef, p: Hashed<'_>) -> Option<&'static AtomicPtr<Kprobe>> {
 
 /// Removes `p` from the index (a reader may still find it until a grace
 /// period has passed).  Shrinks a table left 1/8 used, if memory allows.
+///
+/// A slot followed by an empty one becomes empty rather than a tomb, and
+/// so do the tombs just before it: no walk needs them (a walk that would
+/// pass them stops at the empty slot after them anyway), and a look-up
+/// that misses, as every single-step trap's does, stops sooner.
 pub fn remove(km: &KprobeMutex, p: Hashed<'_>) {
     let t = table(km);
-    if let Some(s) = find_slot(t, p) {
-        s.store(tomb(), Ordering::Release);
+    if let Some(i) = find_index(t, p) {
+        if t.slot(t.next(i)).load(Ordering::Relaxed) == empty() {
+            let mut j = i;
+            loop {
+                t.slot(j).store(empty(), Ordering::Release);
+                USED.fetch_sub(1, Ordering::Relaxed);
+                j = prev(j, t.cap());
+                if t.slot(j).load(Ordering::Relaxed) != tomb() {
+                    break;
+                }
+            }
+        } else {
+            t.slot(i).store(tomb(), Ordering::Release);
+        }
         let live = LIVE.fetch_sub(1, Ordering::Relaxed) - 1;
         if t.cap() > MIN_SLOTS && live * 8 < t.cap() {
             rebuild(km, t, live);
@@ -394,6 +425,12 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
 /// Live entries and slots of the published table (tests, statistics).
 pub fn stats(km: &KprobeMutex) -> (usize, usize) {
     (LIVE.load(Ordering::Relaxed), table(km).cap())
+}
+
+/// Live and tomb slots of the published table (host tests).
+#[cfg(test)]
+pub(crate) fn used(_km: &KprobeMutex) -> usize {
+    USED.load(Ordering::Relaxed)
 }
 
 /// Empties the index (host tests, under `sys::exclusive()`).

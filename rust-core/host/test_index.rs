@@ -144,6 +144,48 @@ fn removal_leaves_the_others_and_slots_are_reused() {
 }
 
 #[test]
+fn removing_every_probe_leaves_no_tomb() {
+    let _x = sys::exclusive();
+    index::reset();
+    // 40 probes in 64 slots: clusters, with tombs inside once removing.
+    let n = 40;
+    let ps = probes((0..n).map(addr));
+    let km = locks::kprobe_mutex();
+    for &p in &ps {
+        ins(&km, p).unwrap();
+    }
+    // Remove in an order that leaves tombs in the middle of clusters: the
+    // rest stay found; a slot followed by an empty one, and the tombs
+    // before it, become empty.
+    let order: Vec<usize> = (0..n).map(|k| (k * 7) % n).collect();
+    for (k, &i) in order.iter().enumerate() {
+        index::remove(&km, h(&km, ps[i]));
+        if k == n / 2 {
+            drop(km);
+            let gone: Vec<usize> = order[..=k].to_vec();
+            assert_indexed(&ps, |j| !gone.contains(&j));
+            let km2 = locks::kprobe_mutex();
+            assert!(index::used(&km2) < n, "some tombs cleaned already");
+            drop(km2);
+            return finish(&ps, &order[k + 1..]);
+        }
+    }
+    unreachable!();
+
+    fn finish(ps: &[*mut Kprobe], rest: &[usize]) {
+        let km = locks::kprobe_mutex();
+        for &i in rest {
+            index::remove(&km, h(&km, ps[i]));
+        }
+        assert_eq!(index::used(&km), 0, "no tomb left once every probe is removed");
+        drop(km);
+        assert_indexed(ps, |_| false);
+        // SAFETY: serialized; from `probes()`.
+        unsafe { free(ps) };
+    }
+}
+
+#[test]
 fn replace_swaps_in_place_and_collisions_are_walked() {
     let _x = sys::exclusive();
     index::reset();

@@ -15,7 +15,8 @@
 //!   `addr * GOLDEN_RATIO_64` as `hash_ptr()`'s; linear probing from there,
 //!   wrapping at `cap`.
 //! - A slot holds a probe pointer, [`empty()`] (never used: a walk stops)
-//!   or [`tomb()`] (a removed probe: a walk goes on).  Both are static
+//!   or [`tomb()`] (a removed probe: a walk goes on).  No tomb is followed
+//!   by an empty slot: [`remove`] empties those (see there).  Both are static
 //!   sentinel probes whose `addr` is their own address, a data address no
 //!   caller looks up, so that the kernel's assembly `get_kprobe()` compares
 //!   the address of whatever a slot points at without testing for them

@@ -176,7 +176,10 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>, win: Option<&ReservedWindow>)
 /// a site in it halves the window until it is clear (or one member, which
 /// is checked as upstream does); a span that is not clear is asked only
 /// while the calls saved pay for it, so a batch never makes more than 4
-/// calls of each more than upstream.
+/// `jump_label_text_reserved()` calls more than upstream.  (The static
+/// call span is asked with each jump label span: where a static call site
+/// lies in a span clear of jump labels, its members are asked one by one
+/// as well, one call more than upstream per such span.)
 ///
 /// # Invariants
 /// When `cur` is set, `jump_label_text_reserved(cur.lo, cur.hi)` (if

@@ -158,31 +158,22 @@ fn removing_every_probe_leaves_no_tomb() {
     // rest stay found; a slot followed by an empty one, and the tombs
     // before it, become empty.
     let order: Vec<usize> = (0..n).map(|k| (k * 7) % n).collect();
-    for (k, &i) in order.iter().enumerate() {
+    let (gone, rest) = order.split_at(n / 2 + 1);
+    for &i in gone {
         index::remove(&km, h(&km, ps[i]));
-        if k == n / 2 {
-            drop(km);
-            let gone: Vec<usize> = order[..=k].to_vec();
-            assert_indexed(&ps, |j| !gone.contains(&j));
-            let km2 = locks::kprobe_mutex();
-            assert!(index::used(&km2) < n, "some tombs cleaned already");
-            drop(km2);
-            return finish(&ps, &order[k + 1..]);
-        }
     }
-    unreachable!();
-
-    fn finish(ps: &[*mut Kprobe], rest: &[usize]) {
-        let km = locks::kprobe_mutex();
-        for &i in rest {
-            index::remove(&km, h(&km, ps[i]));
-        }
-        assert_eq!(index::used(&km), 0, "no tomb left once every probe is removed");
-        drop(km);
-        assert_indexed(ps, |_| false);
-        // SAFETY: serialized; from `probes()`.
-        unsafe { free(ps) };
+    assert!(index::used(&km) < n, "some tombs cleaned already");
+    drop(km);
+    assert_indexed(&ps, |j| !gone.contains(&j));
+    let km = locks::kprobe_mutex();
+    for &i in rest {
+        index::remove(&km, h(&km, ps[i]));
     }
+    assert_eq!(index::used(&km), 0, "no tomb left once every probe is removed");
+    drop(km);
+    assert_indexed(&ps, |_| false);
+    // SAFETY: serialized; from `probes()`.
+    unsafe { free(&ps) };
 }
 
 #[test]

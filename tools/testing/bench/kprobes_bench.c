@@ -475,6 +475,9 @@ static int kpb_register_one_by_one(int n, const char *what)
 	return 0;
 }
 
+/* The N of the registration rows (and of fprobe's, their floor). */
+static const int kpb_reg_ns[] = { 10, 100, 1000, 5000 };
+
 /* The rows reg_, unreg_ and regunreg_TAG_HOW_N of one (un)registration. */
 static void kpb_reg_results(const char *tag, const char *how, int n, u64 t0, u64 t1, u64 t2)
 {
@@ -490,12 +493,11 @@ static void kpb_reg_results(const char *tag, const char *how, int n, u64 t0, u64
 
 static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 {
-	static const int ns[] = { 10, 100, 1000, 5000 };
 	u64 t0, t1, t2;
 	int k, n, r;
 
-	for (k = 0; k < ARRAY_SIZE(ns); k++) {
-		n = ns[k];
+	for (k = 0; k < ARRAY_SIZE(kpb_reg_ns); k++) {
+		n = kpb_reg_ns[k];
 		if (n > maxn || n > KPB_NFUNCS)
 			break;
 
@@ -541,7 +543,6 @@ static int kpb_fprobe_entry(struct fprobe *fp, unsigned long entry_ip, unsigned 
 
 static void kpb_fprobe_rows(void)
 {
-	static const int ns[] = { 10, 100, 1000, 5000 };
 	static struct fprobe fp;
 	unsigned long *addrs;
 	u64 t0, t1, t2;
@@ -554,8 +555,8 @@ static void kpb_fprobe_rows(void)
 		kpb_err("fprobe: no memory");
 		return;
 	}
-	for (k = 0; k < ARRAY_SIZE(ns); k++) {
-		n = ns[k];
+	for (k = 0; k < ARRAY_SIZE(kpb_reg_ns); k++) {
+		n = kpb_reg_ns[k];
 		if (n > maxn || n > KPB_NFUNCS)
 			break;
 		for (i = 0; i < n; i++)

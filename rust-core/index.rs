@@ -11,9 +11,12 @@
 //!
 //! # Design
 //! - A table has `cap` slots (any number from 64 up, not a power of two);
-//!   a probe's home slot is `hash * cap >> 64`, `hash` being
-//!   `addr * GOLDEN_RATIO_64` as `hash_ptr()`'s; linear probing from there,
-//!   wrapping at `cap`.
+//!   a probe's home slot is `hash * cap >> 32`, `hash` being the low 32
+//!   bits of `addr` times `GOLDEN_RATIO_32`, as `hash_32()`'s (the kernel's
+//!   text and modules lie within 4 GiB, so those bits tell its addresses
+//!   apart); linear probing from there, wrapping at `cap`.  The header
+//!   also holds `cap << 32`: with it one `mul` gives the home slot, and a
+//!   32-bit multiply the hash, one instruction less than a 64-bit hash.
 //! - A slot holds a probe pointer, [`empty()`] (never used: a walk stops)
 //!   or [`tomb()`] (a removed probe: a walk goes on).  No tomb is followed
 //!   by an empty slot: [`remove`] empties those (see there).  Both are static
@@ -21,10 +24,13 @@
 //!   caller looks up, so that the kernel's assembly `get_kprobe()` compares
 //!   the address of whatever a slot points at without testing for them
 //!   first (what makes it as short as upstream's).
-//! - At most 3/4 of the slots are used (live or tomb) and a rebuild leaves
-//!   half of them free: 10.7 to 16 bytes of index per registered probe
-//!   beyond the static first table.  A rebuild also drops the tombs, and
-//!   removing down to 1/8 use shrinks the table.
+//! - At most 3/4 of the slots are used (live or tomb); a rebuild asks for
+//!   twice the live entries and uses all the slots of what `kvmalloc()`
+//!   gives (kmalloc's power of two of bytes from 256 up, or as many pages
+//!   from vmalloc when no contiguous pages are left): 10.7 to 21.3 bytes of
+//!   index per registered probe as probes are added (16.4 at the bench's
+//!   2,000), up to 32 just after a shrink, beyond the static first table.  A rebuild also drops the tombs, and removing down to
+//!   1/8 use shrinks the table.
 //! - Writers (under `kprobe_mutex`) store a slot with one release store;
 //!   readers (the hit path, preemption disabled) load the table and slots
 //!   with acquire loads: a reader sees a slot before or after a store,
@@ -46,14 +52,18 @@ use crate::probe::Hashed;
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode, ListHead, RcuHead};
 use core::marker::PhantomData;
-use core::ptr;
+use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 /// Slots of the static first table, and the fewest a table has.
 const MIN_SLOTS: usize = 64;
 
-/// `GOLDEN_RATIO_64` (as `hash_64()`).
-const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
+/// `GOLDEN_RATIO_32` (as `hash_32()`): below 2^31, so also a sign-extended
+/// 32-bit immediate for the assembly.
+pub const GOLDEN_RATIO_32: u32 = 0x61C8_8647;
+
+/// The most slots a table has: `cap << 32` must fit in 64 bits.
+const MAX_SLOTS: usize = u32::MAX as usize;
 
 /// A sentinel probe: never registered, never written; `addr` is its own
 /// address and `list` an empty list (C's `__get_valid_kprobe()` walks the
@@ -101,18 +111,22 @@ pub fn tomb() -> *mut Kprobe {
 }
 
 /// A table: its header, then `cap` slots.  The kernel's assembly
-/// `get_kprobe()` reads `cap` and `slots` at their offsets.
+/// `get_kprobe()` reads `cap`, `cap_hi` and `slots` at their offsets.
 ///
 /// # Invariants
-/// `cap >= MIN_SLOTS` slots follow the header, each [`empty()`],
-/// [`tomb()`] or a registered probe; at most 3/4 of them are not
-/// [`empty()`], so a walk meets an empty slot.
+/// `MIN_SLOTS <= cap <= MAX_SLOTS` slots follow the header, each
+/// [`empty()`], [`tomb()`] or a registered probe; at most 3/4 of them are
+/// not [`empty()`], so a walk meets an empty slot.  `cap_hi` is
+/// `cap << 32`.
 #[repr(C)]
 pub struct Table {
     /// Freed with `kfree_rcu()` once replaced (not the static table).
     rcu: RcuHead,
     /// The number of slots.
     pub cap: usize,
+    /// `cap << 32`: a 32-bit hash times it is the home slot in the high
+    /// half of the product.
+    pub cap_hi: u64,
     /// `cap` slots, beyond the header.
     pub slots: [AtomicPtr<Kprobe>; 0],
 }
@@ -127,7 +141,12 @@ struct StaticTable {
 unsafe impl Sync for StaticTable {}
 
 static FIRST: StaticTable = StaticTable {
-    hdr: Table { rcu: RcuHead { next: ptr::null_mut(), func: None }, cap: MIN_SLOTS, slots: [] },
+    hdr: Table {
+        rcu: RcuHead { next: ptr::null_mut(), func: None },
+        cap: MIN_SLOTS,
+        cap_hi: (MIN_SLOTS as u64) << 32,
+        slots: [],
+    },
     slots: [const { AtomicPtr::new(ptr::addr_of!(EMPTY).cast_mut().cast()) }; MIN_SLOTS],
 };
 
@@ -207,8 +226,9 @@ fn prev(i: usize, cap: usize) -> usize {
 /// The home slot of `addr` in a table of `cap` slots: below `cap`.
 #[inline(always)]
 fn home(addr: *mut KprobeOpcode, cap: usize) -> usize {
-    let h = (addr as u64).wrapping_mul(GOLDEN_RATIO_64);
-    ((h as u128 * cap as u128) >> 64) as usize
+    let h = (addr as usize as u32).wrapping_mul(GOLDEN_RATIO_32);
+    // Below `cap`: `h < 2^32`; no overflow: `cap <= MAX_SLOTS < 2^32`.
+    ((h as u64).wrapping_mul(cap as u64) >> 32) as usize
 }
 
 /// The probe indexed at `addr`, or null: `get_kprobe()`'s body.
@@ -222,7 +242,20 @@ pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
     // INVARIANT: the caller's context keeps the published table and the
     // probes it holds allocated (this function's `# Safety`) while the
     // finder lives, within this call.
-    Finder { t, cap: t.cap(), order: Ordering::Acquire, _rcu: PhantomData }.find(addr)
+    Finder { t, cap: t.cap(), order: Ordering::Acquire, _rcu: PhantomData }
+        .find(addr)
+        .map_or(ptr::null_mut(), NonNull::as_ptr)
+}
+
+/// The probe indexed at `addr`, for the `kprobe_mutex` holder (who alone
+/// changes the index, so the table stays while `_km` lasts).
+#[inline(always)]
+#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
+pub fn lookup_locked(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<NonNull<Kprobe>> {
+    let t = table(km);
+    // INVARIANT: `km` keeps the published table and its probes allocated
+    // (see `table()`) while the finder lives, within this call.
+    Finder { t, cap: t.cap(), order: Ordering::Relaxed, _rcu: PhantomData }.find(addr)
 }
 
 /// Look-ups in one table: [`lookup`]'s, and those of several addresses in
@@ -251,23 +284,28 @@ pub fn finder<'a>(km: &KprobeMutex, _rcu: &'a RcuReadGuard) -> Finder<'a> {
 }
 
 impl Finder<'_> {
-    /// The probe indexed at `addr`, or null.  A finder from [`finder`] may
+    /// The probe indexed at `addr`, if any.  A finder from [`finder`] may
     /// be stale if the index changed since it was made (its users change
     /// nothing meanwhile).
+    ///
+    /// As the assembly `get_kprobe()`, it compares the `addr` of a tomb
+    /// too: a sentinel's `addr` is its own address, which no caller looks
+    /// up (a probe address is kernel text), so only a probe can match.
     #[inline(always)]
     #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
-    pub fn find(&self, addr: *mut KprobeOpcode) -> *mut Kprobe {
+    pub fn find(&self, addr: *mut KprobeOpcode) -> Option<NonNull<Kprobe>> {
         let mut i = home(addr, self.cap);
         loop {
             let p = self.t.slot(i).load(self.order);
             if p == empty() {
-                return ptr::null_mut();
+                return None;
             }
-            // SAFETY: a slot other than the sentinels holds a registered probe,
-            // allocated while the finder lives (its invariant); `addr` is fixed
-            // while it is indexed.
-            if p != tomb() && unsafe { (*p).addr } == addr {
-                return p;
+            // SAFETY: a slot holds a registered probe, allocated while the
+            // finder lives (its invariant), or the static tomb; `addr` is
+            // fixed while a probe is indexed.
+            if unsafe { (*p).addr } == addr {
+                // SAFETY: a slot is never null (`Table`'s invariant).
+                return Some(unsafe { NonNull::new_unchecked(p) });
             }
             i = next(i, self.cap);
         }
@@ -362,7 +400,7 @@ pub fn remove(km: &KprobeMutex, p: Hashed<'_>) {
             t.slot(i).store(tomb(), Ordering::Release);
         }
         let live = LIVE.fetch_sub(1, Ordering::Relaxed) - 1;
-        if t.cap() > MIN_SLOTS && live * 8 < t.cap() {
+        if live * 8 < t.cap() && slots(alloc_size(live)) < t.cap() {
             rebuild(km, t, live);
         }
     }
@@ -376,12 +414,34 @@ pub fn replace(km: &KprobeMutex, old: Hashed<'_>, new: Hashed<'_>) {
     }
 }
 
+/// The bytes of a table's header.
+const HDR: usize = core::mem::size_of::<Table>();
+/// The bytes of a slot.
+const SLOT: usize = core::mem::size_of::<AtomicPtr<Kprobe>>();
+
+/// The bytes `kvmalloc()` gives a table with room for `want` entries at half
+/// load (and at least [`MIN_SLOTS`] slots).
+fn alloc_size(want: usize) -> usize {
+    let want = want.saturating_mul(2).clamp(MIN_SLOTS, MAX_SLOTS / 2);
+    sys::kmalloc_size_roundup(HDR + want * SLOT)
+}
+
+/// The slots a table of `size` bytes has: all that fit, since `kmalloc()`
+/// rounds up to its size classes (powers of two from 256 bytes), which
+/// would otherwise leave up to half of a table unused (a vmalloc fallback
+/// gets whole pages: a power of two of them here).
+fn slots(size: usize) -> usize {
+    ((size - HDR) / SLOT).min(MAX_SLOTS)
+}
+
 /// Publishes a table of `old`'s live entries, with room for `want` entries
-/// at half load; false if no memory.
+/// at half load or more; false if no memory.
 fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
-    let cap = (want * 2).max(MIN_SLOTS);
-    let size = core::mem::size_of::<Table>() + cap * core::mem::size_of::<AtomicPtr<Kprobe>>();
-    let n = sys::kmalloc(size).cast::<Table>();
+    let size = alloc_size(want);
+    let cap = slots(size);
+    // kvmalloc(): a table of 50,000 probes is 1 MiB, more contiguous
+    // pages than a fragmented machine may have.
+    let n = sys::kvmalloc(size).cast::<Table>();
     if n.is_null() {
         return false;
     }
@@ -390,6 +450,7 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     unsafe {
         ptr::addr_of_mut!((*n).rcu).write(RcuHead { next: ptr::null_mut(), func: None });
         ptr::addr_of_mut!((*n).cap).write(cap);
+        ptr::addr_of_mut!((*n).cap_hi).write((cap as u64) << 32);
         let s = ptr::addr_of_mut!((*n).slots).cast::<AtomicPtr<Kprobe>>();
         for i in 0..cap {
             s.add(i).write(AtomicPtr::new(empty()));
@@ -416,7 +477,7 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     TABLE.store(n, Ordering::Release);
     let oldp = old.0;
     if oldp != first() {
-        // SAFETY: `oldp` came from `kmalloc()` here, is no longer published,
+        // SAFETY: `oldp` came from `kvmalloc()` here, is no longer published,
         // and `rcu` is its own head: freed once current readers are done.
         unsafe { sys::kfree_rcu(oldp.cast::<c_void>(), ptr::addr_of_mut!((*oldp).rcu)) };
     }
@@ -439,8 +500,8 @@ pub(crate) fn used(_km: &KprobeMutex) -> usize {
 pub(crate) fn reset() {
     let cur = TABLE.swap(first(), Ordering::Relaxed);
     if cur != first() {
-        // SAFETY: host tests are serialized; the table came from kmalloc().
-        unsafe { sys::kfree(cur.cast()) };
+        // SAFETY: host tests are serialized; the table came from kvmalloc().
+        unsafe { sys::kvfree(cur.cast()) };
     }
     for s in FIRST.slots.iter() {
         s.store(empty(), Ordering::Relaxed);

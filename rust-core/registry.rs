@@ -54,12 +54,9 @@ pub fn bucket(addr: usize) -> *mut HlistHead {
 #[inline(always)]
 #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
 pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
-    // SAFETY: `_km` proves `kprobe_mutex` held, one of `index::lookup()`'s
-    // contexts; what it returns is in `kprobe_table`, live while `km` lasts.
-    unsafe {
-        let p = index::lookup(addr);
-        (!p.is_null()).then(|| Hashed::from_raw(p))
-    }
+    // SAFETY: what the index holds is in `kprobe_table`, live while `_km`
+    // (the holder of `kprobe_mutex`, who alone unhashes) lasts.
+    index::lookup_locked(_km, addr).map(|p| unsafe { Hashed::from_raw(p.as_ptr()) })
 }
 
 /// [`find`] through `f`, which reads the index's table once for several
@@ -67,11 +64,10 @@ pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
 #[inline(always)]
 #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
 pub fn find_in<'k>(_km: &'k KprobeMutex, f: &index::Finder<'_>, addr: *mut KprobeOpcode) -> Option<Hashed<'k>> {
-    let p = f.find(addr);
     // SAFETY: `f` is the holder's (`index::finder()` takes `kprobe_mutex`),
     // and nothing changed the index since it was made (its users' rule):
     // what it returns is in `kprobe_table`, live while `_km` lasts.
-    (!p.is_null()).then(|| unsafe { Hashed::from_raw(p) })
+    f.find(addr).map(|p| unsafe { Hashed::from_raw(p.as_ptr()) })
 }
 
 /// Empties the table (host tests, under `sys::exclusive()`).
@@ -162,15 +158,17 @@ pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
 // `get_kprobe()`, kernel build: `index::lookup()` written out
 // in assembly so that, like upstream's, it starts with an ftrace site and
 // has no extra jump on the probe hit path (every int3/ftrace hit calls it):
-// load the table, `home = (addr * GOLDEN_RATIO_64) * cap >> 64`, then walk
+// load the table, `home = (addr32 * GOLDEN_RATIO_32) * (cap << 32) >> 64`
+// (index.rs: a 32-bit multiply, whose result `imull` zero-extends, and
+// one `mulq`, which leaves the home slot in %rdx), then walk
 // the slots.  A slot is compared by the `addr` of what it points at without
 // testing for the two sentinels first (their `addr` is their own address,
-// which no caller looks up): a probe found in its home slot costs one
-// instruction less than upstream's first chain node.  On a mismatch,
+// which no caller looks up): a probe found in its home slot costs two
+// instructions less than upstream's first chain node.  On a mismatch,
 // subtracting the empty sentinel's address (a sign-extended 32-bit
 // immediate: kernel image addresses are, `-mcmodel=kernel`) both tests for
-// it and leaves the null to return: an address with no probe costs two
-// instructions more than upstream's empty bucket.  The loads are plain,
+// it and leaves the null to return: an address with no probe costs one
+// instruction more than upstream's empty bucket.  The loads are plain,
 // as acquire loads and `rcu_dereference()` are on x86.  (With return thunks
 // or SLS mitigation the plain Rust version above is used.)
 //
@@ -191,9 +189,8 @@ core::arch::global_asm!(
     entry_endbr!(),
     entry_fentry!(),
     "movq {table}(%rip), %rcx",
-    "movabsq ${golden}, %rax",
-    "imulq %rdi, %rax",
-    "mulq {off_cap}(%rcx)",
+    "imull ${golden}, %edi, %eax",
+    "mulq {off_cap_hi}(%rcx)",
     "2:",
     "movq {off_slots}(%rcx,%rdx,8), %rax",
     "cmpq %rdi, {off_addr}(%rax)",
@@ -211,10 +208,11 @@ core::arch::global_asm!(
     "retq",
     ".size get_kprobe, .-get_kprobe",
     ".popsection",
-    golden = const GOLDEN_RATIO_64,
+    golden = const index::GOLDEN_RATIO_32,
     table = sym index::TABLE,
     empty = sym index::EMPTY,
     off_cap = const core::mem::offset_of!(index::Table, cap),
+    off_cap_hi = const core::mem::offset_of!(index::Table, cap_hi),
     off_slots = const core::mem::offset_of!(index::Table, slots),
     off_addr = const core::mem::offset_of!(Kprobe, addr),
     options(att_syntax)

@@ -797,6 +797,13 @@ pub fn kmalloc(size: usize) -> *mut c_void {
     unsafe { b::krealloc(core::ptr::null(), size, b::GFP_KERNEL) }
 }
 
+/// `kmalloc_size_roundup(size)`: the bytes a `kmalloc(size)` gets.
+#[inline]
+pub fn kmalloc_size_roundup(size: usize) -> usize {
+    // SAFETY: a pure computation over the slab caches, any size.
+    unsafe { b::kmalloc_size_roundup(size) }
+}
+
 /// `kvmalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kvmalloc(size: usize) -> *mut c_void {
@@ -946,13 +953,13 @@ pub fn noinstr_text_area() -> (usize, usize) {
 /// `kfree_rcu(ptr, rcu)`.
 ///
 /// # Safety
-/// `p` came from [`kmalloc`], `rcu` is its `rcu_head`, and `p` is no longer
-/// reachable by new readers.
+/// `p` came from [`kmalloc`] or [`kvmalloc`], `rcu` is its `rcu_head`, and
+/// `p` is no longer reachable by new readers.
 #[inline]
 pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
-    // SAFETY: `p` came from `kmalloc()`, `rcu` is its `rcu_head` and no new reader
-    // can reach `p` (this function's `# Safety`), as `kvfree_call_rcu()` requires;
-    // `RcuHead` is `struct rcu_head`.
+    // SAFETY: `p` came from `k(v)malloc()`, `rcu` is its `rcu_head` (`RcuHead` is
+    // `struct rcu_head`) and no new reader can reach `p` (`# Safety`), as
+    // `kvfree_call_rcu()` requires (it frees with kvfree()).
     #[cfg(any(not(CONFIG_TINY_RCU), CONFIG_KASAN_GENERIC))]
     unsafe {
         b::kvfree_call_rcu(rcu.cast(), p)

@@ -531,6 +531,11 @@ pub unsafe fn kfree(p: *mut c_void) {
     unsafe { c_kfree(p) }
 }
 
+/// `kmalloc_size_roundup()`: model.c's `kmalloc()` gets what it is asked.
+pub fn kmalloc_size_roundup(size: usize) -> usize {
+    size
+}
+
 /// `kvmalloc(size, GFP_KERNEL)` (model.c's `kmalloc()`).
 pub fn kvmalloc(size: usize) -> *mut c_void {
     kmalloc(size)
@@ -549,7 +554,7 @@ pub unsafe fn kvfree(p: *mut c_void) {
 /// `kfree_rcu(ptr, rcu)` (the stubs' macro: `hd_kfree_rcu()`).
 ///
 /// # Safety
-/// `p` came from [`kmalloc`], `rcu` is its `rcu_head`, and `p` is no longer
+/// `p` came from [`kmalloc`] or [`kvmalloc`], `rcu` is its `rcu_head`, and `p` is no longer
 /// reachable by new readers.
 pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
     // SAFETY: the caller's contract.

@@ -82,8 +82,6 @@ extern unsigned int kprobes_rust_num_possible_cpus(void);
 extern bool kprobes_rust_within_module_core(unsigned long addr, struct module *module);
 #endif
 
-extern bool kprobes_rust_prepared_optinsn(struct optimized_kprobe *op);
-
 #if defined(CONFIG_KPROBES_ON_FTRACE)
 extern struct ftrace_ops *kprobes_rust_ftrace_ops(bool ipmodify);
 #endif

@@ -8,6 +8,11 @@
  * do not edit.  Only c-shim/kprobes_layout.c includes it.
  */
 
+struct kprobes_rust_view_rcu_head {
+  struct kprobes_rust_view_rcu_head *next;
+  void (*func)(struct kprobes_rust_view_rcu_head*);
+};
+
 struct kprobes_rust_view_hlist_node {
   struct kprobes_rust_view_hlist_node *next;
   struct kprobes_rust_view_hlist_node **pprev;
@@ -32,17 +37,6 @@ struct kprobes_rust_view_kprobe {
   uint32_t flags;
 };
 
-struct kprobes_rust_view_optimized_kprobe {
-  struct kprobes_rust_view_kprobe kp;
-  struct kprobes_rust_view_list_head list;
-  struct arch_optimized_insn optinsn;
-};
-
-struct kprobes_rust_view_rcu_head {
-  struct kprobes_rust_view_rcu_head *next;
-  void (*func)(struct kprobes_rust_view_rcu_head*);
-};
-
 struct kprobes_rust_view_kprobe_insn_cache {
   struct mutex mutex;
   void *(*alloc)(void);
@@ -61,6 +55,12 @@ struct kprobes_rust_view_kretprobe {
   int nmissed;
   size_t data_size;
   struct rethook *rh;
+};
+
+struct kprobes_rust_view_optimized_kprobe {
+  struct kprobes_rust_view_kprobe kp;
+  struct kprobes_rust_view_list_head list;
+  struct arch_optimized_insn optinsn;
 };
 
 struct kprobes_rust_view_hlist_head {

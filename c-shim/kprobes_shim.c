@@ -310,11 +310,6 @@ unsigned int kprobes_rust_num_possible_cpus(void)
 	return num_possible_cpus();
 }
 
-bool kprobes_rust_prepared_optinsn(struct optimized_kprobe *op)
-{
-	return arch_prepared_optinsn(&op->optinsn);
-}
-
 /* The jump optimizer's delayed work (rust-core/opt.rs). */
 static void kprobe_optimizer(struct work_struct *work)
 {

@@ -159,7 +159,9 @@ impl Drop for CpusReadGuard<'_> {
 /// While a `&TextLocks` is alive, the current task holds `kprobe_mutex`,
 /// the CPU hotplug lock and `text_mutex`.
 pub struct TextLocks<'a> {
-    km: &'a KprobeMutex,
+    /// Zero-sized: the borrow ties it to the `kprobe_mutex` proof it was
+    /// made from, without storing a pointer to pass around.
+    _km: PhantomData<&'a KprobeMutex>,
     _held: NotThreadSafe,
 }
 
@@ -167,53 +169,55 @@ impl Deref for TextLocks<'_> {
     type Target = KprobeMutex;
     #[inline(always)]
     fn deref(&self) -> &KprobeMutex {
-        self.km
+        // INVARIANT: a `TextLocks` lives within the borrow of a
+        // `&KprobeMutex` (its `_km`): `kprobe_mutex` is held while the
+        // returned token, which borrows `self`, lives.  A constant of a
+        // zero-sized type, promoted to a static.
+        &KprobeMutex { _held: PhantomData }
     }
 }
 
-/// `cpus_read_lock()`, [`jump_label_lock()`] if asked, `text_mutex` until
+/// `cpus_read_lock()`, [`jump_label_lock()`] if `JL`, `text_mutex` until
 /// dropped, then released in the reverse order.
 ///
 /// [`jump_label_lock()`]: sys::jump_label_lock
-pub struct TextGuard<'a> {
+pub struct TextGuard<'a, const JL: bool> {
     token: TextLocks<'a>,
-    jump_label: bool,
 }
 
 /// Takes the text-patching locks under `kprobe_mutex`, in upstream's order.
-#[inline]
-fn text_guard(km: &KprobeMutex, jump_label: bool) -> TextGuard<'_> {
+#[inline(always)]
+fn text_guard<const JL: bool>(_km: &KprobeMutex) -> TextGuard<'_, JL> {
     sys::cpus_read_lock();
-    if jump_label {
+    if JL {
         sys::jump_label_lock();
     }
     sys::text_mutex_lock();
-    // INVARIANT: `km` proves `kprobe_mutex`; the other two were taken above
+    // INVARIANT: `_km` proves `kprobe_mutex`; the other two were taken above
     // and are released only by `drop()`.
     TextGuard {
         token: TextLocks {
-            km,
+            _km: PhantomData,
             _held: PhantomData,
         },
-        jump_label,
     }
 }
 
 /// `cpus_read_lock(); mutex_lock(&text_mutex);` under `kprobe_mutex`.
 #[inline]
-pub fn text(km: &KprobeMutex) -> TextGuard<'_> {
-    text_guard(km, false)
+pub fn text(km: &KprobeMutex) -> TextGuard<'_, false> {
+    text_guard(km)
 }
 
 /// `cpus_read_lock(); jump_label_lock(); mutex_lock(&text_mutex);` under
 /// `kprobe_mutex`: for the optimizer's preparation, which calls
 /// `jump_label_text_reserved()`.
 #[inline]
-pub fn text_and_jump_label(km: &KprobeMutex) -> TextGuard<'_> {
-    text_guard(km, true)
+pub fn text_and_jump_label(km: &KprobeMutex) -> TextGuard<'_, true> {
+    text_guard(km)
 }
 
-impl<'a> Deref for TextGuard<'a> {
+impl<'a, const JL: bool> Deref for TextGuard<'a, JL> {
     type Target = TextLocks<'a>;
     #[inline(always)]
     fn deref(&self) -> &TextLocks<'a> {
@@ -221,11 +225,11 @@ impl<'a> Deref for TextGuard<'a> {
     }
 }
 
-impl Drop for TextGuard<'_> {
-    #[inline]
+impl<const JL: bool> Drop for TextGuard<'_, JL> {
+    #[inline(always)]
     fn drop(&mut self) {
         sys::text_mutex_unlock();
-        if self.jump_label {
+        if JL {
             sys::jump_label_unlock();
         }
         sys::cpus_read_unlock();

@@ -448,6 +448,28 @@ impl<'a> Hashed<'a> {
     pub fn aggr(self) -> Option<Aggr<'a>> {
         self.p.aggr()
     }
+
+    /// Whether `c` is on this probe's `list`: one of its children if it is
+    /// an aggregate (a hashed probe that is not has an empty list, set by
+    /// its registration), the walk of upstream's `__get_valid_kprobe()`.
+    #[inline(always)]
+    pub fn has_child(self, _km: &KprobeMutex, c: Probe<'_>) -> bool {
+        let head = self.p.list();
+        // SAFETY: `_km` proves `kprobe_mutex` held: the list is stable, its
+        // entries the `list` members of live children, and a hashed probe's
+        // list is initialized (`NewProbe::reset()`); only addresses are
+        // compared.
+        unsafe {
+            let mut l = list::next_rcu(head);
+            while l != head {
+                if crate::container_of!(l, Kprobe, list) == c.as_ptr() {
+                    return true;
+                }
+                l = list::next_rcu(l);
+            }
+        }
+        false
+    }
 }
 
 impl<'a> core::ops::Deref for Hashed<'a> {

@@ -61,7 +61,6 @@ extern "C" {
     fn kprobes_rust_num_possible_cpus() -> c_uint;
     #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_within_module_core(addr: c_ulong, module: *mut Module) -> bool;
-    fn kprobes_rust_prepared_optinsn(op: *mut crate::types::OptimizedKprobe) -> bool;
     #[cfg(CONFIG_KPROBES_ON_FTRACE)]
     fn kprobes_rust_ftrace_ops(ipmodify: bool) -> *mut b::ftrace_ops;
     #[cfg(CONFIG_KPROBES_ON_FTRACE)]
@@ -386,9 +385,13 @@ pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut
 /// `op` is live.
 #[inline]
 pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
-    // SAFETY: `op` is live (this function's `# Safety`); the shim's wrapper only
-    // reads `op->optinsn.size`.
-    unsafe { kprobes_rust_prepared_optinsn(op) }
+    // x86's arch_prepared_optinsn() is a static inline (asm/kprobes.h):
+    // `return optinsn->size;`.  Written out here rather than called through
+    // a wrapper: it is on the path of every arm and disarm.
+    // SAFETY: `op` is live (this function's `# Safety`); `size` is read through
+    // a raw pointer (no reference), and it changes only under
+    // `kprobe_mutex`, in the arch's prepare and remove.
+    unsafe { core::ptr::addr_of!((*op).optinsn.size).read() != 0 }
 }
 
 /// `arch_check_optimized_kprobe()`.

@@ -297,7 +297,6 @@ extern "C" {
     fn kprobes_rust_seq_show_value(m: *mut SeqFile) -> bool;
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
     fn kprobes_rust_max_optinsn_size() -> usize;
-    fn kprobes_rust_prepared_optinsn(op: *mut OptimizedKprobe) -> bool;
     fn kprobes_rust_ftrace_ops(ipmodify: bool) -> *mut FtraceOps;
     fn kprobes_rust_warn_ftrace_unregister(ret: c_int);
     fn kprobes_rust_warn_ftrace_disarm(addr: *mut c_void, ret: c_int);
@@ -996,8 +995,8 @@ pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut
 /// # Safety
 /// `op` is live.
 pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
-    // SAFETY: the caller's contract.
-    unsafe { kprobes_rust_prepared_optinsn(op) }
+    // SAFETY: `op` is live (`# Safety`): `size` is read through a raw pointer.
+    unsafe { core::ptr::addr_of!((*op).optinsn.size).read() != 0 }
 }
 
 /// `arch_check_optimized_kprobe()`.

@@ -39,7 +39,7 @@
 
 static char *run = "hits,reg,mem";
 module_param(run, charp, 0444);
-MODULE_PARM_DESC(run, "comma list of: hits, scale, gp, endis, reg, regentry, regbatch, mem");
+MODULE_PARM_DESC(run, "comma list of: hits, scale, scaleall, gp, endis, reg, regentry, regbatch, mem");
 static int iters = 20000;
 module_param(iters, int, 0444);
 MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
@@ -596,6 +596,126 @@ static void kpb_fprobe_rows(void)
  */
 #define KPB_UPSTREAM_HASH_BITS 6	/* KPROBE_HASH_BITS of kernel/kprobes.c */
 
+/*
+ * The last step of a scale row (run token `scaleall`): N = every probeable
+ * function of the kernel.  To the maxn fillers in the generated modules it
+ * adds a kprobe at +0 of every text symbol of vmlinux (/proc/kallsyms as
+ * the guest job copied it, `t` and `T` without a module, one per address)
+ * that register_kprobe()
+ * accepts, registered one by one and disabled: a probe on every function
+ * of the running kernel would trap in everything the measurement does,
+ * and a disabled probe is registered (hashed, indexed) like any other, so
+ * get_kprobe() searches past it the same.  The accepted count is the N of
+ * the row (the same on both kernels if they accept the same addresses:
+ * report.py fails on rows only one log has).
+ */
+static bool kpb_want(const char *what);
+
+/* the guest job's copy of /proc/kallsyms (a seq_file: no kernel_read()) */
+#define KPB_KALLSYMS "/tmp/kpb.kallsyms"
+static unsigned long *kpb_vm_addr;	/* vmlinux text symbols, ascending */
+static int kpb_vm_nr;
+static struct kprobe *kpb_vm_kps;
+static struct kprobe **kpb_vm_kpp;
+
+static int kpb_vm_symbols(void)
+{
+	struct file *f;
+	char *buf, *line, *nl;
+	unsigned long a, last = 0;
+	size_t have = 0;
+	int cap = 1 << 16, r = 0;
+	loff_t pos = 0;
+	ssize_t got;
+	char type;
+
+	if (kpb_vm_addr)
+		return 0;
+	buf = kvmalloc(8192, GFP_KERNEL);
+	kpb_vm_addr = vmalloc(array_size(cap, sizeof(*kpb_vm_addr)));
+	f = filp_open(KPB_KALLSYMS, O_RDONLY, 0);
+	if (!buf || !kpb_vm_addr || IS_ERR(f)) {
+		r = IS_ERR(f) ? PTR_ERR(f) : -ENOMEM;
+		goto out;
+	}
+	while ((got = kernel_read(f, buf + have, 8191 - have, &pos)) > 0) {
+		have += got;
+		buf[have] = 0;
+		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = 0;
+			/* "ffffffff81000000 T _stext", modules add "\t[mod]" */
+			if (sscanf(line, "%lx %c", &a, &type) != 2 || strchr(line, '['))
+				continue;
+			if ((type != 't' && type != 'T') || !a || a == last)
+				continue;
+			if (kpb_vm_nr == cap) {
+				r = -E2BIG;
+				goto out;
+			}
+			kpb_vm_addr[kpb_vm_nr++] = last = a;
+		}
+		have = buf + have - line;
+		memmove(buf, line, have);
+	}
+	if (got < 0)
+		r = got;
+	else if (!kpb_vm_nr || !last)
+		r = -ENOENT;	/* no addresses: kptr_restrict? */
+out:
+	if (!IS_ERR_OR_NULL(f))
+		filp_close(f, NULL);
+	kvfree(buf);
+	if (r) {
+		kpb_err("reading %s: %d (%d symbols)", KPB_KALLSYMS, r, kpb_vm_nr);
+		vfree(kpb_vm_addr);
+		kpb_vm_addr = NULL;
+		kpb_vm_nr = 0;
+	}
+	return r;
+}
+
+/* Registers the vmlinux fillers; the number accepted, or -errno. */
+static int kpb_vm_fill(const char *name)
+{
+	int i, r, n = 0, einval = 0, other = 0, last_err = 0;
+
+	if (kpb_vm_symbols())
+		return -ENOENT;
+	kpb_vm_kps = vzalloc(array_size(kpb_vm_nr, sizeof(*kpb_vm_kps)));
+	kpb_vm_kpp = vmalloc(array_size(kpb_vm_nr, sizeof(*kpb_vm_kpp)));
+	if (!kpb_vm_kps || !kpb_vm_kpp) {
+		kpb_err("%s: no memory for %d vmlinux fillers", name, kpb_vm_nr);
+		return -ENOMEM;
+	}
+	for (i = 0; i < kpb_vm_nr; i++) {
+		struct kprobe *kp = &kpb_vm_kps[n];
+
+		kpb_kp_init(kp, (void *)kpb_vm_addr[i], false);
+		kp->flags = KPROBE_FLAG_DISABLED;
+		r = register_kprobe(kp);
+		if (!r)
+			kpb_vm_kpp[n++] = kp;
+		else if (r == -EINVAL)
+			einval++;
+		else
+			other++, last_err = r;
+		cond_resched();
+	}
+	kpb_line("KPB-INFO %s vmlinux text symbols=%d registered=%d refused: EINVAL=%d other=%d (last %d)",
+		 name, kpb_vm_nr, n, einval, other, last_err);
+	return n;
+}
+
+static void kpb_vm_unfill(int n)
+{
+	if (n > 0)
+		unregister_kprobes(kpb_vm_kpp, n);
+	vfree(kpb_vm_kps);
+	vfree(kpb_vm_kpp);
+	kpb_vm_kps = NULL;
+	kpb_vm_kpp = NULL;
+}
+
 static int kpb_scale_fill(const char *name, int have, int n)
 {
 	int i, r, w;
@@ -654,6 +774,26 @@ static void kpb_scale_report(const char *name, int (*fn)(int), void *addr,
 		kpb_line("KPB-INFO %s fillers=%d fill_ns=%llu ahead=%d text=%s",
 			 row, n, t1 - t0, ahead, jump ? "jmp" : "int3/ftrace");
 		kpb_hit_report(row, fn, base, expect_per_call);
+	}
+	if (kpb_want("scaleall") && have == max) {
+		int vm;
+
+		t0 = ktime_get_ns();
+		vm = kpb_vm_fill(name);
+		t1 = ktime_get_ns();
+		if (vm >= 0) {
+			n = max + vm;
+			for (i = 0, ahead = 0; i < vm; i++)
+				ahead += hash_ptr(kpb_vm_kpp[i]->addr, KPB_UPSTREAM_HASH_BITS) == bucket;
+			snprintf(row, sizeof(row), "%s_%d", name, n);
+			kpb_line("KPB-INFO %s fillers=%d (%d generated, %d vmlinux, disabled) fill_ns=%llu ahead=+%d text=%s",
+				 row, n, max, vm, t1 - t0, ahead, jump ? "jmp" : "int3/ftrace");
+			if (kpb_is_jump(addr) != jump)
+				kpb_err("%s: the measured probe at %pS changed", row, addr);
+			else
+				kpb_hit_report(row, fn, base, expect_per_call);
+		}
+		kpb_vm_unfill(vm);
 	}
 	unregister_kprobes(kpb_kpp, have);
 }
@@ -771,8 +911,13 @@ static void kpb_mem_snap(struct kpb_mem *m)
 {
 	int r;
 
-	/* let pending RCU frees of earlier steps land, then fold the per-cpu counters */
+	/*
+	 * Let pending RCU frees of earlier steps land (call_rcu() callbacks,
+	 * then kfree_rcu()'s batches, which rcu_barrier() does not wait for),
+	 * then fold the per-cpu counters.
+	 */
 	rcu_barrier();
+	kvfree_rcu_barrier();
 	r = kpb_write_file("/proc/sys/vm/stat_refresh", "1\n");
 
 	if (r)

@@ -11,7 +11,8 @@ Every row is marked against the targets of issue 4:
   hit paths (hit_*)                      Rust/C <= 1.00
   register+unregister 1000 (*_1000 of regunreg_*, events_all_*)
                                          Rust/C <= 0.20 (5x faster)
-  memory (mem_*)                         Rust <= C
+  memory (mem_*)                         Rust <= C + 16 B/probe (issue 17:
+                                         the address index's allowance)
   hit cost at scale (scale_KIND_N), the row at the largest N (maxn)
                                          Rust N=max vs Rust N=0: within 2%
                                          or 5 instructions (a target on the
@@ -82,19 +83,19 @@ def target(name):
     if re.match(r"(un)?reg_ftrace_batch_5000$", name):
         return "batch5000", ">= 20x faster (Rust/C <= 0.05)", 0.05
     if name.startswith("mem_"):
-        return "mem", "Rust <= C", None
+        return "mem", "Rust <= C + 16 B/probe", None
     return None, "", None
 
 
 def verdict(name, c, r, c_hi=None):
     """c_hi: the larger of the two c runs, if repeated: memory rows are
     page-granular and move between runs of the same kernel, so Rust meets
-    'Rust <= C' when it is within C's own run-to-run range."""
+    'Rust <= C + 16' when it is within 16 of C's own run-to-run range."""
     kind, _, thr = target(name)
     if kind is None:
         return None
     if kind == "mem":
-        return r <= max(c, c_hi if c_hi is not None else c)
+        return r <= max(c, c_hi if c_hi is not None else c) + 16
     if c <= 0:
         return None
     return r / c <= thr
@@ -166,7 +167,9 @@ def scale_table(cs, rs):
     ns = sorted({n for d in list(cs.values()) + list(rs.values()) for n in d})
     md = ["## Hit cost at scale", "",
           "`scale_KIND_N`: ins/hit of one probe with N other probes registered (the measured "
-          "probe first, then N filler kprobes at +9 of other functions); `max/0` is the value at "
+          "probe first, then N filler kprobes at +9 of other functions; a column beyond maxn "
+          "adds a disabled kprobe at +0 of every vmlinux function register_kprobe() accepts: every "
+          "probeable function of the kernel, see the notes); `max/0` is the value at "
           f"the largest N over the value at N=0.  Target on the Rust kernel: `{SCALE_TARGET}`.", "",
           "![hit cost at scale](scale.svg)", "",
           "| row | kernel | " + " | ".join(f"N={n}" for n in ns) + " | max/0 | target met |",
@@ -336,7 +339,17 @@ NOTES = """\
   generated `kpb_fn_0 ..` (other functions than the measured one), int3 with
   the optimizer off, jump-optimized in the optimized row (the module waits
   until they all are, and checks that the measured probe still reads
-  `jmp rel32`).  Upstream's 64-bucket hash prepends, so the measured probe
+  `jmp rel32`).  With the run token `scaleall` (in `make bench`'s default)
+  each row has one more N: the maxn fillers plus a kprobe at +0 of every
+  text symbol of vmlinux in /proc/kallsyms (one per address) that
+  `register_kprobe()` accepts, registered one by one and disabled (armed,
+  they would trap in everything the guest does; disabled, they are hashed
+  and indexed like any other, so a look-up searches past them the same):
+  every probeable function of the kernel.  The module logs how many symbols
+  it tried and how many were refused (KPB-INFO); the row's N differs
+  between the kernels only if they accept different addresses, which
+  report.py reports as rows one log lacks.
+  Upstream's 64-bucket hash prepends, so the measured probe
   sits behind every filler of its bucket, about N/64 of them (the module logs
   the exact count, `ahead=`, as KPB-INFO); the optimized path finds its probe
   without the hash.  Target (Rust kernel only): the row at N=maxn within 2%
@@ -482,7 +495,7 @@ def main():
     for x in rows:
         ratio = f"{x['ratio']:.3f}" if x["ratio"] is not None else "n/a"
         m = {True: "yes", False: "**NO**", None: ""}[x["meets_target"]]
-        if x["meets_target"] and x["name"].startswith("mem_") and x["rust"] > x["c"]:
+        if x["meets_target"] and x["name"].startswith("mem_") and x["rust"] > x["c"] + 16:
             m = "yes (within C's run-to-run range)"
         c2s = "" if x["c_repeat"] is None else ("=" if x["c_repeat"] == x["c"] else fmt(x["c_repeat"]))
         md.append(f"| {x['name']} | {x['unit']} | {fmt(x['c'])} | {c2s} | {fmt(x['rust'])} | {ratio} | "

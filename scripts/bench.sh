@@ -68,7 +68,11 @@ run() {
 	for try in 1 2; do
 		booted[$name-$v]=$(bz "$v")
 		step "bench: $v kernel ($name), under icount: takes several minutes"
-		if KP_SMP=${KPB_SMP:-1} KP_ICOUNT=1 KP_EXTRA_DIR="$B/extra" scripts/vm.sh "$v" "$SRC/job.sh" "$name"; then
+		# A C run takes ~20 minutes (the scale rows at every probeable
+		# function register 27,518 probes one by one four times): more
+		# than vm.sh's default limit for a hung guest.
+		if KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-3000} KP_SMP=${KPB_SMP:-1} KP_ICOUNT=1 KP_EXTRA_DIR="$B/extra" \
+			scripts/vm.sh "$v" "$SRC/job.sh" "$name"; then
 			break
 		fi
 		# The lead rebuilds build/out-rust often; a run that fails because

@@ -8,6 +8,7 @@
  * No code is generated from this file.
  */
 #include <linux/build_bug.h>
+#include <linux/jprobes.h>
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
 #include <linux/stddef.h>
@@ -85,3 +86,7 @@ SAME_FIELD(kretprobe_instance, kretprobe_instance, data);
 SAME_SIZE(kretprobe_blackpoint, kretprobe_blackpoint);
 SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, name);
 SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, addr);
+
+SAME_SIZE(jprobe, jprobe);
+SAME_FIELD(jprobe, jprobe, kp);
+SAME_FIELD(jprobe, jprobe, entry);

@@ -37,6 +37,11 @@ struct kprobes_rust_view_kprobe {
   uint32_t flags;
 };
 
+struct kprobes_rust_view_jprobe {
+  struct kprobes_rust_view_kprobe kp;
+  void *entry;
+};
+
 struct kprobes_rust_view_kprobe_insn_cache {
   struct mutex mutex;
   void *(*alloc)(void);

@@ -18,6 +18,7 @@
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/init.h>
+#include <linux/jprobes.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kdebug.h>
@@ -204,6 +205,15 @@ EXPORT_SYMBOL_GPL(unregister_kretprobe);
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 EXPORT_SYMBOL_GPL(disable_kprobe);
 EXPORT_SYMBOL_GPL(enable_kprobe);
+#ifdef CONFIG_KPROBES_RUST_JPROBES
+EXPORT_SYMBOL_GPL(register_jprobe);
+EXPORT_SYMBOL_GPL(unregister_jprobe);
+EXPORT_SYMBOL_GPL(register_jprobes);
+EXPORT_SYMBOL_GPL(unregister_jprobes);
+EXPORT_SYMBOL_GPL(disable_jprobe);
+EXPORT_SYMBOL_GPL(enable_jprobe);
+EXPORT_SYMBOL_GPL(jprobe_return);
+#endif
 
 /* --- __weak defaults (upstream's) ----------------------------------------- */
 

@@ -53,6 +53,20 @@ impl ListedProbe<'_> {
         h.map(|f| f as *const ()) == Some(crate::kretprobe::pre_handler_kretprobe as *const ())
     }
 
+    /// Is it a jprobe (`p->pre_handler == jprobe_pre_handler`)?
+    #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+    fn is_jprobe(self) -> bool {
+        // SAFETY: by the type invariant, the probe is live and its
+        // `pre_handler` is not written once registered.
+        crate::jprobe::is_jprobe_handler(unsafe { (*self.ptr).pre_handler })
+    }
+
+    /// Without jprobes, no probe is one.
+    #[cfg(not(CONFIG_KPROBES_RUST_JPROBES))]
+    fn is_jprobe(self) -> bool {
+        false
+    }
+
     /// `p->flags`.
     fn flags(self) -> u32 {
         // SAFETY: by the type invariant, the probe is live; `flags::get()`
@@ -78,7 +92,15 @@ fn report_probe(
     modname: CStrPtr<'_>,
     pp: Option<ListedProbe<'_>>,
 ) {
-    let kprobe_type: &CStr = if p.is_kretprobe() { c"r" } else { c"k" };
+    // "j": a jprobe (`CONFIG_KPROBES_RUST_JPROBES`), as the kprobes
+    // documents of 2.6 showed them.
+    let kprobe_type: &CStr = if p.is_kretprobe() {
+        c"r"
+    } else if p.is_jprobe() {
+        c"j"
+    } else {
+        c"k"
+    };
     let addr = if pi.show_value() { p.addr().cast::<c_void>() } else { ptr::null_mut() };
 
     if !sym.is_null() {

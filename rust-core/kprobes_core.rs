@@ -65,6 +65,8 @@ pub mod arm;
 pub mod blacklist;
 pub mod error;
 pub mod flags;
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+pub mod jprobe;
 pub mod once;
 mod print;
 pub mod probe;

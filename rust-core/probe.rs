@@ -23,6 +23,8 @@ use crate::flags;
 use crate::list;
 use crate::locks::KprobeMutex;
 use crate::sys;
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+use crate::types::Jprobe;
 use crate::types::{HlistNode, Kprobe, KprobeOpcode, KprobePostHandler, KprobePreHandler, ListHead, OptimizedKprobe, PtRegs, Kretprobe};
 use core::ffi::CStr;
 use core::marker::PhantomData;
@@ -626,6 +628,71 @@ impl<'a> View<'a> for RetProbe<'a> {
 
 /// `struct kretprobe **rps`.
 pub type RetProbeArray<'a> = Array<'a, RetProbe<'a>>;
+
+/// A caller's `struct jprobe`.
+///
+/// # Invariants
+/// `jp` points to a `struct jprobe` that stays allocated for `'a`, whose
+/// `kp` meets [`Probe`]'s invariants; its `entry` is not written while it
+/// is registered; until it is registered, no other CPU reads or writes it.
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+#[derive(Clone, Copy)]
+pub struct JProbe<'a> {
+    jp: NonNull<Jprobe>,
+    _life: PhantomData<&'a ()>,
+}
+
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+impl<'a> JProbe<'a> {
+    /// The view of `jp`.
+    ///
+    /// # Safety
+    /// `jp` is non-null and meets the invariants above for `'a`.
+    #[inline(always)]
+    pub unsafe fn from_raw(jp: *mut Jprobe) -> JProbe<'a> {
+        // INVARIANT: the caller's guarantee (this function's `# Safety`).
+        // SAFETY: non-null (this function's `# Safety`).
+        JProbe { jp: unsafe { NonNull::new_unchecked(jp) }, _life: PhantomData }
+    }
+
+    /// Its entry probe.
+    #[inline(always)]
+    pub fn kp(self) -> Probe<'a> {
+        // SAFETY: `kp` of a live jprobe meets `Probe`'s invariants (type invariant).
+        unsafe { Probe::from_raw(addr_of_mut!((*self.jp.as_ptr()).kp)) }
+    }
+
+    /// `entry`.
+    pub fn entry(self) -> *mut core::ffi::c_void {
+        // SAFETY: the jprobe is live (type invariant); `entry` is written by
+        // no one while it is registered, and by the caller only, before.
+        unsafe { addr_of!((*self.jp.as_ptr()).entry).read() }
+    }
+
+    /// Sets `kp.pre_handler` to `h` (the jprobes' pre-handler).  Only
+    /// before `kp` is registered: the caller has checked that it is not.
+    pub fn set_pre_handler(self, h: KprobePreHandler) {
+        // SAFETY: the jprobe is live and not registered (the caller's check),
+        // so no other CPU reads or writes it (type invariant).
+        unsafe { (*self.jp.as_ptr()).kp.pre_handler = h };
+    }
+}
+
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+impl<'a> View<'a> for JProbe<'a> {
+    type Raw = Jprobe;
+    /// # Safety
+    /// As for [`JProbe::from_raw`].
+    #[inline(always)]
+    unsafe fn from_ptr(p: *mut Jprobe) -> JProbe<'a> {
+        // SAFETY: the trait's contract is `from_raw()`'s.
+        unsafe { JProbe::from_raw(p) }
+    }
+}
+
+/// `struct jprobe **jps`.
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+pub type JProbeArray<'a> = Array<'a, JProbe<'a>>;
 
 /// A probe prepared for arming and not hashed yet: what
 /// `registry::hash_probe()` publishes.

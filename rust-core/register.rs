@@ -14,7 +14,7 @@ use crate::ffi::c_ulong;
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
-use crate::probe::{Aggr, Hashed, NewProbe, Probe, ProbeArray};
+use crate::probe::{Aggr, Array, Hashed, NewProbe, Probe, ProbeArray, View};
 use crate::registry;
 use crate::state;
 use crate::sys;
@@ -361,8 +361,8 @@ pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
         |i| kps.get(i).and_then(addr::hint),
         // Upstream dereferences a null member.
         |km, i, win| kps.get(i).map_or(Err(EINVAL), |p| register_kprobe_locked(km, p, win)),
-        |km, n| unregister_tops(km, kps.prefix(n)),
-        |n| unregister_wait_and_free(kps.prefix(n)),
+        |km, n| unregister_tops(km, kps.prefix(n), |p| p),
+        |n| unregister_wait_and_free(kps.prefix(n), |p| p),
     )
 }
 
@@ -427,9 +427,10 @@ pub fn unregister_batch(members: usize, tops: impl FnOnce(&KprobeMutex), wait_an
 }
 
 /// The part of `unregister_kprobes()` under `kprobe_mutex`: a member that
-/// is not registered gets a null `addr` (so that it is not freed).
-fn unregister_tops(km: &KprobeMutex, kps: ProbeArray<'_>) {
-    for p in kps.iter().flatten() {
+/// is not registered gets a null `addr` (so that it is not freed).  `kp`
+/// gives a member's probe (the member itself, or a jprobe's `kp`).
+pub fn unregister_tops<'a, V: View<'a>>(km: &KprobeMutex, kps: Array<'a, V>, kp: impl Fn(V) -> Probe<'a>) {
+    for p in kps.iter().flatten().map(kp) {
         if unregister_top(km, p).is_err() {
             p.write_addr(ptr::null_mut());
         }
@@ -438,14 +439,14 @@ fn unregister_tops(km: &KprobeMutex, kps: ProbeArray<'_>) {
 
 /// The part of `unregister_kprobes()` after `kprobe_mutex`: one grace
 /// period, then `__unregister_kprobe_bottom()` of each member.
-fn unregister_wait_and_free(kps: ProbeArray<'_>) {
+pub fn unregister_wait_and_free<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> Probe<'a>) {
     // Upstream waits with synchronize_rcu().  An expedited grace period is
     // the same guarantee (no handler still runs on these probes once it
     // returns) at a fraction of the cost: ~6.4 k guest instructions instead
     // of ~12 ms of guest time per call (bench row gp_*), which is most of
     // the cost of unregistering probes one by one (kprobe_events does).
     sys::synchronize_rcu_expedited();
-    for p in kps.iter().flatten() {
+    for p in kps.iter().flatten().map(kp) {
         if !p.addr().is_null() {
             // SAFETY: its `addr` is non-null only if `unregister_top()` succeeded
             // above, and the grace period has passed.
@@ -466,10 +467,16 @@ fn unregister_wait_and_free(kps: ProbeArray<'_>) {
 /// already found it, which the grace period below waits for, as upstream's
 /// does for a hit that found it before its disarm.
 pub fn unregister_kprobes(kps: ProbeArray<'_>) {
+    unregister_probes(kps, |p| p)
+}
+
+/// `unregister_kprobes()` of an array of structs that hold a kprobe
+/// (`kp(member)` is its probe): jprobes.
+pub fn unregister_probes<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> Probe<'a> + Copy) {
     if kps.is_empty() {
         return;
     }
-    unregister_batch(kps.len(), |km| unregister_tops(km, kps), || unregister_wait_and_free(kps));
+    unregister_batch(kps.len(), |km| unregister_tops(km, kps, kp), || unregister_wait_and_free(kps, kp));
 }
 
 /// `disable_kprobe()`.

@@ -568,6 +568,29 @@ pub unsafe fn rethook_hook(n: *mut RethookNode, regs: *mut PtRegs, mcount: bool)
     unsafe { b::rethook_hook(n, regs, mcount) }
 }
 
+/// The argument registers of the function at whose entry `regs` was
+/// saved, in the calling convention's order (x86-64: rdi, rsi, rdx, rcx,
+/// r8, r9), for the jprobes' handler.
+///
+/// # Safety
+/// `regs` is the register frame of the hit being handled on this CPU.
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+#[inline(always)]
+pub unsafe fn entry_args(regs: *const PtRegs) -> [c_ulong; 6] {
+    // SAFETY: the frame is this CPU's, live for the handler and written by no
+    // one else during it (this function's `# Safety`); the fields are aligned.
+    unsafe {
+        [
+            core::ptr::addr_of!((*regs).di).read(),
+            core::ptr::addr_of!((*regs).si).read(),
+            core::ptr::addr_of!((*regs).dx).read(),
+            core::ptr::addr_of!((*regs).cx).read(),
+            core::ptr::addr_of!((*regs).r8).read(),
+            core::ptr::addr_of!((*regs).r9).read(),
+        ]
+    }
+}
+
 /// `rethook_alloc()`: a rethook or an `ERR_PTR`.
 ///
 /// # Safety

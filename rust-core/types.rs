@@ -152,6 +152,16 @@ pub struct Kretprobe {
     pub rh: *mut Rethook,
 }
 
+/// `struct jprobe` of `<linux/jprobes.h>` (`CONFIG_KPROBES_RUST_JPROBES`) (checked by the C shim's layout
+/// asserts).
+#[repr(C)]
+pub struct Jprobe {
+    /// The entry probe.
+    pub kp: Kprobe,
+    /// The handler, with the probed function's prototype.
+    pub entry: *mut c_void,
+}
+
 /// `struct kretprobe_instance` (`CONFIG_KRETPROBE_ON_RETHOOK`): a rethook
 /// node followed by `data_size` bytes of private data.
 #[repr(C)]

@@ -49,7 +49,10 @@ configure() { # VARIANT
 	o=$(outdir "$v")
 	frag_v=$o/kprobes-variant.config
 	mkdir -p "$o"
-	if [ "$v" = rust ]; then want="CONFIG_KPROBES_RUST=y"; else want="# CONFIG_KPROBES_RUST is not set"; fi
+	# The rust variant also has the jprobes layer (it only adds API; the
+	# configs still differ only in CONFIG_KPROBES_RUST*).
+	if [ "$v" = rust ]; then want="CONFIG_KPROBES_RUST=y
+CONFIG_KPROBES_RUST_JPROBES=y"; else want="# CONFIG_KPROBES_RUST is not set"; fi
 	{ cat $(frag_files "$KCONFIG_FRAG"); echo "$want"; } >"$frag_v.new"
 	local key
 	key=$(cat "$frag_v.new" "$WORK/kernel-source-version" | sha256sum | cut -c1-16)

@@ -59,4 +59,10 @@ fn main() {
     if me != "host/build_cfg.rs" {
         println!("cargo::rustc-cfg=KP_MODEL");
     }
+    // jprobes (the rust variant's option): in the core's tests; not in the
+    // host differential, whose C side (upstream kprobes.c) has none.
+    println!("cargo::rustc-check-cfg=cfg(CONFIG_KPROBES_RUST_JPROBES)");
+    if me == "host/build_cfg.rs" {
+        println!("cargo::rustc-cfg=CONFIG_KPROBES_RUST_JPROBES");
+    }
 }

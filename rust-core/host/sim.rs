@@ -1385,6 +1385,15 @@ pub unsafe fn rethook_hook(n: *mut RethookNode, _regs: *mut PtRegs, mcount: bool
     ev(format!("rethook-hook{}", if mcount { " mcount" } else { "" }));
     arch(|a| a.hooked.push(n));
 }
+/// The argument registers of the simulated frame (`regs.args`).
+///
+/// # Safety
+/// `regs` is a live frame.
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+pub unsafe fn entry_args(regs: *const PtRegs) -> [c_ulong; 6] {
+    // SAFETY: live (this function's `# Safety`).
+    unsafe { (*regs).args.map(|a| a as c_ulong) }
+}
 /// The innermost hooked function returns: the rethook calls its handler
 /// (if not stopped) and recycles the node.  Returns false if nothing was
 /// hooked.

@@ -36,6 +36,9 @@ impl Default for Mutex {
 pub struct PtRegs {
     /// Instruction pointer.
     pub ip: usize,
+    /// The argument registers of the calling convention, in order (x86-64:
+    /// rdi, rsi, rdx, rcx, r8, r9).
+    pub args: [usize; 6],
 }
 
 /// Simulated `struct arch_specific_insn` (x86's is 32 bytes).

@@ -160,7 +160,12 @@ fn unreg(p: *mut Kprobe) {
 
 /// What the arch's int3/ftrace handler does on a hit at `addr`.
 fn hit(addr: usize) {
-    let mut regs = PtRegs { ip: addr };
+    hit_args(addr, [0; 6]);
+}
+
+/// [`hit`] with the argument registers `args`.
+fn hit_args(addr: usize, args: [usize; 6]) {
+    let mut regs = PtRegs { ip: addr, args };
     // SAFETY: handler context is simulated by the single test thread.
     unsafe {
         let p = get_kprobe(addr as *mut c_void);
@@ -621,7 +626,7 @@ fn kretprobe_pairs_entry_and_return_with_data_and_counts_misses() {
         hit(REC);
         hit(REC);
         assert_eq!((*rp).nmissed, 1);
-        let mut regs = PtRegs { ip: 0 };
+        let mut regs = PtRegs::default();
         assert!(sys::function_return(&mut regs));
         assert!(!sys::function_return(&mut regs), "only one was hooked");
         assert_eq!(calls(), ["entry40", "ret40"]);
@@ -688,7 +693,7 @@ fn kprobe_and_kretprobe_on_one_function() {
         assert_eq!(reg(p), 0);
         assert_eq!(register_kretprobe(rp), 0);
         hit(REC);
-        let mut regs = PtRegs { ip: 0 };
+        let mut regs = PtRegs::default();
         assert!(sys::function_return(&mut regs));
         assert_eq!(calls(), ["entry40", "pre1", "post1", "ret40"]);
         unregister_kretprobe(rp);
@@ -1240,7 +1245,7 @@ fn a_batch_of_kretprobes_arms_and_disarms_with_one_call() {
         assert!(fe[0].starts_with("ftrace-filters ftrace +fn0+0x0 +fn1+0x0") && fe[1] == "ftrace-register ftrace");
         assert_eq!(batch_calls(), [1, 0]);
         hit(FN + 3 * 0x40);
-        let mut regs = PtRegs { ip: 0 };
+        let mut regs = PtRegs::default();
         assert!(sys::function_return(&mut regs));
         assert_eq!(calls().len(), 2, "entry and return");
         unregister_kretprobes(v.as_mut_ptr(), N as c_int);
@@ -1386,4 +1391,160 @@ fn a_failing_batch_disarm_warns_and_still_unregisters_every_member() {
     unreg_all(&mut v);
     unreg(keep);
     assert_eq!(arch(|a| a.ftrace_ops_registered), [false, false]);
+}
+
+/// jprobes (`CONFIG_KPROBES_RUST_JPROBES`): an entry kprobe whose
+/// pre-handler calls `entry` with the argument registers.
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+mod jprobes {
+    use super::*;
+    use crate::jprobe::*;
+    use crate::types::Jprobe;
+
+    /// A jprobe handler: records its arguments (the host tests' handler has
+    /// the pre-handler's own call type, which Miri checks).
+    unsafe extern "C" fn entry(a: c_ulong, b: c_ulong, c: c_ulong, d: c_ulong, e: c_ulong, f: c_ulong) {
+        CALLS.with(|x| x.borrow_mut().push(format!("j {a:x} {b:x} {c:x} {d:x} {e:x} {f:x}")));
+        jprobe_return();
+    }
+
+    fn jp(addr: usize) -> *mut Jprobe {
+        // SAFETY: all-zero is a valid struct jprobe.
+        let mut j: Box<Jprobe> = Box::new(unsafe { core::mem::zeroed() });
+        j.kp.addr = addr as *mut KprobeOpcode;
+        j.entry = entry as *mut c_void;
+        own(j)
+    }
+
+    #[test]
+    fn the_handler_gets_the_register_arguments_and_the_function_runs() {
+        let _g = sys::exclusive();
+        let _t = kernel();
+        let j = jp(F1);
+        // SAFETY: test jprobes live until the end of the test and are only
+        // reached through their raw pointers.
+        unsafe {
+            assert_eq!(register_jprobe(j), 0);
+            assert!(crate::jprobe::is_jprobe_handler((*j).kp.pre_handler));
+            assert_eq!(flags(ptr::addr_of!((*j).kp)) & KPROBE_FLAG_FTRACE, KPROBE_FLAG_FTRACE, "an entry probe on ftrace");
+            hit_args(F1, [1, 0xffff_ffff_ffff_fffb, 3, usize::MAX, 5, 0x1234_5678_9abc_def0]);
+            assert_eq!(calls(), ["j 1 fffffffffffffffb 3 ffffffffffffffff 5 123456789abcdef0"]);
+            assert!(list_text().contains("  j  f1+0x0"), "{}", list_text());
+            unregister_jprobe(j);
+            hit(F1);
+            assert!(calls().is_empty());
+            assert!(hashed(F1).is_null());
+        }
+    }
+
+    #[test]
+    fn bad_jprobes_get_the_kprobe_error_codes_and_leave_nothing() {
+        let _g = sys::exclusive();
+        let _t = kernel();
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(register_jprobe(jp(F0 + 4)), -sys::EINVAL, "not at a function entry");
+            let j = jp(0);
+            (*j).kp.symbol_name = c"f0".as_ptr().cast();
+            (*j).kp.offset = 4;
+            assert_eq!(register_jprobe(j), -sys::EINVAL, "symbol + offset not at the entry");
+            let j = jp(F0);
+            (*j).entry = ptr::null_mut();
+            assert_eq!(register_jprobe(j), -sys::EINVAL, "no entry");
+            assert_eq!(register_jprobe(jp(BL)), -sys::EINVAL, "blacklisted");
+            let j = jp(F0);
+            assert_eq!(register_jprobe(j), 0);
+            let w = record(|r| r.warnings.len());
+            assert_eq!(register_jprobe(j), -sys::EINVAL, "registered twice");
+            assert_eq!(record(|r| r.warnings.len()), w + 1, "with upstream's warning for a kprobe");
+            unregister_jprobe(j);
+            assert!(crate::debugfs_list_is_empty());
+            // Never registered, and unregistered twice: nothing happens.
+            unregister_jprobe(jp(F0));
+            unregister_jprobe(j);
+            let w = record(|r| r.warnings.len());
+            jprobe_return();
+            assert_eq!(record(|r| r.warnings.len()), w);
+            // An array whose second member is bad: the first is rolled back.
+            let mut v = [jp(F0), jp(F0 + 4), jp(F2)];
+            assert_eq!(register_jprobes(v.as_mut_ptr(), 3), -sys::EINVAL);
+            assert!(crate::debugfs_list_is_empty());
+            assert_eq!(register_jprobes(v.as_mut_ptr(), 0), -sys::EINVAL);
+        }
+    }
+
+    #[test]
+    fn jprobes_aggregate_with_kprobes_and_kretprobes_and_can_be_disabled() {
+        let _g = sys::exclusive();
+        let _t = kernel();
+        let (j, p, rp) = (jp(REC), kp(1, REC, false), krp(REC));
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(register_jprobe(j), 0);
+            assert_eq!(reg(p), 0);
+            assert_eq!(register_kretprobe(rp), 0);
+            hit_args(REC, [7, 0, 0, 0, 0, 9]);
+            let mut regs = PtRegs::default();
+            assert!(sys::function_return(&mut regs));
+            // Upstream runs an aggregate's newest member first.
+            assert_eq!(calls(), ["entry40", "pre1", "j 7 0 0 0 0 9", "ret40"]);
+            let l = list_text();
+            for t in ["  j  rec+0x0", "  k  rec+0x0", "  r  rec+0x0"] {
+                assert!(l.contains(t), "{t}: {l}");
+            }
+            assert_eq!(disable_jprobe(j), 0);
+            assert!(list_text().contains("  j  rec+0x0    [DISABLED]"), "{}", list_text());
+            hit(REC);
+            assert!(sys::function_return(&mut regs));
+            assert_eq!(calls(), ["entry40", "pre1", "ret40"], "the disabled jprobe is silent");
+            assert_eq!(enable_jprobe(j), 0);
+            hit(REC);
+            assert!(sys::function_return(&mut regs));
+            assert_eq!(calls(), ["entry40", "pre1", "j 0 0 0 0 0 0", "ret40"]);
+            let mut v = [j];
+            unregister_jprobes(v.as_mut_ptr(), 1);
+            hit(REC);
+            assert!(sys::function_return(&mut regs));
+            assert_eq!(calls(), ["entry40", "pre1", "ret40"]);
+            unregister_kretprobe(rp);
+        }
+        unreg(p);
+    }
+
+    #[test]
+    fn register_jprobes_registers_all_and_unregister_jprobes_removes_all() {
+        let _g = sys::exclusive();
+        let _t = kernel();
+        let mut v = [jp(F0), jp(F1), jp(F2), jp(F1)];
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(register_jprobes(v.as_mut_ptr(), 4), 0);
+            hit_args(F1, [2, 0, 0, 0, 0, 0]);
+            assert_eq!(calls(), ["j 2 0 0 0 0 0", "j 2 0 0 0 0 0"], "two jprobes on one function");
+            unregister_jprobes(v.as_mut_ptr(), 4);
+        }
+        assert!(crate::debugfs_list_is_empty());
+        assert_eq!(arch(|a| a.ftrace_ops_registered), [false, false]);
+    }
+
+    #[test]
+    fn a_jprobe_on_a_going_module_is_gone_and_unregisters() {
+        let _g = sys::exclusive();
+        let _t = kernel();
+        let m = module();
+        let j = jp(MODT);
+        // SAFETY: as above; the test module is live.
+        unsafe {
+            assert_eq!(register_jprobe(j), 0);
+            (*m).state = ModState::Going;
+            kprobes_rust_module_callback(sys::MODULE_STATE_GOING, m);
+            assert_eq!(flags(ptr::addr_of!((*j).kp)) & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
+            assert!(list_text().contains("  j  mod_fn+0x0    [GONE]"), "{}", list_text());
+            hit(MODT);
+            assert!(calls().is_empty());
+            assert_eq!(enable_jprobe(j), -sys::EINVAL);
+            unregister_jprobe(j);
+        }
+        assert!(crate::debugfs_list_is_empty());
+    }
 }

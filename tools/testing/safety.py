@@ -47,7 +47,7 @@ BASELINE = "tools/testing/safety-baseline.json"
 # The logic modules of the issue; the edge is exports (C ABI), sys_kernel
 # (kernel services), types/list (C layouts), state, kprobes_core (crate root).
 LOGIC = ["aggr", "arm", "opt", "register", "kretprobe", "ftrace", "slots", "blacklist",
-         "addr", "registry", "index", "module", "debugfs", "init"]
+         "addr", "registry", "index", "module", "debugfs", "init", "jprobe"]
 BOILER = re.compile(r"SAFETY:\s*(forwarded caller contract|(the )?caller'?s contract|no preconditions)", re.I)
 TARGETS = {  # name: (limit, lower is better)
     "unsafe-fn-in-logic": 10,
@@ -76,7 +76,8 @@ def unsafe_fns():
                 in_export = True
             elif l.startswith("}"):
                 in_export = False
-            if re.search(r"\bunsafe\s+(extern\s+\"C\"\s+)?fn\b", code):
+            # (a function pointer type, `type X = unsafe extern "C" fn(..)`, is no function)
+            if re.search(r"\bunsafe\s+(extern\s+\"C\"\s+)?fn\b", code) and not re.match(r"\s*(pub\s+)?type\b", code):
                 if "extern" in code or in_export:
                     cabi += 1  # a C symbol of the module that owns it: the FFI edge
                 else:

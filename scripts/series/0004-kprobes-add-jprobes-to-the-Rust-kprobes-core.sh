@@ -1,0 +1,3 @@
+# The jprobes API header, the option and the sample.
+add include/linux/jprobes.h include/linux/jprobes.h
+g apply --cached "$SERIES/0004-kprobes-add-jprobes-to-the-Rust-kprobes-core.diff"

@@ -480,14 +480,14 @@ pub fn unregister_probes<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> P
 }
 
 /// `disable_kprobe()`.
-#[inline] // into its C ABI body (exports.rs): one jump less per call
+#[inline(always)] // into its C ABI bodies (exports.rs, jprobe.rs): one call less per call
 pub fn disable_kprobe(kp: Probe<'_>) -> Result {
     let km = locks::kprobe_mutex();
     disable_locked(&km, kp).map(|_| ())
 }
 
 /// `enable_kprobe()`.
-#[inline] // into its C ABI body (exports.rs): one jump less per call
+#[inline(always)] // into its C ABI bodies (exports.rs, jprobe.rs): one call less per call
 pub fn enable_kprobe(kp: Probe<'_>) -> Result {
     let km = locks::kprobe_mutex();
     // Check whether specified probe is valid.

@@ -86,10 +86,13 @@ if [ -s "$RESULTS/c/test/results.log" ] && [ -s "$RESULTS/rust/test/results.log"
 		# preempt_disable()/enable() and rcu_read_lock()/unlock(): they
 		# exist only where those are out-of-line calls for Rust
 		# (PREEMPT_COUNT, PREEMPT_RCU, DEBUG_LOCK_ALLOC), and must be
-		# blacklisted; upstream inlines them.
+		# blacklisted; upstream inlines them.  And the jprobes layer's
+		# handler and jprobe_return() (CONFIG_KPROBES_RUST_JPROBES, which
+		# upstream does not have), as upstream's kretprobe handler.
 		diff <(section_of c blacklist-names) <(section_of rust blacklist-names) >"$RESULTS/blacklist-names.diff" || :
+		jp='^$'; config_has rust CONFIG_KPROBES_RUST_JPROBES && jp='jprobe_pre_handler|jprobe_return'
 		extra=$(sed -n 's/^> //p' "$RESULTS/blacklist-names.diff" |
-			grep -vxE 'kprobes_rust_(preempt_disable|preempt_enable|rcu_read_lock|rcu_read_unlock)' || :)
+			grep -vxE "kprobes_rust_(preempt_disable|preempt_enable|rcu_read_lock|rcu_read_unlock)|$jp" || :)
 		if [ "$(section_of c blacklist-names | wc -l)" -gt 100 ] && ! grep -q '^< ' "$RESULTS/blacklist-names.diff" &&
 			[ -z "$extra" ]; then
 			echo "PASS ${pfx}differential/kprobes-blacklist-symbols-identical"

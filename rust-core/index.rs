@@ -25,12 +25,14 @@
 //!   the address of whatever a slot points at without testing for them
 //!   first (what makes it as short as upstream's).
 //! - At most 3/4 of the slots are used (live or tomb); a rebuild asks for
-//!   twice the live entries and uses all the slots of what `kvmalloc()`
-//!   gives (kmalloc's power of two of bytes from 256 up, or as many pages
-//!   from vmalloc when no contiguous pages are left): 10.7 to 21.3 bytes of
-//!   index per registered probe as probes are added (16.4 at the bench's
-//!   2,000), up to 32 just after a shrink, beyond the static first table.  A rebuild also drops the tombs, and removing down to
-//!   1/8 use shrinks the table.
+//!   8/5 slots per live entry (5/8 load) and uses all the slots of what
+//!   `sys::table_alloc()` gives: kmalloc's power of two of bytes up to two
+//!   pages, whole pages of vmalloc beyond (a power of two of pages, what
+//!   `kvmalloc()` would take, can be twice the request).  So beyond 8 KiB a
+//!   table holds 10.7 to 12.8 bytes per registered probe as probes are
+//!   added, plus less than a page (12.3 to 14.3 at the bench's 2,000), up
+//!   to 64 as probes are removed, before the table shrinks.  A rebuild also drops the tombs, and removing
+//!   down to 1/8 use shrinks the table.
 //! - Writers (under `kprobe_mutex`) store a slot with one release store;
 //!   readers (the hit path, preemption disabled) load the table and slots
 //!   with acquire loads: a reader sees a slot before or after a store,
@@ -419,29 +421,29 @@ const HDR: usize = core::mem::size_of::<Table>();
 /// The bytes of a slot.
 const SLOT: usize = core::mem::size_of::<AtomicPtr<Kprobe>>();
 
-/// The bytes `kvmalloc()` gives a table with room for `want` entries at half
-/// load (and at least [`MIN_SLOTS`] slots).
+/// The bytes `sys::table_alloc()` gives a table with room for `want`
+/// entries at 5/8 load (and at least [`MIN_SLOTS`] slots).
 fn alloc_size(want: usize) -> usize {
-    let want = want.saturating_mul(2).clamp(MIN_SLOTS, MAX_SLOTS / 2);
-    sys::kmalloc_size_roundup(HDR + want * SLOT)
+    let want = (want.saturating_mul(8) / 5).clamp(MIN_SLOTS, MAX_SLOTS / 2);
+    sys::table_size(HDR + want * SLOT)
 }
 
 /// The slots a table of `size` bytes has: all that fit, since `kmalloc()`
-/// rounds up to its size classes (powers of two from 256 bytes), which
-/// would otherwise leave up to half of a table unused (a vmalloc fallback
-/// gets whole pages: a power of two of them here).
+/// rounds up to its size classes (powers of two from 256 bytes) and
+/// `vmalloc()` to whole pages, which would otherwise be left unused.
 fn slots(size: usize) -> usize {
     ((size - HDR) / SLOT).min(MAX_SLOTS)
 }
 
 /// Publishes a table of `old`'s live entries, with room for `want` entries
-/// at half load or more; false if no memory.
+/// at 5/8 load or more; false if no memory.
 fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     let size = alloc_size(want);
     let cap = slots(size);
-    // kvmalloc(): a table of 50,000 probes is 1 MiB, more contiguous
-    // pages than a fragmented machine may have.
-    let n = sys::kvmalloc(size).cast::<Table>();
+    // Beyond two pages, vmalloc(): whole pages (kvmalloc() would first try
+    // kmalloc()'s power of two of pages), and a table of 50,000 probes, 640
+    // KiB, needs no contiguous pages.
+    let n = sys::table_alloc(size).cast::<Table>();
     if n.is_null() {
         return false;
     }
@@ -477,7 +479,7 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     TABLE.store(n, Ordering::Release);
     let oldp = old.0;
     if oldp != first() {
-        // SAFETY: `oldp` came from `kvmalloc()` here, is no longer published,
+        // SAFETY: `oldp` came from `table_alloc()` here, is no longer published,
         // and `rcu` is its own head: freed once current readers are done.
         unsafe { sys::kfree_rcu(oldp.cast::<c_void>(), ptr::addr_of_mut!((*oldp).rcu)) };
     }
@@ -500,7 +502,7 @@ pub(crate) fn used(_km: &KprobeMutex) -> usize {
 pub(crate) fn reset() {
     let cur = TABLE.swap(first(), Ordering::Relaxed);
     if cur != first() {
-        // SAFETY: host tests are serialized; the table came from kvmalloc().
+        // SAFETY: host tests are serialized; the table came from table_alloc().
         unsafe { sys::kvfree(cur.cast()) };
     }
     for s in FIRST.slots.iter() {

@@ -823,11 +823,30 @@ pub fn kmalloc(size: usize) -> *mut c_void {
     unsafe { b::krealloc(core::ptr::null(), size, b::GFP_KERNEL) }
 }
 
-/// `kmalloc_size_roundup(size)`: the bytes a `kmalloc(size)` gets.
+/// The bytes [`table_alloc`] gets for a request of `size`: kmalloc's size
+/// class up to two pages, whole pages beyond.
 #[inline]
-pub fn kmalloc_size_roundup(size: usize) -> usize {
-    // SAFETY: a pure computation over the slab caches, any size.
-    unsafe { b::kmalloc_size_roundup(size) }
+pub fn table_size(size: usize) -> usize {
+    if size <= 2 * PAGE_SIZE {
+        // SAFETY: a pure computation over the slab caches, any size.
+        unsafe { b::kmalloc_size_roundup(size) }
+    } else {
+        size.next_multiple_of(PAGE_SIZE)
+    }
+}
+
+/// A table of [`table_size`]`(size)` bytes that any context may read
+/// (`kmalloc()` up to two pages, `vmalloc()` beyond: whole pages, where
+/// `kmalloc()` and `kvmalloc()` would take a power of two of them); null on
+/// failure.  Freed with [`kfree_rcu`] (`kvfree_call_rcu()` frees both).
+#[inline]
+pub fn table_alloc(size: usize) -> *mut c_void {
+    if size <= 2 * PAGE_SIZE {
+        kmalloc(size)
+    } else {
+        // SAFETY: vrealloc(NULL, ...) is vmalloc.
+        unsafe { b::vrealloc(core::ptr::null(), size, b::GFP_KERNEL) }
+    }
 }
 
 /// `kvmalloc(size, GFP_KERNEL)`; null on failure.
@@ -979,11 +998,11 @@ pub fn noinstr_text_area() -> (usize, usize) {
 /// `kfree_rcu(ptr, rcu)`.
 ///
 /// # Safety
-/// `p` came from [`kmalloc`] or [`kvmalloc`], `rcu` is its `rcu_head`, and
-/// `p` is no longer reachable by new readers.
+/// `p` came from [`kmalloc`], [`kvmalloc`] or [`table_alloc`], `rcu` is its
+/// `rcu_head`, and `p` is no longer reachable by new readers.
 #[inline]
 pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
-    // SAFETY: `p` came from `k(v)malloc()`, `rcu` is its `rcu_head` (`RcuHead` is
+    // SAFETY: `p` came from `k(v)malloc()` or `vmalloc()`, `rcu` is its `rcu_head` (`RcuHead` is
     // `struct rcu_head`) and no new reader can reach `p` (`# Safety`), as
     // `kvfree_call_rcu()` requires (it frees with kvfree()).
     #[cfg(any(not(CONFIG_TINY_RCU), CONFIG_KASAN_GENERIC))]

@@ -133,15 +133,21 @@ pub fn kmalloc(size: usize) -> *mut c_void {
     unsafe { p.add(HDR) as *mut c_void }
 }
 
-/// `kmalloc_size_roundup()`: the kernel's kmalloc sizes (8 to 8 KiB
-/// caches, 96 and 192 among them), then whole powers of two of pages.
-pub fn kmalloc_size_roundup(size: usize) -> usize {
+/// `table_size()`: the kernel's kmalloc sizes (8 to 8 KiB caches, 96 and
+/// 192 among them), whole 4 KiB pages (vmalloc) beyond 8 KiB.
+pub fn table_size(size: usize) -> usize {
     match size {
         0 => 0,
         1..=96 if size > 64 => 96,
         129..=192 => 192,
+        8193.. => size.next_multiple_of(4096),
         _ => size.next_power_of_two().max(8),
     }
+}
+
+/// `table_alloc()` (`kmalloc()` here, with its failures).
+pub fn table_alloc(size: usize) -> *mut c_void {
+    kmalloc(size)
 }
 
 /// `kvmalloc(size, GFP_KERNEL)` (`kmalloc()` here, with its failures).
@@ -389,7 +395,7 @@ pub fn noinstr_text_area() -> (usize, usize) {
 /// `kfree_rcu(ptr, rcu)`: the simulation frees at once and counts.
 ///
 /// # Safety
-/// `p` came from [`kmalloc`] or [`kvmalloc`] and is no longer reachable by new readers.
+/// `p` came from [`kmalloc`], [`kvmalloc`] or [`table_alloc`] and is no longer reachable by new readers.
 pub unsafe fn kfree_rcu(p: *mut c_void, _rcu: *mut crate::types::RcuHead) {
     image(|i| i.kfree_rcu += 1);
     if record(|r| r.rcu_deferred.as_mut().map(|d| d.push(p as usize)).is_some()) {

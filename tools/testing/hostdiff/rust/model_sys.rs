@@ -530,9 +530,14 @@ pub unsafe fn kfree(p: *mut c_void) {
     unsafe { c_kfree(p) }
 }
 
-/// `kmalloc_size_roundup()`: model.c's `kmalloc()` gets what it is asked.
-pub fn kmalloc_size_roundup(size: usize) -> usize {
+/// `table_size()`: model.c's `kmalloc()` gets what it is asked.
+pub fn table_size(size: usize) -> usize {
     size
+}
+
+/// `table_alloc()` (model.c's `kmalloc()`).
+pub fn table_alloc(size: usize) -> *mut c_void {
+    kmalloc(size)
 }
 
 /// `kvmalloc(size, GFP_KERNEL)` (model.c's `kmalloc()`).
@@ -553,7 +558,7 @@ pub unsafe fn kvfree(p: *mut c_void) {
 /// `kfree_rcu(ptr, rcu)` (the stubs' macro: `hd_kfree_rcu()`).
 ///
 /// # Safety
-/// `p` came from [`kmalloc`] or [`kvmalloc`], `rcu` is its `rcu_head`, and `p` is no longer
+/// `p` came from [`kmalloc`], [`kvmalloc`] or [`table_alloc`], `rcu` is its `rcu_head`, and `p` is no longer
 /// reachable by new readers.
 pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
     // SAFETY: the caller's contract.

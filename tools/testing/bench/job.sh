@@ -38,7 +38,7 @@ kpb_load() {
 	cat $D/kprobes_bench/results
 	rmmod kprobes_bench
 }
-# The memory rows count slab pages, so they run first, in a load of their
+# The memory rows count slab and vmalloc pages, so they run first, in a load of their
 # own: both kernels then start them from the same slab state (after the
 # other rows, it depends on how quickly each core freed their probes).
 case ",$KPB_RUN," in *,mem,*) kpb_load mem ;; esac

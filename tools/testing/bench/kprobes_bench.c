@@ -39,7 +39,7 @@
 
 static char *run = "hits,reg,mem";
 module_param(run, charp, 0444);
-MODULE_PARM_DESC(run, "comma list of: hits, scale, scaleall, gp, endis, reg, regentry, regbatch, mem");
+MODULE_PARM_DESC(run, "comma list of: hits, scale, scaleall, gp, endis, reg, regentry, regbatch, regall, mem");
 static int iters = 20000;
 module_param(iters, int, 0444);
 MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
@@ -477,6 +477,43 @@ static int kpb_register_one_by_one(int n, const char *what)
 
 /* The N of the registration rows (and of fprobe's, their floor). */
 static const int kpb_reg_ns[] = { 10, 100, 1000, 5000 };
+static bool kpb_want(const char *what);
+
+/*
+ * Run token `regall`: one more step of the registration and fprobe rows, N
+ * = every generated function (KPB_NFUNCS, about as many as the kernel has
+ * probeable functions: vmlinux's ~27,500 plus the generated 5,000 of the
+ * scale rows).  The probes go on the generated functions, which nothing
+ * calls: on vmlinux's functions they would fire during the measurement.
+ */
+static int kpb_reg_all(void)
+{
+	int last = kpb_reg_ns[ARRAY_SIZE(kpb_reg_ns) - 1];
+
+	return kpb_want("regall") && KPB_NFUNCS > last && maxn >= last ? KPB_NFUNCS : 0;
+}
+
+/*
+ * A step of N = all is run only where the same kernel's step at 5,000 says
+ * it takes at most KPB_ALL_LIMIT_S of guest time (its time at 5,000 times
+ * N/5,000, a lower bound: the per-probe ftrace update grows with the
+ * filter): one-by-one entry probes on both kernels, C's batch (a loop of
+ * them) too, take about ten minutes, an hour under TCG.  A step not run
+ * says so (KPB-SKIP, which report.py shows); nothing is extrapolated.
+ */
+#define KPB_ALL_LIMIT_S 120
+
+static bool kpb_all_fits(const char *row, int n, u64 ns_at_last)
+{
+	int last = kpb_reg_ns[ARRAY_SIZE(kpb_reg_ns) - 1];
+	u64 bound = div_u64(ns_at_last * n, last);
+
+	if (bound <= (u64)KPB_ALL_LIMIT_S * NSEC_PER_SEC)
+		return true;
+	kpb_line("KPB-SKIP %s at least %llu s of guest time (%llu ns at N=%d, times N/%d); limit %d s",
+		 row, div_u64(bound, NSEC_PER_SEC), ns_at_last, last, last, KPB_ALL_LIMIT_S);
+	return false;
+}
 
 /* The rows reg_, unreg_ and regunreg_TAG_HOW_N of one (un)registration. */
 static void kpb_reg_results(const char *tag, const char *how, int n, u64 t0, u64 t1, u64 t2)
@@ -493,15 +530,17 @@ static void kpb_reg_results(const char *tag, const char *how, int n, u64 t0, u64
 
 static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 {
-	u64 t0, t1, t2;
+	u64 t0, t1, t2, one_ns = 0, batch_ns = 0;
 	int k, n, r;
+	char row[64];
 
-	for (k = 0; k < ARRAY_SIZE(kpb_reg_ns); k++) {
-		n = kpb_reg_ns[k];
-		if (n > maxn || n > KPB_NFUNCS)
+	for (k = 0; k <= ARRAY_SIZE(kpb_reg_ns); k++) {
+		n = k < ARRAY_SIZE(kpb_reg_ns) ? kpb_reg_ns[k] : kpb_reg_all();
+		if (!n || (n > maxn && k < ARRAY_SIZE(kpb_reg_ns)) || n > KPB_NFUNCS)
 			break;
 
-		if (one_by_one) {
+		snprintf(row, sizeof(row), "regunreg_%s_one_%d", tag, n);
+		if (one_by_one && (k < ARRAY_SIZE(kpb_reg_ns) || kpb_all_fits(row, n, one_ns))) {
 			kpb_prepare(n, off);
 			t0 = ktime_get_ns();
 			r = kpb_register_one_by_one(n, tag);
@@ -512,8 +551,12 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 				unregister_kprobe(&kpb_kps[i]);
 			t2 = ktime_get_ns();
 			kpb_reg_results(tag, "one", n, t0, t1, t2);
+			one_ns = t2 - t0;
 		}
 
+		snprintf(row, sizeof(row), "regunreg_%s_batch_%d", tag, n);
+		if (k == ARRAY_SIZE(kpb_reg_ns) && !kpb_all_fits(row, n, batch_ns))
+			break;
 		kpb_prepare(n, off);
 		t0 = ktime_get_ns();
 		r = register_kprobes(kpb_kpp, n);
@@ -525,6 +568,7 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 		unregister_kprobes(kpb_kpp, n);
 		t2 = ktime_get_ns();
 		kpb_reg_results(tag, "batch", n, t0, t1, t2);
+		batch_ns = t2 - t0;
 	}
 }
 
@@ -555,9 +599,9 @@ static void kpb_fprobe_rows(void)
 		kpb_err("fprobe: no memory");
 		return;
 	}
-	for (k = 0; k < ARRAY_SIZE(kpb_reg_ns); k++) {
-		n = kpb_reg_ns[k];
-		if (n > maxn || n > KPB_NFUNCS)
+	for (k = 0; k <= ARRAY_SIZE(kpb_reg_ns); k++) {
+		n = k < ARRAY_SIZE(kpb_reg_ns) ? kpb_reg_ns[k] : kpb_reg_all();
+		if (!n || (n > maxn && k < ARRAY_SIZE(kpb_reg_ns)) || n > KPB_NFUNCS)
 			break;
 		for (i = 0; i < n; i++)
 			addrs[i] = (unsigned long)kpb_func(i);
@@ -609,8 +653,6 @@ static void kpb_fprobe_rows(void)
  * the row (the same on both kernels if they accept the same addresses:
  * report.py fails on rows only one log has).
  */
-static bool kpb_want(const char *what);
-
 /* the guest job's copy of /proc/kallsyms (a seq_file: no kernel_read()) */
 #define KPB_KALLSYMS "/tmp/kpb.kallsyms"
 static unsigned long *kpb_vm_addr;	/* vmlinux text symbols, ascending */
@@ -904,8 +946,37 @@ static void kpb_endis_rows(void)
 
 /* ---- memory ------------------------------------------------------------ */
 struct kpb_mem {
-	long slab, free;
+	long slab, vmalloc, free;	/* pages */
 };
+
+/*
+ * VmallocUsed of /proc/meminfo, in pages (vmalloc_nr_pages() is not
+ * exported): the index's tables beyond two pages are vmalloc()ed on the
+ * Rust core, and the instruction-slot pages are vmalloc()ed on both.
+ */
+static long kpb_vmalloc_pages(void)
+{
+	struct file *f = filp_open("/proc/meminfo", O_RDONLY, 0);
+	static char buf[4096];
+	loff_t pos = 0;
+	ssize_t got;
+	char *v;
+	long kb;
+
+	if (IS_ERR(f)) {
+		kpb_err("/proc/meminfo: %ld", PTR_ERR(f));
+		return 0;
+	}
+	got = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	buf[got > 0 ? got : 0] = 0;
+	v = strstr(buf, "VmallocUsed:");
+	if (!v || sscanf(v, "VmallocUsed: %ld kB", &kb) != 1) {
+		kpb_err("/proc/meminfo: no VmallocUsed (read %zd)", got);
+		return 0;
+	}
+	return kb / (PAGE_SIZE / 1024);
+}
 
 static void kpb_mem_snap(struct kpb_mem *m)
 {
@@ -924,20 +995,24 @@ static void kpb_mem_snap(struct kpb_mem *m)
 		kpb_err("vm.stat_refresh: %d", r);
 	m->slab = global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
 		  global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B);
+	m->vmalloc = kpb_vmalloc_pages();
 	m->free = global_zone_page_state(NR_FREE_PAGES);
 }
 
 /*
- * Slab bytes per probe.  The free-page difference (everything allocated,
- * including instruction-slot and vmalloc pages) is only logged: pages freed
- * earlier to per-cpu lists and lazily purged vmalloc areas make it noisy.
+ * Slab (kmalloc() of any size) and vmalloc bytes per probe.  The free-page
+ * difference (everything allocated) is only logged: pages freed earlier to
+ * per-cpu lists make it noisy.
  */
 static void kpb_mem_report(const char *name, struct kpb_mem *a, struct kpb_mem *b, int n)
 {
 	char buf[64];
 
-	snprintf(buf, sizeof(buf), "mem_%s_slab", name);
-	kpb_result(buf, "B/probe", div_s64((s64)(b->slab - a->slab) * PAGE_SIZE * 100, n));
+	snprintf(buf, sizeof(buf), "mem_%s_slab_vmalloc", name);
+	kpb_result(buf, "B/probe", div_s64((s64)(b->slab - a->slab + b->vmalloc - a->vmalloc) *
+					    PAGE_SIZE * 100, n));
+	kpb_line("KPB-INFO mem_%s slab pages %ld -> %ld, vmalloc pages %ld -> %ld", name,
+		 a->slab, b->slab, a->vmalloc, b->vmalloc);
 	kpb_line("KPB-INFO mem_%s free pages %ld -> %ld (%ld B/probe, noisy)", name,
 		 a->free, b->free, (a->free - b->free) * (long)PAGE_SIZE / n);
 }

@@ -38,6 +38,10 @@ def parse(path):
             line = line.rstrip("\n")
             if line.startswith("KPB-ERROR"):
                 errors.append(line)
+            elif line.startswith("KPB-SKIP "):
+                # a step the module did not run (regall: too slow), and why
+                row, _, why = line[len("KPB-SKIP "):].partition(" ")
+                meta.setdefault("skips", {})[row] = why
             elif line.startswith("KPB-META "):
                 k, _, v = line[len("KPB-META "):].partition(" ")
                 meta[k] = v
@@ -128,6 +132,10 @@ def fmt(v):
     if v == int(v):
         return f"{int(v):,}".replace(",", "\u2009")
     return f"{v:,.2f}".replace(",", "\u2009")
+
+
+def fmtn(v):
+    return "not run" if v is None else fmt(v)
 
 
 def svg_chart(rows, path, title):
@@ -401,12 +409,14 @@ NOTES = """\
 - **Memory rows** (`B/probe`): run first, in a module load of their own (so
   both kernels start them from the same slab state); register 2000 probes;
   the difference of the
-  global slab page counters divided by 2000, after `rcu_barrier()` and
-  `vm.stat_refresh`.  Page-granular: rows of a few pages in total move
-  between runs of the same kernel (the "C, 2nd run" column); a memory row
-  meets its target when Rust is within C's two runs or below.  Instruction
-  slots live in execmem pages, not slab, and are not in these rows (the
-  free-page difference is logged as KPB-INFO but is too noisy to compare).  `aggr_second_*`: a second kprobe on each of the 1000
+  global slab page counters (every `kmalloc()`, large ones included) plus
+  `VmallocUsed` (vmalloc pages: the Rust index's tables beyond two pages,
+  the instruction-slot pages on both kernels) divided by 2000, after
+  `rcu_barrier()`, `kvfree_rcu_barrier()` and `vm.stat_refresh`.
+  Page-granular: rows of a few pages in total move between runs of the
+  same kernel (the "C, 2nd run" column); a memory row meets its target
+  when Rust is within C's two runs or below.  The free-page difference is
+  logged as KPB-INFO but is too noisy to compare.  `aggr_second_*`: a second kprobe on each of the 1000
   addresses (for an int3 probe the core already made the aggregate when the
   first probe was registered, since it is optimizable; at an ftrace entry the
   second probe creates it).  `kretprobe_maxactive16`: 2000 kretprobes at
@@ -453,9 +463,24 @@ def main():
 
     rscale = scale_rows(r)
     rows = []
+    skips = {"c": cmeta.get("skips", {}), "rust": rmeta.get("skips", {})}
+    if skips["c"] or skips["rust"]:
+        meta["skipped_steps"] = skips
+
+    def skipped(who, n):
+        """Why kernel `who` did not run row n's step (KPB-SKIP names the
+        regunreg_ row of a reg_/unreg_/regunreg_ triple), or None."""
+        return skips[who].get(re.sub(r"^(un)?reg_", "regunreg_", n))
+
+    def one_sided(n, unit, cv, rv, who):
+        rows.append({"name": n, "unit": unit, "c": cv, "c_repeat": None, "rust": rv, "ratio": None,
+                     "target": None, "meets_target": None, "not_run": f"{who}: {skipped(who, n)}"})
     for n in corder:
         if n not in r:
-            problems.append(f"rust run has no row {n}")
+            if skipped("rust", n):
+                one_sided(n, c[n][0], c[n][1], None, "rust")
+            else:
+                problems.append(f"rust run has no row {n}")
             continue
         unit, cv = c[n]
         rv = r[n][1]
@@ -470,7 +495,10 @@ def main():
                      "target": ttext or None, "meets_target": met})
     for n in r:
         if n not in c:
-            problems.append(f"c run has no row {n}")
+            if skipped("c", n):
+                one_sided(n, r[n][0], None, r[n][1], "c")
+            else:
+                problems.append(f"c run has no row {n}")
 
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "results.json"), "w") as f:
@@ -516,6 +544,9 @@ def main():
                       "results.json (metadata.repeatability)")
     md.append(f"- **targets**: {len(met)} rows meet, {len(missed)} miss "
               f"(of {len(met) + len(missed)} with a target; see the notes below for each miss)")
+    for who in ("c", "rust"):
+        for row, why in skips[who].items():
+            md.append(f"- **not run on {who}**: `{row}` (and its reg_/unreg_ rows): {why}")
     if problems:
         md.append("- **problems**: " + "; ".join(problems))
     md += ["", "![Rust/C ratios](ratios.svg)", ""]
@@ -528,8 +559,10 @@ def main():
         m = {True: "yes", False: "**NO**", None: ""}[x["meets_target"]]
         if x["meets_target"] and x["name"].startswith("mem_") and x["rust"] > x["c"] + 16:
             m = "yes (within C's run-to-run range)"
+        if x.get("not_run"):
+            m = "not run on " + x["not_run"]
         c2s = "" if x["c_repeat"] is None else ("=" if x["c_repeat"] == x["c"] else fmt(x["c_repeat"]))
-        md.append(f"| {x['name']} | {x['unit']} | {fmt(x['c'])} | {c2s} | {fmt(x['rust'])} | {ratio} | "
+        md.append(f"| {x['name']} | {x['unit']} | {fmtn(x['c'])} | {c2s} | {fmtn(x['rust'])} | {ratio} | "
                   f"{x['target'] or ''} | {m} |")
     md += ["", NOTES]
     if a.notes and os.path.exists(a.notes):
@@ -548,7 +581,8 @@ def main():
     for x in rows:
         ratio = f"{x['ratio']:.3f}" if x["ratio"] is not None else "n/a"
         m = {True: "met", False: "MISSED", None: ""}[x["meets_target"]]
-        print(f"    {x['name']:<{w}} {x['unit']:<8} {x['c']:>16.2f} {x['rust']:>16.2f} {ratio:>8}  {m}")
+        cs, rs = (f"{v:>16.2f}" if v is not None else f"{'not run':>16}" for v in (x["c"], x["rust"]))
+        print(f"    {x['name']:<{w}} {x['unit']:<8} {cs} {rs} {ratio:>8}  {m}")
     if repeat is not None:
         print("    repeat of the c run: " + ("all rows identical" if repeat["identical"]
               else f"{repeat['identical_rows']} rows identical, {len(repeat['differing_rows'])} differ: "

@@ -128,25 +128,27 @@ static __always_inline int jpt_body(struct jpt_frec *r, int a, long b, const voi
  * have no ftrace site, so a probe at their entry is a breakpoint (or, once
  * the optimizer took it, a jump).
  */
-#define JPT_FUNC(name, attr)						\
+#define JPT_FUNC_ATTR(name, attr)					\
 	static struct jpt_frec frec_##name;				\
 	attr noinline JPT_PROTO(name);					\
 	attr noinline JPT_PROTO(name)					\
 	{								\
 		return jpt_body(&frec_##name, a, b, p, neg, big, nbig);	\
 	}
+#define JPT_FUNC(name) JPT_FUNC_ATTR(name, __used)
+#define JPT_FUNC_NOTRACE(name) JPT_FUNC_ATTR(name, notrace)
 
-JPT_FUNC(jpt_target_ftrace, )
-JPT_FUNC(jpt_target_int3, notrace)
-JPT_FUNC(jpt_target_agg, )
-JPT_FUNC(jpt_target_dis, )
-JPT_FUNC(jpt_target_bad, )
-JPT_FUNC(jpt_inner_ftrace, )
-JPT_FUNC(jpt_inner_int3, notrace)
-JPT_FUNC(jpt_outer, )
-JPT_FUNC(jpt_arr0, )
-JPT_FUNC(jpt_arr1, notrace)
-JPT_FUNC(jpt_arr2, )
+JPT_FUNC(jpt_target_ftrace)
+JPT_FUNC_NOTRACE(jpt_target_int3)
+JPT_FUNC(jpt_target_agg)
+JPT_FUNC(jpt_target_dis)
+JPT_FUNC(jpt_target_bad)
+JPT_FUNC(jpt_inner_ftrace)
+JPT_FUNC_NOTRACE(jpt_inner_int3)
+JPT_FUNC(jpt_outer)
+JPT_FUNC(jpt_arr0)
+JPT_FUNC_NOTRACE(jpt_arr1)
+JPT_FUNC(jpt_arr2)
 
 typedef JPT_PROTO((*jpt_fn));
 

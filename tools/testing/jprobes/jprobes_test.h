@@ -20,4 +20,7 @@
 #define JPT_MOD_BIG	0x8000000000000001ULL
 #define JPT_MOD_NBIG	(-0x7edcba9876543210LL)
 
+/* in jprobes_test_target.ko; jprobes_test.ko finds it by name */
+JPT_PROTO(jpt_mod_target);
+
 #endif

@@ -13,13 +13,12 @@
 #include <linux/moduleparam.h>
 #include "jprobes_test.h"
 
-static volatile long jpt_mod_sink;
+static long jpt_mod_sink;
 
-noinline JPT_PROTO(jpt_mod_target);
 noinline JPT_PROTO(jpt_mod_target)
 {
-	jpt_mod_sink += a + b + (long)p + neg + (long)big + (long)nbig;
-	return (int)jpt_mod_sink;
+	WRITE_ONCE(jpt_mod_sink, READ_ONCE(jpt_mod_sink) + a + b + (long)p + neg + (long)big + (long)nbig);
+	return (int)READ_ONCE(jpt_mod_sink);
 }
 
 static int jpt_call_set(const char *val, const struct kernel_param *kp)

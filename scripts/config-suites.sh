@@ -5,7 +5,9 @@
 #   scripts/config-suites.sh [--differential]
 # 1. each variant boots and runs tools/testing/guest/test-job.sh (KUnit
 #    kprobes_test, samples, binary drop-in with the other variant's sample
-#    modules, kprobe_events, the blacklist, ftracetest, kmemleak on debug
+#    modules, kprobe_events, the blacklist, ftracetest, the jprobes suite
+#    where the variant has CONFIG_KPROBES_RUST_JPROBES (SKIP elsewhere;
+#    tools/testing/jprobes/ built against that variant), kmemleak on debug
 #    kernels, a clean kernel log); tools/testing/kpt_results.py turns each
 #    run into checks.  ftracetest is compared with the committed C
 #    expectations for the pipeline config, and with the C variant's run of
@@ -17,7 +19,8 @@
 #    debugfs (the scenario driver is a module controlled through debugfs).
 # Output: `PASS|FAIL|SKIP name [detail]` lines (anything else is progress),
 # and $RESULTS/config-summary.json (per variant: passed/failed/skipped, the
-# checks whose result differs between c and rust, guest seconds).
+# checks whose result differs between c and rust but for the Rust-only
+# jprobes suite, that suite's tally per variant (rust_only), guest seconds).
 . "$(dirname "$0")/lib.sh"
 
 differential=0
@@ -28,6 +31,25 @@ mkdir -p "$RESULTS"
 other() { if [ "$1" = c ]; then echo rust; else echo c; fi; }
 declare -A guest_s
 
+# The jprobes tests (tools/testing/jprobes/) for each variant with
+# CONFIG_KPROBES_RUST_JPROBES, built against its own O= directory (they
+# use API the other variant lacks) before the guests start; guest_run puts
+# them in /extra/jprobes.  Without them the guest's jprobes suite
+# (tools/testing/guest/jprobes.sh) skips on a kernel without jprobes and
+# fails on one with jprobes.
+jprobes_dir() { echo "$WORK/jprobes${pfx:+-$KP_CONFIG}-$1"; }
+for v in $VARIANTS; do
+	jb=$(jprobes_dir "$v")
+	rm -rf "$jb"
+	config_has "$v" CONFIG_KPROBES_RUST_JPROBES && config_has "$v" CONFIG_MODULES || continue
+	if (build_variant_modules "$v" "$ROOT/tools/testing/jprobes" "$jb" jprobes_test.ko jprobes_test_target.ko) >&2; then
+		echo "PASS $pfx$v/jprobes/module-build"
+	else
+		rm -rf "$jb/extra"
+		echo "FAIL $pfx$v/jprobes/module-build see $jb/build.log"
+	fi
+done
+
 # guest_run VARIANT: one variant's guest run (both side by side:
 # for_variants); its guest seconds in $RESULTS/VARIANT/test/guest-seconds.
 guest_run() {
@@ -37,6 +59,8 @@ guest_run() {
 	rm -rf "$xd"; mkdir -p "$xd/modules" "$RESULTS/$v/test"
 	# The other variant's sample modules, for the binary drop-in check.
 	cp "$(outdir "$(other "$v")")"/samples/kprobes/*.ko "$xd/modules/" 2>/dev/null || :
+	# The jprobes tests, where built (above).
+	if [ -d "$(jprobes_dir "$v")/extra" ]; then cp -a "$(jprobes_dir "$v")/extra" "$xd/jprobes"; fi
 	# The functions of upstream kernel/kprobes.o (the c variant's object),
 	# which the guest tries to probe (section kprobes-o).
 	if [ -f "$(outdir c)/kernel/kprobes.o" ]; then
@@ -141,8 +165,14 @@ for v in ("c", "rust"):
     out[v] = {k: d.get(k, 0) for k in ("passed", "failed", "skipped")}
     checks[v] = {c["name"]: ("SKIP" if c.get("skip") else "PASS" if c["ok"] else "FAIL") for c in d["checks"]}
 # ftracetest per-test results of the reference (c) run are not checks of
-# their own (they are rust's expectations): compare the rest.
+# their own (they are rust's expectations): compare the rest.  The jprobes
+# suite is Rust-only (CONFIG_KPROBES_RUST_JPROBES; SKIP on c): reported
+# apart, as rust_only, not as differences.
 names = sorted(set(checks["c"]) | set(checks["rust"]))
-out["differ"] = [n for n in names if not n.startswith("ftracetest/") and checks["c"].get(n) != checks["rust"].get(n)]
+rust_only = ("jprobes/",)
+out["differ"] = [n for n in names if not n.startswith(("ftracetest/",) + rust_only)
+                 and checks["c"].get(n) != checks["rust"].get(n)]
+out["rust_only"] = {v: {r: sum(1 for n, x in checks[v].items() if n.startswith(rust_only) and x == r)
+                        for r in ("PASS", "FAIL", "SKIP")} for v in ("c", "rust")}
 json.dump(out, open(os.path.join(res, "config-summary.json"), "w"), indent=1)
 EOF

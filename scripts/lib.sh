@@ -95,12 +95,17 @@ check_variant() {
 # BUILD_DIR/mod (log BUILD_DIR/build.log; compiler warnings are shown) and
 # copies FILE... (relative to BUILD_DIR/mod, or absolute) to BUILD_DIR/extra,
 # which becomes the guest's /extra (KP_EXTRA_DIR).
-build_test_modules() {
-	local src=$1 b=$2 f; shift 2
+build_test_modules() { build_variant_modules c "$@"; }
+
+# build_variant_modules VARIANT SRC_MOD_DIR BUILD_DIR FILE...: the same
+# against VARIANT's O= directory (modules using API only one variant has,
+# such as the jprobes tests).
+build_variant_modules() {
+	local v=$1 src=$2 b=$3 f; shift 3
 	rm -rf "$b/mod" "$b/extra"
 	mkdir -p "$b/mod" "$b/extra"
 	cp "$src"/* "$b/mod/"
-	kmake c M="$b/mod" modules >"$b/build.log" 2>&1 ||
+	kmake "$v" M="$b/mod" modules >"$b/build.log" 2>&1 ||
 		{ tail -n 20 "$b/build.log" >&2; die "module build failed (log: $b/build.log)"; }
 	! grep -E 'warning:|error:' "$b/build.log" >&2 || warn "compiler warnings above (log: $b/build.log)"
 	for f in "$@"; do

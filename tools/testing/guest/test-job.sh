@@ -228,6 +228,15 @@ cd /kselftest/ftrace && ./ftracetest -K -l /tmp/ftracetest-logs $FTRACETEST_CASE
 cd /
 section end
 
+# --- jprobes (CONFIG_KPROBES_RUST_JPROBES): the Rust core's compatibility
+# layer, tools/testing/guest/jprobes.sh.  Rust-only: every check is SKIP
+# on a kernel without it.  After ftracetest, so that a crash here costs
+# no other suite's results; before kmemleak, which then scans its objects.
+. /kpt/jprobes.sh
+section jprobes
+suite_jprobes
+section end
+
 # --- kmemleak (debug kernels): a scan after everything above; the objects
 # it reports, with their backtraces, for the host to check.
 kmemleak_scan

@@ -26,9 +26,9 @@
 //!   first (what makes it as short as upstream's).
 //! - At most 3/4 of the slots are used (live or tomb); a rebuild asks for
 //!   8/5 slots per live entry (5/8 load) and uses all the slots of what
-//!   `sys::table_alloc()` gives: kmalloc's power of two of bytes up to two
-//!   pages, whole pages of vmalloc beyond (a power of two of pages, what
-//!   `kvmalloc()` would take, can be twice the request).  So beyond 8 KiB a
+//!   `sys::table_alloc()` gives: kmalloc's power of two of bytes up to a
+//!   page, whole pages of vmalloc beyond (a power of two of pages, what
+//!   `kvmalloc()` would take, can be twice the request).  So beyond 4 KiB a
 //!   table holds 10.7 to 12.8 bytes per registered probe as probes are
 //!   added, plus less than a page (12.3 to 14.3 at the bench's 2,000), up
 //!   to 64 as probes are removed, before the table shrinks.  A rebuild also drops the tombs, and removing
@@ -440,7 +440,7 @@ fn slots(size: usize) -> usize {
 fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     let size = alloc_size(want);
     let cap = slots(size);
-    // Beyond two pages, vmalloc(): whole pages (kvmalloc() would first try
+    // Beyond a page, vmalloc(): whole pages (kvmalloc() would first try
     // kmalloc()'s power of two of pages), and a table of 50,000 probes, 640
     // KiB, needs no contiguous pages.
     let n = sys::table_alloc(size).cast::<Table>();

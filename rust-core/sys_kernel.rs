@@ -824,10 +824,10 @@ pub fn kmalloc(size: usize) -> *mut c_void {
 }
 
 /// The bytes [`table_alloc`] gets for a request of `size`: kmalloc's size
-/// class up to two pages, whole pages beyond.
+/// class up to a page, whole pages beyond.
 #[inline]
 pub fn table_size(size: usize) -> usize {
-    if size <= 2 * PAGE_SIZE {
+    if size <= PAGE_SIZE {
         // SAFETY: a pure computation over the slab caches, any size.
         unsafe { b::kmalloc_size_roundup(size) }
     } else {
@@ -836,12 +836,14 @@ pub fn table_size(size: usize) -> usize {
 }
 
 /// A table of [`table_size`]`(size)` bytes that any context may read
-/// (`kmalloc()` up to two pages, `vmalloc()` beyond: whole pages, where
-/// `kmalloc()` and `kvmalloc()` would take a power of two of them); null on
+/// (`kmalloc()` up to a page, `vmalloc()` beyond: whole pages, where
+/// `kmalloc()` and `kvmalloc()` would take a power of two of them, and
+/// which go straight back to the page allocator when a replaced table is
+/// freed, where the 2 to 8 KiB kmalloc caches keep order-3 slabs); null on
 /// failure.  Freed with [`kfree_rcu`] (`kvfree_call_rcu()` frees both).
 #[inline]
 pub fn table_alloc(size: usize) -> *mut c_void {
-    if size <= 2 * PAGE_SIZE {
+    if size <= PAGE_SIZE {
         kmalloc(size)
     } else {
         // SAFETY: vrealloc(NULL, ...) is vmalloc.

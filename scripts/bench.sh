@@ -17,7 +17,7 @@
 # Env: KPB_NO_REPEAT=1 skips the second c run; KPB_SMP=N vCPUs (default 1); KPB_QUICK=1 uses small sizes
 # for a smoke test (then the results go to $WORK/bench/out, not bench/);
 # KPB_OUT=dir overrides where the results are written; KPB_RUN=list (of
-# kprobes_bench.ko's runs: hits,scale,gp,endis,reg,regentry,mem;
+# kprobes_bench.ko's runs: hits,scale,gp,endis,reg,regentry,regall,mem;
 # regbatch is regentry without its one-by-one rows) and
 # KPB_EVN="sizes" (of the kprobe_events rows; empty for none) override the
 # guest job's (tools/testing/bench/job.sh), e.g. the scale rows alone at full
@@ -30,7 +30,10 @@
 cd "$ROOT"
 B=$WORK/bench
 SRC=$ROOT/tools/testing/bench
-NFUNCS=5000 NMODS=10	# probe targets: 10 modules of 500 functions
+# Probe targets: 65 modules of 500 functions.  The rows up to N=5,000 use
+# the first 10 (as before the regall rows); run token regall registers
+# on all 32,500, about as many as the kernel has probeable functions.
+NFUNCS=32500 NMODS=65
 
 for v in $VARIANTS; do
 	[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
@@ -68,10 +71,11 @@ run() {
 	for try in 1 2; do
 		booted[$name-$v]=$(bz "$v")
 		step "bench: $v kernel ($name), under icount: takes several minutes"
-		# A C run takes ~20 minutes (the scale rows at every probeable
-		# function register 27,518 probes one by one four times): more
+		# A C run takes ~35 minutes (the scale rows at every probeable
+		# function register 27,518 probes one by one four times; the
+		# regall rows 32,500 int3 probes one by one and in a batch): more
 		# than vm.sh's default limit for a hung guest.
-		if KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-3000} KP_SMP=${KPB_SMP:-1} KP_ICOUNT=1 KP_EXTRA_DIR="$B/extra" \
+		if KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-5400} KP_SMP=${KPB_SMP:-1} KP_ICOUNT=1 KP_EXTRA_DIR="$B/extra" \
 			scripts/vm.sh "$v" "$SRC/job.sh" "$name"; then
 			break
 		fi

@@ -93,14 +93,14 @@ fn finds_every_probe_and_nothing_else_up_to_50000() {
         // At most 3/4 used.
         assert!(cap * 3 >= n * 4, "n={n} cap={cap}");
         // The slots fill what the allocator gave (the simulation's sizes: a
-        // power of two up to 8 KiB, whole pages beyond; a 32-byte header).
+        // power of two up to 4 KiB, whole pages beyond; a 32-byte header).
         let bytes = cap * 8 + 32;
         assert!(n <= 48 || sys::table_size(bytes) - bytes < 8, "n={n}: {bytes} bytes of a table");
-        // Beyond 8 KiB (a table rebuilt at 3/4 use to 5/8), at most 12.8
+        // Beyond 4 KiB (a table rebuilt at 3/4 use to 5/8), at most 12.8
         // bytes of index per probe and less than a page.
-        assert!(bytes <= 8192 || bytes * 5 <= n * 64 + 5 * 4096, "n={n}: {} bytes per probe", bytes / n);
-        // Up to 8 KiB (powers of two), at most 25.6.
-        assert!(n <= 48 || bytes > 8192 || bytes * 5 <= n * 128, "n={n}: {} bytes per probe", bytes / n);
+        assert!(bytes <= 4096 || bytes * 5 <= n * 64 + 5 * 4096, "n={n}: {} bytes per probe", bytes / n);
+        // Up to 4 KiB (powers of two), at most 25.6.
+        assert!(n <= 48 || bytes > 4096 || bytes * 5 <= n * 128, "n={n}: {} bytes per probe", bytes / n);
         for (i, &p) in ps.iter().enumerate() {
             assert_eq!(get(addr(i)), p, "n={n} i={i}");
         }

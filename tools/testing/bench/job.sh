@@ -8,7 +8,7 @@
 #   KPB-ERROR <what>              a failed step (bench.sh fails the run)
 #   KPB-INFO / KPB-META ...       context
 . /kpt/lib.sh
-KPB_RUN=hits,scale,scaleall,gp,endis,reg,regentry,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=2000 KPB_EVN="10 100 1000 5000"
+KPB_RUN=hits,scale,scaleall,gp,endis,reg,regentry,regall,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=2000 KPB_EVN="10 100 1000 5000"
 [ -f /extra/kpb.conf ] && . /extra/kpb.conf
 
 section bench

@@ -26,13 +26,13 @@
 //!   first (what makes it as short as upstream's).
 //! - At most 3/4 of the slots are used (live or tomb); a rebuild asks for
 //!   8/5 slots per live entry (5/8 load) and uses all the slots of what
-//!   `sys::table_alloc()` gives: kmalloc's power of two of bytes up to a
-//!   page, whole pages of vmalloc beyond (a power of two of pages, what
-//!   `kvmalloc()` would take, can be twice the request).  So beyond 4 KiB a
-//!   table holds 10.7 to 12.8 bytes per registered probe as probes are
+//!   `sys::table_alloc()` gives: whole pages of vmalloc (a power of two of
+//!   bytes or pages, what `kmalloc()`/`kvmalloc()` would take, can be twice
+//!   the request, and kmalloc's caches keep the slabs of freed tables).  So
+//!   a table holds 10.7 to 12.8 bytes per registered probe as probes are
 //!   added, plus less than a page (12.3 to 14.3 at the bench's 2,000), up
-//!   to 64 as probes are removed, before the table shrinks.  A rebuild also drops the tombs, and removing
-//!   down to 1/8 use shrinks the table.
+//!   to 64 as probes are removed, before the table shrinks.  A rebuild
+//!   also drops the tombs, and removing down to 1/8 use shrinks the table.
 //! - Writers (under `kprobe_mutex`) store a slot with one release store;
 //!   readers (the hit path, preemption disabled) load the table and slots
 //!   with acquire loads: a reader sees a slot before or after a store,
@@ -428,9 +428,8 @@ fn alloc_size(want: usize) -> usize {
     sys::table_size(HDR + want * SLOT)
 }
 
-/// The slots a table of `size` bytes has: all that fit, since `kmalloc()`
-/// rounds up to its size classes (powers of two from 256 bytes) and
-/// `vmalloc()` to whole pages, which would otherwise be left unused.
+/// The slots a table of `size` bytes has: all that fit, since `vmalloc()`
+/// rounds up to whole pages, which would otherwise be left unused.
 fn slots(size: usize) -> usize {
     ((size - HDR) / SLOT).min(MAX_SLOTS)
 }
@@ -440,9 +439,9 @@ fn slots(size: usize) -> usize {
 fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     let size = alloc_size(want);
     let cap = slots(size);
-    // Beyond a page, vmalloc(): whole pages (kvmalloc() would first try
-    // kmalloc()'s power of two of pages), and a table of 50,000 probes, 640
-    // KiB, needs no contiguous pages.
+    // vmalloc(): whole pages (kvmalloc() would first try kmalloc()'s power
+    // of two), and a table of 50,000 probes, 640 KiB, needs no contiguous
+    // pages.
     let n = sys::table_alloc(size).cast::<Table>();
     if n.is_null() {
         return false;

@@ -823,32 +823,23 @@ pub fn kmalloc(size: usize) -> *mut c_void {
     unsafe { b::krealloc(core::ptr::null(), size, b::GFP_KERNEL) }
 }
 
-/// The bytes [`table_alloc`] gets for a request of `size`: kmalloc's size
-/// class up to a page, whole pages beyond.
+/// The bytes [`table_alloc`] gets for a request of `size`: whole pages.
 #[inline]
 pub fn table_size(size: usize) -> usize {
-    if size <= PAGE_SIZE {
-        // SAFETY: a pure computation over the slab caches, any size.
-        unsafe { b::kmalloc_size_roundup(size) }
-    } else {
-        size.next_multiple_of(PAGE_SIZE)
-    }
+    size.next_multiple_of(PAGE_SIZE)
 }
 
-/// A table of [`table_size`]`(size)` bytes that any context may read
-/// (`kmalloc()` up to a page, `vmalloc()` beyond: whole pages, where
-/// `kmalloc()` and `kvmalloc()` would take a power of two of them, and
-/// which go straight back to the page allocator when a replaced table is
-/// freed, where the 2 to 8 KiB kmalloc caches keep order-3 slabs); null on
-/// failure.  Freed with [`kfree_rcu`] (`kvfree_call_rcu()` frees both).
+/// A table of [`table_size`]`(size)` bytes that any context may read:
+/// `vmalloc()`, whole pages, where `kmalloc()` and `kvmalloc()` would take
+/// a power of two of bytes or pages, up to twice the request, and a
+/// replaced table, once freed, goes straight back to the page allocator
+/// (kmalloc's 1 to 8 KiB caches keep their order-3 slabs, shared with
+/// other objects); null on failure.  Freed with [`kfree_rcu`]
+/// (`kvfree_call_rcu()` frees vmalloc()ed memory too).
 #[inline]
 pub fn table_alloc(size: usize) -> *mut c_void {
-    if size <= PAGE_SIZE {
-        kmalloc(size)
-    } else {
-        // SAFETY: vrealloc(NULL, ...) is vmalloc.
-        unsafe { b::vrealloc(core::ptr::null(), size, b::GFP_KERNEL) }
-    }
+    // SAFETY: vrealloc(NULL, ...) is vmalloc.
+    unsafe { b::vrealloc(core::ptr::null(), size, b::GFP_KERNEL) }
 }
 
 /// `kvmalloc(size, GFP_KERNEL)`; null on failure.

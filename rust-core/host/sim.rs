@@ -133,16 +133,9 @@ pub fn kmalloc(size: usize) -> *mut c_void {
     unsafe { p.add(HDR) as *mut c_void }
 }
 
-/// `table_size()`: the kernel's kmalloc sizes (8 to 4 KiB caches, 96 and
-/// 192 among them), whole 4 KiB pages (vmalloc) beyond 4 KiB.
+/// `table_size()`: whole 4 KiB pages (vmalloc).
 pub fn table_size(size: usize) -> usize {
-    match size {
-        0 => 0,
-        1..=96 if size > 64 => 96,
-        129..=192 => 192,
-        4097.. => size.next_multiple_of(4096),
-        _ => size.next_power_of_two().max(8),
-    }
+    size.next_multiple_of(4096)
 }
 
 /// `table_alloc()` (`kmalloc()` here, with its failures).

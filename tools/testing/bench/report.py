@@ -392,9 +392,19 @@ NOTES = """\
   without the hash.  Target (Rust kernel only): the rows at every N (maxn
   and all) within 2% or 5 instructions of the same kernel's N=0 row.
 - **Registration rows** (`ns`): N distinct probes at +9 of N generated noinline
-  functions (10 helper modules of 500), jump optimizer off, `register_kprobe`/
+  functions (helper modules of 500: the first 10 up to N = 5,000), jump
+  optimizer off, `register_kprobe`/
   `unregister_kprobe` one by one (`_one_`) or `register_kprobes`/
-  `unregister_kprobes` (`_batch_`).  Busy code counts instructions; waits
+  `unregister_kprobes` (`_batch_`); `_ftrace_` rows the same at +0 (entry
+  probes on ftrace).  Run token `regall` adds N = 32,500 (every generated
+  function, about as many as the kernel's probeable functions: vmlinux's
+  ~27,500 plus the scale rows' 5,000; on vmlinux's own functions the
+  probes would fire during the measurement); a kernel skips such a step,
+  and says so (KPB-SKIP, "not run" below), where its own step at 5,000
+  times 6.5 is over 120 s of guest time: one-by-one entry probes on both
+  kernels and C's entry batch (a loop of them), bound by ftrace's
+  per-call filter update (~8 M instructions a probe at 5,000 and growing
+  with the filter).  Nothing is extrapolated.  Busy code counts instructions; waits
   (each `unregister_kprobe` waits for an RCU grace period) count guest time,
   which under icount includes idle time skipped to the next timer (still
   deterministic).  A kallsyms lookup of a module address scans that module's

@@ -53,24 +53,30 @@ static inline int register_jprobe(struct jprobe *jp)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline void unregister_jprobe(struct jprobe *jp)
 {
 }
+
 static inline int register_jprobes(struct jprobe **jps, int num)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline void unregister_jprobes(struct jprobe **jps, int num)
 {
 }
+
 static inline int disable_jprobe(struct jprobe *jp)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline int enable_jprobe(struct jprobe *jp)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline void jprobe_return(void)
 {
 }

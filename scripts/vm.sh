@@ -11,7 +11,8 @@
 # Env: KP_ACCEL=tcg|kvm (default: probe once, see below), KP_ICOUNT=1 for
 # deterministic instruction-count timing, KP_LIVE=1 to print the job output
 # while it runs, KP_SMP (default 2), KP_MEM (default 1024 MiB), KP_CONFIG
-# (scripts/lib.sh).
+# (scripts/lib.sh), KP_APPEND (more kernel parameters, e.g.
+# rcupdate.rcu_normal=1).
 . "$(dirname "$0")/lib.sh"
 
 # `scripts/vm.sh --accel` prints the accelerator the guests use (probing it
@@ -72,7 +73,7 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 	QEMU=(qemu-system-x86_64 -machine pc -accel "$accel")
 	[ "${KP_ICOUNT:-0}" = 1 ] && QEMU+=(-icount shift=0,align=off,sleep=off)
 	QEMU+=(-smp "$SMP" -m "$MEM" -kernel "$kimg" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 kpt.variant=$v kpt.config=$KP_CONFIG $CMDLINE $*"
+		-append "console=ttyS0 panic=-1 kpt.variant=$v kpt.config=$KP_CONFIG $CMDLINE ${KP_APPEND:-} $*"
 		-no-reboot -display none -monitor none -nodefaults
 		-serial "file:$con" -serial "file:$res")
 }

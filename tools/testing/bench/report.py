@@ -328,8 +328,12 @@ def svg_scale(cs, rs, path, title):
             for px, py, v in pts:
                 out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colors[lab]}"/>')
             px, py, v = pts[-1]
-            dy = -6 if lab == "C" else 14
-            out.append(f'<text x="{px:.1f}" y="{py + dy:.1f}" text-anchor="middle" '
+            dy, anchor = (-6, "middle") if lab == "C" else (14, "middle")
+            if lab != "C" and py + dy > y1 - 2:
+                # on the axis: above the point, left of it (clear of the
+                # x labels and of C's label above its own point)
+                dy, px, anchor = -6, px - 6, "end"
+            out.append(f'<text x="{px:.1f}" y="{py + dy:.1f}" text-anchor="{anchor}" '
                        f'fill="{colors[lab]}">{v / d[0]:.3f} ({fmt(v)})</text>')
     out.append("</svg>")
     with open(path, "w") as f:

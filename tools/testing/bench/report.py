@@ -340,6 +340,88 @@ def svg_scale(cs, rs, path, title):
         f.write("\n".join(out) + "\n")
 
 
+REG_RE = re.compile(r"(reg|unreg)_(int3|ftrace|fprobe)_(one|batch)_(\d+)$")
+
+
+def svg_reg(cs, rs, path, title):
+    """One panel per (un)registration row kind (reg_/unreg_ of int3/ftrace
+    probes one by one or in a batch, and fprobe's): the cost per probe at
+    each N over the same kernel's cost per probe at the row's smallest N,
+    a line for C and one for Rust (flat: the cost grows linearly with N).
+    A step a kernel did not run (KPB-SKIP) has no point.  Hand-written SVG."""
+    rows = {}
+    for label, d in (("C", cs), ("Rust", rs)):
+        for k, v in d.items():
+            m = REG_RE.match(k)
+            if m:
+                key = (m.group(2), m.group(3), m.group(1))
+                rows.setdefault(key, {}).setdefault(label, {})[int(m.group(4))] = v[1] / int(m.group(4))
+    order = {"int3": 0, "ftrace": 1, "fprobe": 2}
+    kinds = sorted(rows, key=lambda k: (order[k[0]], k[1] != "one", k[2] != "reg"))
+    pw, ph, cols, top = 430, 230, 2, 60
+    ml, mr, mt, mb = 60, 20, 30, 40
+    nrows = max(1, (len(kinds) + cols - 1) // cols)
+    width, height = pw * cols, top + ph * nrows + 10
+    colors = {"C": "#1565c0", "Rust": "#e65100"}
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+           f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">{escape(title)}</text>',
+           f'<text x="{width / 2}" y="36" text-anchor="middle" fill="#555">guest ns per probe at N, '
+           'over the same kernel\'s per-probe cost at the smallest N (flat: linear in N; '
+           'label: ratio and ns per probe at the largest N)</text>']
+    lx = width / 2 - 60
+    for i, (label, col) in enumerate(colors.items()):
+        out.append(f'<line x1="{lx + i * 80}" y1="48" x2="{lx + i * 80 + 20}" y2="48" '
+                   f'stroke="{col}" stroke-width="2"/>')
+        out.append(f'<text x="{lx + i * 80 + 24}" y="52">{label}</text>')
+    if not kinds:
+        out.append(f'<text x="{width / 2}" y="{top + 40}" text-anchor="middle">'
+                   'no registration rows in this run</text>')
+    for idx, k in enumerate(kinds):
+        ox, oy = (idx % cols) * pw, top + (idx // cols) * ph
+        series = {lab: d for lab, d in rows[k].items() if d}
+        ns = sorted({n for d in series.values() for n in d})
+        ratios = [d[n] / d[min(d)] for d in series.values() for n in d]
+        lo = min([1.0] + ratios) * 0.9
+        hi = max([1.0] + ratios) * 1.1
+        x0, x1, y0, y1 = ox + ml, ox + pw - mr, oy + mt, oy + ph - mb
+
+        def x(i):
+            return x0 + (x1 - x0) * (i + 0.5) / max(len(ns), 1)
+
+        def y(v):
+            return y1 - (y1 - y0) * (v - lo) / (hi - lo)
+        out.append(f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" fill="none" '
+                   'stroke="#999"/>')
+        name = {"reg": "register", "unreg": "unregister"}[k[2]]
+        how = "fprobe" if k[0] == "fprobe" else f"{k[0]}, {'one by one' if k[1] == 'one' else 'batch'}"
+        out.append(f'<text x="{(x0 + x1) / 2}" y="{oy + 18}" text-anchor="middle" '
+                   f'font-size="12">{name}: {escape(how)}</text>')
+        for t in sorted({lo, 1.0, hi}):
+            out.append(f'<line x1="{x0}" y1="{y(t):.1f}" x2="{x1}" y2="{y(t):.1f}" stroke="#eee"/>')
+            out.append(f'<text x="{x0 - 4}" y="{y(t) + 4:.1f}" text-anchor="end" '
+                       f'fill="#555">{t:.3g}</text>')
+        for i, n in enumerate(ns):
+            out.append(f'<text x="{x(i):.1f}" y="{y1 + 14}" text-anchor="middle" '
+                       f'fill="#555">{n}</text>')
+        out.append(f'<text x="{(x0 + x1) / 2}" y="{y1 + 30}" text-anchor="middle">'
+                   'N (evenly spaced, not to scale)</text>')
+        for j, (lab, d) in enumerate(series.items()):
+            base = d[min(d)]
+            pts = [(x(ns.index(n)), y(d[n] / base), d[n]) for n in sorted(d)]
+            out.append(f'<polyline fill="none" stroke="{colors[lab]}" stroke-width="2" points="'
+                       + " ".join(f"{px:.1f},{py:.1f}" for px, py, _ in pts) + '"/>')
+            for px, py, _ in pts:
+                out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colors[lab]}"/>')
+            px, py, v = pts[-1]
+            out.append(f'<text x="{x1 - 4}" y="{y0 + 14 + 13 * j}" text-anchor="end" '
+                       f'fill="{colors[lab]}">{lab} N={max(d)}: {v / base:.2f} ({fmt(round(v))} ns)</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 NOTES = """\
 ## How these figures are obtained
 
@@ -563,7 +645,7 @@ def main():
             md.append(f"- **not run on {who}**: `{row}` (and its reg_/unreg_ rows): {why}")
     if problems:
         md.append("- **problems**: " + "; ".join(problems))
-    md += ["", "![Rust/C ratios](ratios.svg)", ""]
+    md += ["", "![Rust/C ratios](ratios.svg)", "", "![(Un)registration per probe against N](registration.svg)", ""]
     md += scale_table(scale_rows(c), rscale, (cmeta.get("scale_all_n"), rmeta.get("scale_all_n")))
     md += fprobe_table(c, r)
     md += ["| row | unit | C | C, 2nd run | Rust | Rust/C | target | met |",
@@ -589,6 +671,8 @@ def main():
               f"kprobes core, Rust vs C (commit {meta.get('commit', '?')[:12]})")
     svg_scale(scale_rows(c), rscale, os.path.join(a.out, "scale.svg"),
               f"Hit cost at scale (commit {meta.get('commit', '?')[:12]})")
+    svg_reg(c, r, os.path.join(a.out, "registration.svg"),
+            f"(Un)registration cost per probe against N (commit {meta.get('commit', '?')[:12]})")
 
     w = max(len(x["name"]) for x in rows) if rows else 10
     print(f"    {'row':<{w}} {'unit':<8} {'C':>16} {'Rust':>16} {'Rust/C':>8}  target")

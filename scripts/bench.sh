@@ -35,6 +35,12 @@ SRC=$ROOT/tools/testing/bench
 # on all 32,500, about as many as the kernel has probeable functions.
 NFUNCS=32500 NMODS=65
 
+# The commit the results name: main's state when the run starts (a commit
+# made while the guests run must not be named instead).
+commit=$(git rev-parse HEAD)
+dirty=false
+[ -z "$(git status --porcelain --untracked-files=no)" ] || dirty=true
+
 for v in $VARIANTS; do
 	[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
 		die "no kernel image for variant $v" "run 'make build' first"
@@ -112,9 +118,6 @@ fi
 
 # --- the report -------------------------------------------------------------
 step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
-commit=$(git rev-parse HEAD)
-dirty=false
-[ -z "$(git status --porcelain --untracked-files=no)" ] || dirty=true
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" --out "$OUT" \
 	--notes "$SRC/analysis.md" \

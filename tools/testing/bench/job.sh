@@ -8,7 +8,7 @@
 #   KPB-ERROR <what>              a failed step (bench.sh fails the run)
 #   KPB-INFO / KPB-META ...       context
 . /kpt/lib.sh
-KPB_RUN=hits,scale,scaleall,gp,endis,reg,regentry,regall,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=2000 KPB_EVN="10 100 1000 5000"
+KPB_RUN=hits,scale,scaleall,gp,endis,reg,regentry,regall,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=2000 KPB_EVN="10 100 1000 5000" KPB_EVREP=1
 [ -f /extra/kpb.conf ] && . /extra/kpb.conf
 
 section bench
@@ -62,30 +62,37 @@ for n in $KPB_EVN; do
 	i=0; : > /tmp/defs
 	while [ $i -lt "$n" ]; do echo "p:kpb/e$i kpb_fn_$i+9" >> /tmp/defs; i=$((i + 1)); done
 	defs=$(cat /tmp/defs)
-	read a < $NOW; echo "$defs" > /dev/null; read b < $NOW
-	eovh=$((b - a))
-	read t0 < $NOW
-	echo "$defs" >> $T/kprobe_events
-	read t1 < $NOW
-	echo 1 > $T/events/kpb/enable
-	read t2 < $NOW
-	got=$(grep -c 'kpb_fn_' $D/kprobes/list)
-	read t2b < $NOW
-	echo 0 > $T/events/kpb/enable
-	read t3 < $NOW
-	echo > $T/kprobe_events
-	read t4 < $NOW
-	left=$(grep -c 'kpb_fn_' $D/kprobes/list)
-	if [ "$got" != "$n" ] || [ "$left" != 0 ]; then
-		echo "KPB-ERROR kprobe_events n=$n: $got probes listed after enable (want $n), $left after removal"
-		continue
-	fi
-	def=$((t1 - t0 - eovh)) en=$((t2 - t1 - ovh)) dis=$((t3 - t2b - ovh)) rm=$((t4 - t3 - ovh))
-	echo "KPB events_define_$n ns $def"
-	echo "KPB events_enable_$n ns $en"
-	echo "KPB events_disable_$n ns $dis"
-	echo "KPB events_remove_$n ns $rm"
-	echo "KPB events_all_$n ns $((def + en + dis + rm))"
+	# KPB_EVREP=R: the phases R times in a row; the rows of repetition r > 1
+	# are named with a suffix _repR (how much a phase moves within a boot).
+	rep=0
+	while [ $rep -lt "$KPB_EVREP" ]; do
+		rep=$((rep + 1))
+		sfx=; [ $rep = 1 ] || sfx=_rep$rep
+		read a < $NOW; echo "$defs" > /dev/null; read b < $NOW
+		eovh=$((b - a))
+		read t0 < $NOW
+		echo "$defs" >> $T/kprobe_events
+		read t1 < $NOW
+		echo 1 > $T/events/kpb/enable
+		read t2 < $NOW
+		got=$(grep -c 'kpb_fn_' $D/kprobes/list)
+		read t2b < $NOW
+		echo 0 > $T/events/kpb/enable
+		read t3 < $NOW
+		echo > $T/kprobe_events
+		read t4 < $NOW
+		left=$(grep -c 'kpb_fn_' $D/kprobes/list)
+		if [ "$got" != "$n" ] || [ "$left" != 0 ]; then
+			echo "KPB-ERROR kprobe_events n=$n: $got probes listed after enable (want $n), $left after removal"
+			continue 2
+		fi
+		def=$((t1 - t0 - eovh)) en=$((t2 - t1 - ovh)) dis=$((t3 - t2b - ovh)) rm=$((t4 - t3 - ovh))
+		echo "KPB events_define_$n$sfx ns $def"
+		echo "KPB events_enable_$n$sfx ns $en"
+		echo "KPB events_disable_$n$sfx ns $dis"
+		echo "KPB events_remove_$n$sfx ns $rm"
+		echo "KPB events_all_$n$sfx ns $((def + en + dis + rm))"
+	done
 done
 echo 1 > /proc/sys/debug/kprobes-optimization
 rmmod kprobes_bench || echo "KPB-ERROR rmmod kprobes_bench failed"

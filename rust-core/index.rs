@@ -11,12 +11,17 @@
 //!
 //! # Design
 //! - A table has `cap` slots (any number from 64 up, not a power of two);
-//!   a probe's home slot is `hash * cap >> 32`, `hash` being the low 32
-//!   bits of `addr` times `GOLDEN_RATIO_32`, as `hash_32()`'s (the kernel's
-//!   text and modules lie within 4 GiB, so those bits tell its addresses
-//!   apart); linear probing from there, wrapping at `cap`.  The header
-//!   also holds `cap << 32`: with it one `mul` gives the home slot, and a
-//!   32-bit multiply the hash, one instruction less than a 64-bit hash.
+//!   a probe's home slot is `hash * (cap - TAIL) >> 32`, `hash` being the
+//!   low 32 bits of `addr` times `GOLDEN_RATIO_32`, as `hash_32()`'s (the
+//!   kernel's text and modules lie within 4 GiB, so those bits tell its
+//!   addresses apart); linear probing from there, wrapping at `cap`.  The
+//!   header also holds `(cap - TAIL) << 32`: with it one `mul` gives the
+//!   home slot, and a 32-bit multiply the hash, one instruction less than
+//!   a 64-bit hash.  No home is among the last [`TAIL`] slots, so a walk
+//!   reads the `TAIL` slots after its home without a wrap-around test: the
+//!   assembly `get_kprobe()` finds a probe one or two slots past its home
+//!   in 5 instructions a slot (a load and a compare of its `addr`, 3, and
+//!   the empty-slot test, 2), and tests for the wrap-around only beyond.
 //! - A slot holds a probe pointer, [`empty()`] (never used: a walk stops)
 //!   or [`tomb()`] (a removed probe: a walk goes on).  No tomb is followed
 //!   by an empty slot: [`remove`] empties those (see there).  Both are static
@@ -66,6 +71,11 @@ pub const GOLDEN_RATIO_32: u32 = 0x61C8_8647;
 
 /// The most slots a table has: `cap << 32` must fit in 64 bits.
 const MAX_SLOTS: usize = u32::MAX as usize;
+
+/// The slots after the last home slot: a walk reads this many slots past
+/// its home before it can wrap around (the assembly `get_kprobe()` reads
+/// them without testing for it).
+pub const TAIL: usize = 2;
 
 /// A sentinel probe: never registered, never written; `addr` is its own
 /// address and `list` an empty list (C's `__get_valid_kprobe()` walks the
@@ -119,15 +129,15 @@ pub fn tomb() -> *mut Kprobe {
 /// `MIN_SLOTS <= cap <= MAX_SLOTS` slots follow the header, each
 /// [`empty()`], [`tomb()`] or a registered probe; at most 3/4 of them are
 /// not [`empty()`], so a walk meets an empty slot.  `cap_hi` is
-/// `cap << 32`.
+/// `(cap - TAIL) << 32`: every home slot is below `cap - TAIL`.
 #[repr(C)]
 pub struct Table {
     /// Freed with `kfree_rcu()` once replaced (not the static table).
     rcu: RcuHead,
     /// The number of slots.
     pub cap: usize,
-    /// `cap << 32`: a 32-bit hash times it is the home slot in the high
-    /// half of the product.
+    /// `(cap - TAIL) << 32`: a 32-bit hash times it is the home slot in
+    /// the high half of the product.
     pub cap_hi: u64,
     /// `cap` slots, beyond the header.
     pub slots: [AtomicPtr<Kprobe>; 0],
@@ -146,7 +156,7 @@ static FIRST: StaticTable = StaticTable {
     hdr: Table {
         rcu: RcuHead { next: ptr::null_mut(), func: None },
         cap: MIN_SLOTS,
-        cap_hi: (MIN_SLOTS as u64) << 32,
+        cap_hi: ((MIN_SLOTS - TAIL) as u64) << 32,
         slots: [],
     },
     slots: [const { AtomicPtr::new(ptr::addr_of!(EMPTY).cast_mut().cast()) }; MIN_SLOTS],
@@ -225,12 +235,13 @@ fn prev(i: usize, cap: usize) -> usize {
     }
 }
 
-/// The home slot of `addr` in a table of `cap` slots: below `cap`.
+/// The home slot of `addr` in a table of `cap` slots: below `cap - TAIL`.
 #[inline(always)]
 fn home(addr: *mut KprobeOpcode, cap: usize) -> usize {
     let h = (addr as usize as u32).wrapping_mul(GOLDEN_RATIO_32);
-    // Below `cap`: `h < 2^32`; no overflow: `cap <= MAX_SLOTS < 2^32`.
-    ((h as u64).wrapping_mul(cap as u64) >> 32) as usize
+    // Below `cap - TAIL`: `h < 2^32`; no overflow: `cap <= MAX_SLOTS < 2^32`
+    // (and `cap >= MIN_SLOTS > TAIL`).
+    ((h as u64).wrapping_mul(cap.wrapping_sub(TAIL) as u64) >> 32) as usize
 }
 
 /// The probe indexed at `addr`, or null: `get_kprobe()`'s body.
@@ -451,7 +462,7 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     unsafe {
         ptr::addr_of_mut!((*n).rcu).write(RcuHead { next: ptr::null_mut(), func: None });
         ptr::addr_of_mut!((*n).cap).write(cap);
-        ptr::addr_of_mut!((*n).cap_hi).write((cap as u64) << 32);
+        ptr::addr_of_mut!((*n).cap_hi).write(((cap - TAIL) as u64) << 32);
         let s = ptr::addr_of_mut!((*n).slots).cast::<AtomicPtr<Kprobe>>();
         for i in 0..cap {
             s.add(i).write(AtomicPtr::new(empty()));
@@ -494,6 +505,24 @@ pub fn stats(km: &KprobeMutex) -> (usize, usize) {
 #[cfg(test)]
 pub(crate) fn used(_km: &KprobeMutex) -> usize {
     USED.load(Ordering::Relaxed)
+}
+
+/// The slot that holds the probe at `addr`, if any (host tests).
+#[cfg(test)]
+pub(crate) fn position(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<usize> {
+    let t = table(km);
+    let mut i = t.home(addr);
+    loop {
+        let p = t.slot(i).load(Ordering::Relaxed);
+        if p == empty() {
+            return None;
+        }
+        // SAFETY: an indexed probe or the static tomb, live under `km`.
+        if unsafe { (*p).addr } == addr {
+            return Some(i);
+        }
+        i = t.next(i);
+    }
 }
 
 /// Empties the index (host tests, under `sys::exclusive()`).

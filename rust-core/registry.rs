@@ -158,13 +158,16 @@ pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
 // `get_kprobe()`, kernel build: `index::lookup()` written out
 // in assembly so that, like upstream's, it starts with an ftrace site and
 // has no extra jump on the probe hit path (every int3/ftrace hit calls it):
-// load the table, `home = (addr32 * GOLDEN_RATIO_32) * (cap << 32) >> 64`
-// (index.rs: a 32-bit multiply, whose result `imull` zero-extends, and
-// one `mulq`, which leaves the home slot in %rdx), then walk
-// the slots.  A slot is compared by the `addr` of what it points at without
-// testing for the two sentinels first (their `addr` is their own address,
-// which no caller looks up): a probe found in its home slot costs two
-// instructions less than upstream's first chain node.  On a mismatch,
+// load the table, `home = (addr32 * GOLDEN_RATIO_32) * ((cap - TAIL) << 32)
+// >> 64` (index.rs: a 32-bit multiply, whose result `imull` zero-extends,
+// and one `mulq`, which leaves the home slot in %rdx), then walk the slots:
+// the home slot and the two after it (`index::TAIL`: no home is among the
+// last two slots) unrolled, with no wrap-around test, 5 instructions a slot
+// past the home, then a loop that wraps at `cap`.  A slot is compared by
+// the `addr` of what it points at without testing for the two sentinels
+// first (their `addr` is their own address, which no caller looks up): a
+// probe found in its home slot costs two instructions less than upstream's
+// first chain node.  On a mismatch,
 // subtracting the empty sentinel's address (a sign-extended 32-bit
 // immediate: kernel image addresses are, `-mcmodel=kernel`) both tests for
 // it and leaves the null to return: an address with no probe costs one
@@ -180,6 +183,8 @@ extern "C" {
     pub fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
 }
 #[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
+const _: () = assert!(index::TAIL == 2, "the assembly reads two slots past the home unrolled");
+#[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
 core::arch::global_asm!(
     ".pushsection .text, \"ax\"",
     ".globl get_kprobe",
@@ -191,20 +196,39 @@ core::arch::global_asm!(
     "movq {table}(%rip), %rcx",
     "imull ${golden}, %edi, %eax",
     "mulq {off_cap_hi}(%rcx)",
-    "2:",
     "movq {off_slots}(%rcx,%rdx,8), %rax",
+    "cmpq %rdi, {off_addr}(%rax)",
+    "jne 1f",
+    "retq",
+    "1:",
+    "subq ${empty}, %rax",
+    "jz 9f",
+    "movq {off_slots}+8(%rcx,%rdx,8), %rax",
+    "cmpq %rdi, {off_addr}(%rax)",
+    "jne 2f",
+    "retq",
+    "2:",
+    "subq ${empty}, %rax",
+    "jz 9f",
+    "movq {off_slots}+16(%rcx,%rdx,8), %rax",
     "cmpq %rdi, {off_addr}(%rax)",
     "jne 3f",
     "retq",
     "3:",
+    "addq $2, %rdx",
+    "4:",
     "subq ${empty}, %rax",
-    "jz 4f",
+    "jz 9f",
     "incq %rdx",
     "cmpq {off_cap}(%rcx), %rdx",
-    "jb 2b",
+    "jb 5f",
     "xorl %edx, %edx",
-    "jmp 2b",
-    "4:",
+    "5:",
+    "movq {off_slots}(%rcx,%rdx,8), %rax",
+    "cmpq %rdi, {off_addr}(%rax)",
+    "jne 4b",
+    "retq",
+    "9:",
     "retq",
     ".size get_kprobe, .-get_kprobe",
     ".popsection",

@@ -302,3 +302,66 @@ fn lookups_during_rebuilds_find_the_probes() {
     // SAFETY: serialized; from `probes()`.
     unsafe { free(&ps) };
 }
+
+/// An address whose 32-bit hash is `h` (`GOLDEN_RATIO_32` is odd, so the
+/// hash is a bijection of the low 32 bits).
+fn with_hash(h: u32) -> usize {
+    // Newton's iteration for the inverse modulo 2^32: five steps from an
+    // odd seed (correct to 3 bits) reach 96 bits.
+    let g = index::GOLDEN_RATIO_32;
+    let mut inv = g;
+    for _ in 0..5 {
+        inv = inv.wrapping_mul(2u32.wrapping_sub(g.wrapping_mul(inv)));
+    }
+    assert_eq!(g.wrapping_mul(inv), 1);
+    0xffff_ffff_0000_0000 | h.wrapping_mul(inv) as usize
+}
+
+#[test]
+fn no_home_in_the_tail_and_a_cluster_at_the_end_wraps_around() {
+    let _x = sys::exclusive();
+    index::reset();
+    // The largest hashes have the last home slot, `cap - TAIL - 1`: six of
+    // them fill it, the `TAIL` slots after it, then wrap around to slot 0
+    // and on, where six probes of the smallest hashes (home 0) follow.
+    let mut a: Vec<usize> = (0..6).map(|k| with_hash(u32::MAX - k)).collect();
+    a.extend((0..6).map(with_hash));
+    let ps = probes(a.iter().copied());
+    let km = locks::kprobe_mutex();
+    for &p in &ps {
+        ins(&km, p).unwrap();
+    }
+    let (live, cap) = index::stats(&km);
+    let at: Vec<Option<usize>> = a.iter().map(|&x| index::position(&km, x as *mut KprobeOpcode)).collect();
+    drop(km);
+    assert_eq!((live, cap), (12, 64), "the static table");
+    let want: Vec<Option<usize>> = [61, 62, 63, 0, 1, 2, 3, 4, 5, 6, 7, 8].into_iter().map(Some).collect();
+    assert_eq!(at, want, "homes 61 (= 64 - TAIL - 1) and 0, then linear probing");
+    for (i, &p) in ps.iter().enumerate() {
+        assert_eq!(get(a[i]), p, "probe {i}");
+    }
+    // Misses whose walk wraps around end at the first empty slot.
+    assert!(get(with_hash(u32::MAX - 6)).is_null());
+    assert!(get(with_hash(6)).is_null());
+    // Removing the ones in the tail and at slot 0 leaves tombs the others
+    // are found past; removing all leaves nothing.
+    let km = locks::kprobe_mutex();
+    for &i in &[1usize, 2, 3, 6] {
+        index::remove(&km, h(&km, ps[i]));
+    }
+    drop(km);
+    for (i, &p) in ps.iter().enumerate() {
+        let want = if [1, 2, 3, 6].contains(&i) { core::ptr::null_mut() } else { p };
+        assert_eq!(get(a[i]), want, "probe {i} after removals");
+    }
+    let km = locks::kprobe_mutex();
+    for (i, &p) in ps.iter().enumerate() {
+        if ![1, 2, 3, 6].contains(&i) {
+            index::remove(&km, h(&km, p));
+        }
+    }
+    assert_eq!(index::used(&km), 0, "no tomb left");
+    drop(km);
+    // SAFETY: serialized; from `probes()`.
+    unsafe { free(&ps) };
+}

@@ -118,44 +118,6 @@ extern void kprobe_busy_begin(void);
 
 extern void kprobe_busy_end(void);
 
-#if defined(CONFIG_KPROBES_RUST_JPROBES)
-int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs);
-#endif
-
-#if defined(CONFIG_KPROBES_RUST_JPROBES)
-void jprobe_return(void);
-#endif
-
-#if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern int register_jprobe(struct jprobe *jp);
-#endif
-
-#if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern int register_jprobes(struct jprobe **jps, int num);
-#endif
-
-#if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern void unregister_jprobe(struct jprobe *jp);
-#endif
-
-#if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern void unregister_jprobes(struct jprobe **jps, int num);
-#endif
-
-#if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern int enable_jprobe(struct jprobe *jp);
-#endif
-
-#if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern int disable_jprobe(struct jprobe *jp);
-#endif
-
-int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
-
-void aggr_post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
-
-void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
-
 #if defined(CONFIG_DEBUG_FS)
 extern void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
 #endif
@@ -201,6 +163,44 @@ extern ptrdiff_t write_enabled_file_bool(struct file *_file,
                                          size_t count,
                                          loff_t *_ppos);
 #endif
+
+#if defined(CONFIG_KPROBES_RUST_JPROBES)
+int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs);
+#endif
+
+#if defined(CONFIG_KPROBES_RUST_JPROBES)
+void jprobe_return(void);
+#endif
+
+#if defined(CONFIG_KPROBES_RUST_JPROBES)
+extern int register_jprobe(struct jprobe *jp);
+#endif
+
+#if defined(CONFIG_KPROBES_RUST_JPROBES)
+extern int register_jprobes(struct jprobe **jps, int num);
+#endif
+
+#if defined(CONFIG_KPROBES_RUST_JPROBES)
+extern void unregister_jprobe(struct jprobe *jp);
+#endif
+
+#if defined(CONFIG_KPROBES_RUST_JPROBES)
+extern void unregister_jprobes(struct jprobe **jps, int num);
+#endif
+
+#if defined(CONFIG_KPROBES_RUST_JPROBES)
+extern int enable_jprobe(struct jprobe *jp);
+#endif
+
+#if defined(CONFIG_KPROBES_RUST_JPROBES)
+extern int disable_jprobe(struct jprobe *jp);
+#endif
+
+int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+void aggr_post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
+
+void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
 

@@ -4,13 +4,13 @@
 //! an address, function-entry detection, and the checks that decide whether
 //! a probe may be placed there.  Port of that part of `kernel/kprobes.c`.
 
+use crate::blacklist::SymName;
 use crate::error::{code::*, Result};
 use crate::ffi::{c_char, c_ulong};
-use crate::blacklist::SymName;
 use crate::probe::NewProbe;
 use crate::sys;
-use crate::views::ModuleRef;
 use crate::types::KprobeOpcode;
+use crate::views::ModuleRef;
 use core::ffi::CStr;
 use core::ptr::{self, NonNull};
 
@@ -20,7 +20,12 @@ use core::ptr::{self, NonNull};
 /// `addr`/`symbol_name` or when the arch rejects the result, `ENOENT` for
 /// an unknown symbol or an address outside any symbol.  Sets
 /// `*on_func_entry`.
-pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: c_ulong, on_func_entry: &mut bool) -> Result<*mut KprobeOpcode> {
+pub fn kprobe_addr(
+    addr: *mut KprobeOpcode,
+    symbol_name: Option<&CStr>,
+    offset: c_ulong,
+    on_func_entry: &mut bool,
+) -> Result<*mut KprobeOpcode> {
     let mut addr = addr;
     // `c_ulong` is `usize` in the kernel crate, `u64` on the host.
     #[allow(clippy::unnecessary_cast)]
@@ -66,7 +71,11 @@ pub fn kprobe_addr(addr: *mut KprobeOpcode, symbol_name: Option<&CStr>, offset: 
 /// is the function entry, or `EINVAL` if it is not, `ENOENT` if the
 /// symbol or address lookup fails.  The caller must pass `addr` or `sym`
 /// (either one must be null), or this returns `EINVAL`.
-pub fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: Option<&CStr>, offset: c_ulong) -> Result {
+pub fn kprobe_on_func_entry(
+    addr: *mut KprobeOpcode,
+    sym: Option<&CStr>,
+    offset: c_ulong,
+) -> Result {
     let mut on_func_entry = false;
     kprobe_addr(addr, sym, offset, &mut on_func_entry)?;
     if !on_func_entry {
@@ -106,7 +115,10 @@ fn is_cfi_preamble_named(sym: &mut SymName) -> bool {
 /// so the module cannot be freed in between (the CVE-2024-35955 fix).
 /// `win` is the window of a batch ([`ReservedWindow`]), if any.
 /// Process context.
-pub fn check_kprobe_address_safe(p: &NewProbe<'_>, win: Option<&ReservedWindow>) -> Result<Option<ModuleRef>> {
+pub fn check_kprobe_address_safe(
+    p: &NewProbe<'_>,
+    win: Option<&ReservedWindow>,
+) -> Result<Option<ModuleRef>> {
     check_ftrace_location(p)?;
     let addr = p.probe().addr() as usize;
     let jl = crate::locks::jump_label();
@@ -138,12 +150,16 @@ pub fn check_kprobe_address_safe(p: &NewProbe<'_>, win: Option<&ReservedWindow>)
         }
 
         // Get module refcount and reject __init functions for loaded modules.
-        let Some(m) = probed_mod else { break 'out Ok(None) };
+        let Some(m) = probed_mod else {
+            break 'out Ok(None);
+        };
         // We must hold a refcount of the probed module while updating its
         // code to prohibit unexpected unloading.
         // SAFETY: `__module_text_address()` found `m` and preemption has stayed
         // disabled since, so it is live for the call.
-        let Some(r) = (unsafe { ModuleRef::try_get(m) }) else { break 'out Err(ENOENT) };
+        let Some(r) = (unsafe { ModuleRef::try_get(m) }) else {
+            break 'out Err(ENOENT);
+        };
         // If the module freed '.init.text', we couldn't insert kprobes in
         // there.  (Dropping `r` puts the reference.)
         if r.within_init(addr) && !r.is_coming() {
@@ -215,7 +231,13 @@ pub struct Clear {
 impl Default for ReservedWindow {
     /// A window for a batch (nothing checked yet).
     fn default() -> Self {
-        ReservedWindow { cur: None, end: 0, len: Self::MAX_LEN, saved: 0, wasted: 0 }
+        ReservedWindow {
+            cur: None,
+            end: 0,
+            len: Self::MAX_LEN,
+            saved: 0,
+            wasted: 0,
+        }
     }
 }
 
@@ -234,7 +256,9 @@ impl ReservedWindow {
         // Drops the reference on the last window's module.
         self.cur = None;
         self.end = i + 1;
-        let Some(key) = hint(i).and_then(text_key) else { return };
+        let Some(key) = hint(i).and_then(text_key) else {
+            return;
+        };
         // Halves the window until its span is clear, while the calls not
         // made (`saved`) pay for those that found a site (`wasted`).
         while self.wasted < 4 + self.saved {
@@ -272,7 +296,9 @@ impl ReservedWindow {
     /// The span covering `addr` in module `key` (null: the kernel's text),
     /// if there is one.
     fn clear(&self, addr: usize, key: *mut sys::Module) -> Option<&Clear> {
-        self.cur.as_ref().filter(|c| c.key == key && c.lo <= addr && addr <= c.hi)
+        self.cur
+            .as_ref()
+            .filter(|c| c.key == key && c.lo <= addr && addr <= c.hi)
     }
 }
 
@@ -320,13 +346,17 @@ fn check_span(lo: usize, hi: usize) -> Option<Clear> {
             (ptr::null_mut(), None)
         } else {
             let m = sys::module_text_address(lo);
-            let Some(nm) = NonNull::new(m) else { break 'out None };
+            let Some(nm) = NonNull::new(m) else {
+                break 'out None;
+            };
             if sys::module_text_address(hi) != m {
                 break 'out None;
             }
             // SAFETY: `__module_text_address()` found `nm` and preemption has
             // stayed disabled since, so it is live for the call.
-            let Some(r) = (unsafe { ModuleRef::try_get(nm) }) else { break 'out None };
+            let Some(r) = (unsafe { ModuleRef::try_get(nm) }) else {
+                break 'out None;
+            };
             (m, Some(r))
         };
         Some(Clear {

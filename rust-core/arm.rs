@@ -11,8 +11,8 @@ use crate::ffi::c_int;
 use crate::ftrace;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
-use crate::sys;
 use crate::probe::{Hashed, NewProbe, Prepared};
+use crate::sys;
 // `kprobes/enabled` (debugfs) only.
 #[cfg(CONFIG_DEBUG_FS)]
 use crate::{registry, state};

@@ -72,8 +72,10 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 /// `kprobe_blacklist`: the list of [`KprobeBlacklistEntry`].  Static, as
 /// upstream's (only this crate walks it).
-pub static mut KPROBE_BLACKLIST: ListHead =
-    ListHead { next: &raw mut KPROBE_BLACKLIST, prev: &raw mut KPROBE_BLACKLIST };
+pub static mut KPROBE_BLACKLIST: ListHead = ListHead {
+    next: &raw mut KPROBE_BLACKLIST,
+    prev: &raw mut KPROBE_BLACKLIST,
+};
 
 fn head() -> *mut ListHead {
     &raw mut KPROBE_BLACKLIST
@@ -122,7 +124,12 @@ fn published(_rcu: &RcuReadGuard) -> Option<&[Range]> {
     // again, so a shared slice of it is sound.
     // SAFETY: `n` ranges follow the header (`Index`'s invariants); it is freed
     // only by `kfree_rcu()` once withdrawn, so it stays allocated while `_rcu` lasts.
-    Some(unsafe { core::slice::from_raw_parts(addr_of!((*ix).ranges).cast::<Range>(), addr_of!((*ix).n).read()) })
+    Some(unsafe {
+        core::slice::from_raw_parts(
+            addr_of!((*ix).ranges).cast::<Range>(),
+            addr_of!((*ix).n).read(),
+        )
+    })
 }
 
 /// Does one of `ranges` (sorted by start, with prefix maxima of the ends)
@@ -135,7 +142,9 @@ fn index_holds(ranges: &[Range], addr: usize) -> bool {
         COMPARISONS.with(|c| c.set(c.get() + 1));
         r.start <= addr
     });
-    k.checked_sub(1).and_then(|i| ranges.get(i)).is_some_and(|r| r.max_end > addr)
+    k.checked_sub(1)
+        .and_then(|i| ranges.get(i))
+        .is_some_and(|r| r.max_end > addr)
 }
 
 #[cfg(test)]
@@ -181,8 +190,12 @@ pub(crate) fn publish_index(_km: &KprobeMutex) {
     // SAFETY: the list's writers are serialized (`_km`; at boot, nothing else
     // runs): the list does not change while it is read here.
     let n = unsafe { list::iter_rcu(head()) }.count();
-    let size = n.checked_mul(core::mem::size_of::<Range>()).and_then(|b| b.checked_add(core::mem::size_of::<Index>()));
-    let Some(size) = size.filter(|_| n > 0) else { return };
+    let size = n
+        .checked_mul(core::mem::size_of::<Range>())
+        .and_then(|b| b.checked_add(core::mem::size_of::<Index>()));
+    let Some(size) = size.filter(|_| n > 0) else {
+        return;
+    };
     let ix = sys::kvmalloc(size).cast::<Index>();
     if ix.is_null() {
         return;
@@ -198,7 +211,12 @@ pub(crate) fn publish_index(_km: &KprobeMutex) {
         // SAFETY: `e` is an entry of the list, which no one changes meanwhile;
         // `i < n` (`take(n)`), so `base + i` is within the fresh allocation of
         // `n` ranges, which no one else sees yet.
-        unsafe { base.add(i).write(Range { start: (*e).start_addr, max_end: (*e).end_addr }) };
+        unsafe {
+            base.add(i).write(Range {
+                start: (*e).start_addr,
+                max_end: (*e).end_addr,
+            })
+        };
         i += 1;
     }
     if i != n || it.next().is_some() {
@@ -211,7 +229,10 @@ pub(crate) fn publish_index(_km: &KprobeMutex) {
     // SAFETY: `ix` is the fresh allocation of a header and `n` ranges, all
     // written above and not yet visible to anyone.
     let ranges = unsafe {
-        addr_of_mut!((*ix).rcu).write(RcuHead { next: ptr::null_mut(), func: None });
+        addr_of_mut!((*ix).rcu).write(RcuHead {
+            next: ptr::null_mut(),
+            func: None,
+        });
         addr_of_mut!((*ix).n).write(n);
         core::slice::from_raw_parts_mut(base, n)
     };
@@ -325,7 +346,11 @@ pub fn within_kprobe_blacklist_named(addr: usize, sym: &mut SymName) -> bool {
 
     // Check if the address is on a suffixed-symbol.
     let Some(name) = sym.get() else { return false };
-    let Some(dot) = name.iter().take_while(|&&c| c != 0).position(|&c| c == b'.' as c_char) else {
+    let Some(dot) = name
+        .iter()
+        .take_while(|&&c| c != 0)
+        .position(|&c| c == b'.' as c_char)
+    else {
         return false;
     };
     // The name up to the dot (put back after the lookup).
@@ -354,14 +379,19 @@ pub struct SymName {
 impl SymName {
     /// The name at `addr`, not looked up yet.
     pub fn new(addr: usize) -> Self {
-        SymName { addr, found: None, buf: [0; sys::KSYM_NAME_LEN] }
+        SymName {
+            addr,
+            found: None,
+            buf: [0; sys::KSYM_NAME_LEN],
+        }
     }
 
     /// The NUL-terminated name, or `None` if no symbol holds the address.
     pub fn get(&mut self) -> Option<&mut [c_char; sys::KSYM_NAME_LEN]> {
         if self.found.is_none() {
             // SAFETY: `buf` has KSYM_NAME_LEN bytes.
-            self.found = Some(unsafe { sys::lookup_symbol_name(self.addr, self.buf.as_mut_ptr()) } == 0);
+            self.found =
+                Some(unsafe { sys::lookup_symbol_name(self.addr, self.buf.as_mut_ptr()) } == 0);
         }
         if self.found == Some(true) {
             Some(&mut self.buf)
@@ -378,7 +408,9 @@ pub fn add_ksym_blacklist(entry: usize) -> Result<usize> {
     let mut offset = 0usize;
     let mut size = 0usize;
 
-    if !sys::kernel_text_address(entry) || !sys::kallsyms_lookup_size_offset(entry, &mut size, &mut offset) {
+    if !sys::kernel_text_address(entry)
+        || !sys::kallsyms_lookup_size_offset(entry, &mut size, &mut offset)
+    {
         return Err(EINVAL);
     }
 
@@ -390,7 +422,8 @@ pub fn add_ksym_blacklist(entry: usize) -> Result<usize> {
 /// [`add_ksym_blacklist`]); `ENOMEM`.  The list's writers are serialized
 /// by the callers (boot, `kprobe_mutex`).
 pub(crate) fn add_range(start: usize, end: usize) -> Result {
-    let ent = sys::kmalloc(core::mem::size_of::<KprobeBlacklistEntry>()) as *mut KprobeBlacklistEntry;
+    let ent =
+        sys::kmalloc(core::mem::size_of::<KprobeBlacklistEntry>()) as *mut KprobeBlacklistEntry;
     if ent.is_null() {
         return Err(ENOMEM);
     }

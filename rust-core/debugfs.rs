@@ -5,14 +5,14 @@
 //! registration stays C glue.  The format strings are upstream's, handed to
 //! `seq_printf()` itself (see `sys`), so the output is byte-identical.
 
-use crate::flags;
 use crate::ffi::{c_char, c_int, c_ulong, c_void};
+use crate::flags;
 use crate::list;
 use crate::registry::{KPROBE_TABLE, KPROBE_TABLE_SIZE};
 use crate::sys;
 use crate::types::{HlistHead, Kprobe, KprobeBlacklistEntry, KprobeOpcode, ListHead};
-use crate::views::{CStrPtr, SeqPos, SeqView};
 use crate::types::{KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED};
+use crate::views::{CStrPtr, SeqPos, SeqView};
 use core::ffi::CStr;
 use core::marker::PhantomData;
 use core::ptr;
@@ -101,10 +101,18 @@ fn report_probe(
     } else {
         c"k"
     };
-    let addr = if pi.show_value() { p.addr().cast::<c_void>() } else { ptr::null_mut() };
+    let addr = if pi.show_value() {
+        p.addr().cast::<c_void>()
+    } else {
+        ptr::null_mut()
+    };
 
     if !sym.is_null() {
-        let modname = if modname.is_null() { CStrPtr::new(c" ") } else { modname };
+        let modname = if modname.is_null() {
+            CStrPtr::new(c" ")
+        } else {
+            modname
+        };
         pi.report_sym(addr, kprobe_type, sym, offset as u32, modname);
     } else {
         // try to use %pS
@@ -115,7 +123,11 @@ fn report_probe(
     let f = p.flags();
     let gone = f & KPROBE_FLAG_GONE != 0;
     let mark = |on: bool, s: &'static CStr| -> &'static CStr {
-        if on { s } else { c"" }
+        if on {
+            s
+        } else {
+            c""
+        }
     };
     pi.report_flags(
         mark(gone, c"[GONE]"),
@@ -127,7 +139,11 @@ fn report_probe(
 
 /// `kprobe_seq_start()`: one seq position per hash bucket.
 pub fn seq_start(pos: &SeqPos<'_>) -> *mut c_void {
-    if pos.get() < KPROBE_TABLE_SIZE as Loff { pos.as_iter() } else { ptr::null_mut() }
+    if pos.get() < KPROBE_TABLE_SIZE as Loff {
+        pos.as_iter()
+    } else {
+        ptr::null_mut()
+    }
 }
 
 /// `kprobe_seq_next()`.
@@ -143,7 +159,9 @@ pub fn seq_next(pos: &mut SeqPos<'_>) -> *mut c_void {
 pub fn show_bucket(pi: &SeqView<'_>, v: &SeqPos<'_>) -> c_int {
     let i = v.get() as usize;
     let mut namebuf = [0 as c_char; sys::KSYM_NAME_LEN];
-    let head: *mut HlistHead = (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(i % KPROBE_TABLE_SIZE);
+    let head: *mut HlistHead = (&raw mut KPROBE_TABLE)
+        .cast::<HlistHead>()
+        .wrapping_add(i % KPROBE_TABLE_SIZE);
     sys::preempt_disable();
     // The probes walked, and the module whose name `kallsyms_lookup()`
     // returns, are live until `preempt_enable()`.
@@ -155,10 +173,18 @@ pub fn show_bucket(pi: &SeqView<'_>, v: &SeqPos<'_>) -> c_int {
         while !n.is_null() {
             let p = n.cast::<Kprobe>();
             // INVARIANT: `p` is hashed, reached in the read-side section.
-            let lp = ListedProbe { ptr: p, _rcu: PhantomData };
+            let lp = ListedProbe {
+                ptr: p,
+                _rcu: PhantomData,
+            };
             let mut offset: c_ulong = 0;
             let mut modname: *mut c_char = ptr::null_mut();
-            let sym = sys::kallsyms_lookup(lp.addr() as usize, &mut offset, &mut modname, namebuf.as_mut_ptr());
+            let sym = sys::kallsyms_lookup(
+                lp.addr() as usize,
+                &mut offset,
+                &mut modname,
+                namebuf.as_mut_ptr(),
+            );
             // `sym` and `modname` are null or C strings (in `namebuf`, or in
             // kallsyms or module data that disabled preemption keeps) that
             // stay unchanged until the next lookup, after these views.
@@ -170,7 +196,10 @@ pub fn show_bucket(pi: &SeqView<'_>, v: &SeqPos<'_>) -> c_int {
                     let kp = crate::container_of!(l, Kprobe, list);
                     // INVARIANT: a child of a hashed aggregate, reached in
                     // the read-side section.
-                    let child = ListedProbe { ptr: kp, _rcu: PhantomData };
+                    let child = ListedProbe {
+                        ptr: kp,
+                        _rcu: PhantomData,
+                    };
                     report_probe(pi, child, sym, offset, modname, Some(lp));
                 }
             } else {

@@ -14,28 +14,28 @@
 //! path functions (`get_kprobe`, written in assembly with its ftrace site
 //! inline in `registry.rs`, and the handlers) keep their plain entry.
 
-use crate::{addr, blacklist, error::to_errno, init, kretprobe, module, opt, register, slots};
+use crate::ffi::{c_char, c_int, c_uint, c_ulong};
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
 use crate::ftrace;
 use crate::probe::{Probe, ProbeArray, RetProbe, RetProbeArray};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe};
-use crate::ffi::{c_char, c_int, c_uint, c_ulong};
+use crate::{addr, blacklist, error::to_errno, init, kretprobe, module, opt, register, slots};
 
 // The C symbols that live with the code they belong to: the hit-path
 // handlers (no ftrace site, as upstream's are `NOKPROBE_SYMBOL`s),
 // `get_kprobe()`, `kprobe_busy_begin/end()`, the sysctl handler and the
 // debugfs files' callbacks.
+pub use crate::aggr::{dump_kprobe, kprobe_busy_begin, kprobe_busy_end, kprobes_inc_nmissed_count};
 #[cfg(CONFIG_DEBUG_FS)]
 pub use crate::debugfs::{
-    kprobe_blacklist_seq_next, kprobe_blacklist_seq_show, kprobe_blacklist_seq_start, kprobe_blacklist_seq_stop,
-    kprobe_seq_next, kprobe_seq_start, kprobe_seq_stop, read_enabled_file_bool, show_kprobe_addr,
-    write_enabled_file_bool,
+    kprobe_blacklist_seq_next, kprobe_blacklist_seq_show, kprobe_blacklist_seq_start,
+    kprobe_blacklist_seq_stop, kprobe_seq_next, kprobe_seq_start, kprobe_seq_stop,
+    read_enabled_file_bool, show_kprobe_addr, write_enabled_file_bool,
 };
-pub use crate::aggr::{dump_kprobe, kprobe_busy_begin, kprobe_busy_end, kprobes_inc_nmissed_count};
-pub use crate::probe::{aggr_post_handler, aggr_pre_handler, opt_pre_handler};
 pub use crate::kretprobe::{kretprobe_rethook_handler, pre_handler_kretprobe};
 #[cfg(CONFIG_SYSCTL)]
 pub use crate::opt::proc_kprobes_optimization_handler;
+pub use crate::probe::{aggr_post_handler, aggr_pre_handler, opt_pre_handler};
 pub use crate::registry::get_kprobe;
 
 ftrace_export! {
@@ -326,7 +326,10 @@ pub extern "C" fn kprobes_rust_optimizer_work() {
 /// # Safety
 /// Called by the module notifier chain: `module` is live.
 #[no_mangle]
-pub unsafe extern "C" fn kprobes_rust_module_callback(val: c_ulong, module: *mut crate::sys::Module) -> c_int {
+pub unsafe extern "C" fn kprobes_rust_module_callback(
+    val: c_ulong,
+    module: *mut crate::sys::Module,
+) -> c_int {
     // SAFETY: the notifier passes a live `module` (`# Safety` above), as `module::module_callback()` requires.
     unsafe { module::module_callback(val, module) }
 }

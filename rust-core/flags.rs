@@ -12,7 +12,9 @@
 //! never torn, never merged with another).  Writers are serialized by
 //! `kprobe_mutex` (or run before the probe is published), as upstream.
 
-use crate::types::{Kprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED};
+use crate::types::{
+    Kprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED,
+};
 use core::ptr::{addr_of, addr_of_mut};
 
 /// `p->flags`.

@@ -40,8 +40,8 @@
 
 use crate::error::{to_result, Result};
 use crate::locks::KprobeMutex;
-use crate::sys;
 use crate::probe::{Hashed, Probe};
+use crate::sys;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
 
@@ -66,7 +66,11 @@ fn ftrace_disabled() -> bool {
 pub const FLAG_ARMED_IPMODIFY: u32 = 1 << 31;
 
 fn counter(ipmodify: bool) -> &'static AtomicI32 {
-    if ipmodify { &IPMODIFY_ENABLED } else { &FTRACE_ENABLED }
+    if ipmodify {
+        &IPMODIFY_ENABLED
+    } else {
+        &FTRACE_ENABLED
+    }
 }
 
 /// `__arm_kprobe_ftrace()`.
@@ -167,7 +171,11 @@ struct IpList {
 }
 
 impl IpList {
-    const EMPTY: IpList = IpList { buf: core::ptr::null_mut(), len: 0, first: 0 };
+    const EMPTY: IpList = IpList {
+        buf: core::ptr::null_mut(),
+        len: 0,
+        first: 0,
+    };
 
     /// Appends `addr`; false when there is no room (or no memory).
     fn push(&mut self, cap: usize, addr: usize) -> bool {
@@ -329,7 +337,13 @@ struct BatchCell(UnsafeCell<Batch>);
 // SAFETY: the batch is reached only through `with()`, under `kprobe_mutex`.
 unsafe impl Sync for BatchCell {}
 
-static BATCH: BatchCell = BatchCell(UnsafeCell::new(Batch { cap: 0, lists: [[IpList::EMPTY, IpList::EMPTY], [IpList::EMPTY, IpList::EMPTY]] }));
+static BATCH: BatchCell = BatchCell(UnsafeCell::new(Batch {
+    cap: 0,
+    lists: [
+        [IpList::EMPTY, IpList::EMPTY],
+        [IpList::EMPTY, IpList::EMPTY],
+    ],
+}));
 
 impl BatchCell {
     fn with<R>(&self, _km: &KprobeMutex, f: impl FnOnce(&mut Batch) -> R) -> R {
@@ -434,7 +448,15 @@ pub(crate) fn reset() {
     FTRACE_ENABLED.store(0, Relaxed);
     // SAFETY: host tests are serialized, and a test's batch is closed (or
     // leaked by a failed test: its lists are forgotten, not freed).
-    unsafe { *BATCH.0.get() = Batch { cap: 0, lists: [[IpList::EMPTY, IpList::EMPTY], [IpList::EMPTY, IpList::EMPTY]] } };
+    unsafe {
+        *BATCH.0.get() = Batch {
+            cap: 0,
+            lists: [
+                [IpList::EMPTY, IpList::EMPTY],
+                [IpList::EMPTY, IpList::EMPTY],
+            ],
+        }
+    };
     // SAFETY: host tests are serialized.
     unsafe { core::ptr::write_volatile(&raw mut kprobe_ftrace_disabled, false) }
 }

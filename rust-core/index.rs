@@ -154,7 +154,10 @@ unsafe impl Sync for StaticTable {}
 
 static FIRST: StaticTable = StaticTable {
     hdr: Table {
-        rcu: RcuHead { next: ptr::null_mut(), func: None },
+        rcu: RcuHead {
+            next: ptr::null_mut(),
+            func: None,
+        },
         cap: MIN_SLOTS,
         cap_hi: ((MIN_SLOTS - TAIL) as u64) << 32,
         slots: [],
@@ -198,7 +201,11 @@ impl TableRef {
         // follow the header (`Table`'s invariant), within the allocation the
         // pointer came from; the `'static` is only used within the holder's
         // context (the type's invariant).
-        unsafe { &*ptr::addr_of!((*self.0).slots).cast::<AtomicPtr<Kprobe>>().add(i) }
+        unsafe {
+            &*ptr::addr_of!((*self.0).slots)
+                .cast::<AtomicPtr<Kprobe>>()
+                .add(i)
+        }
     }
 
     /// The home slot of `addr`: below `cap`.
@@ -255,20 +262,34 @@ pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
     // INVARIANT: the caller's context keeps the published table and the
     // probes it holds allocated (this function's `# Safety`) while the
     // finder lives, within this call.
-    Finder { t, cap: t.cap(), order: Ordering::Acquire, _rcu: PhantomData }
-        .find(addr)
-        .map_or(ptr::null_mut(), NonNull::as_ptr)
+    Finder {
+        t,
+        cap: t.cap(),
+        order: Ordering::Acquire,
+        _rcu: PhantomData,
+    }
+    .find(addr)
+    .map_or(ptr::null_mut(), NonNull::as_ptr)
 }
 
 /// The probe indexed at `addr`, for the `kprobe_mutex` holder (who alone
 /// changes the index, so the table stays while `_km` lasts).
 #[inline(always)]
-#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "`addr` is a key: compared, never dereferenced"
+)]
 pub fn lookup_locked(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<NonNull<Kprobe>> {
     let t = table(km);
     // INVARIANT: `km` keeps the published table and its probes allocated
     // (see `table()`) while the finder lives, within this call.
-    Finder { t, cap: t.cap(), order: Ordering::Relaxed, _rcu: PhantomData }.find(addr)
+    Finder {
+        t,
+        cap: t.cap(),
+        order: Ordering::Relaxed,
+        _rcu: PhantomData,
+    }
+    .find(addr)
 }
 
 /// Look-ups in one table: [`lookup`]'s, and those of several addresses in
@@ -293,7 +314,12 @@ pub struct Finder<'a> {
 pub fn finder<'a>(km: &KprobeMutex, _rcu: &'a RcuReadGuard) -> Finder<'a> {
     let t = table(km);
     // INVARIANT: `_rcu` keeps `t` and its probes allocated (see the type).
-    Finder { t, cap: t.cap(), order: Ordering::Relaxed, _rcu: PhantomData }
+    Finder {
+        t,
+        cap: t.cap(),
+        order: Ordering::Relaxed,
+        _rcu: PhantomData,
+    }
 }
 
 impl Finder<'_> {
@@ -305,7 +331,10 @@ impl Finder<'_> {
     /// too: a sentinel's `addr` is its own address, which no caller looks
     /// up (a probe address is kernel text), so only a probe can match.
     #[inline(always)]
-    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
+    #[allow(
+        clippy::not_unsafe_ptr_arg_deref,
+        reason = "`addr` is a key: compared, never dereferenced"
+    )]
     pub fn find(&self, addr: *mut KprobeOpcode) -> Option<NonNull<Kprobe>> {
         let mut i = home(addr, self.cap);
         loop {
@@ -339,7 +368,10 @@ fn table(_km: &KprobeMutex) -> TableRef {
 pub fn reserve(km: &KprobeMutex) -> Result {
     let t = table(km);
     let used = USED.load(Ordering::Relaxed) + 1;
-    if used * 4 > t.cap() * 3 && !rebuild(km, t, LIVE.load(Ordering::Relaxed) + 1) && used * 8 > t.cap() * 7 {
+    if used * 4 > t.cap() * 3
+        && !rebuild(km, t, LIVE.load(Ordering::Relaxed) + 1)
+        && used * 8 > t.cap() * 7
+    {
         return Err(code::ENOMEM);
     }
     Ok(())
@@ -460,7 +492,10 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     // SAFETY: `n` is a fresh allocation of a header and `cap` slots, not yet
     // visible to anyone: written in full before it is published.
     unsafe {
-        ptr::addr_of_mut!((*n).rcu).write(RcuHead { next: ptr::null_mut(), func: None });
+        ptr::addr_of_mut!((*n).rcu).write(RcuHead {
+            next: ptr::null_mut(),
+            func: None,
+        });
         ptr::addr_of_mut!((*n).cap).write(cap);
         ptr::addr_of_mut!((*n).cap_hi).write(((cap - TAIL) as u64) << 32);
         let s = ptr::addr_of_mut!((*n).slots).cast::<AtomicPtr<Kprobe>>();

@@ -133,7 +133,10 @@ fn register_all(jps: JProbeArray<'_>) -> Result {
     register::register_batch(
         jps.len(),
         |i| jps.get(i).and_then(|j| addr::hint(j.kp())),
-        |km, i, win| jps.get(i).map_or(Err(EINVAL), |j| register_locked(km, j, win)),
+        |km, i, win| {
+            jps.get(i)
+                .map_or(Err(EINVAL), |j| register_locked(km, j, win))
+        },
         |km, n| register::unregister_tops(km, jps.prefix(n), JProbe::kp),
         |n| register::unregister_wait_and_free(jps.prefix(n), JProbe::kp),
     )

@@ -27,6 +27,11 @@ pub mod ktypes;
 #[cfg(KP_MODEL)]
 #[path = "../tools/testing/hostdiff/rust/model_ktypes.rs"]
 pub mod ktypes;
+/// The host differential's handles on the core's state (kcore.c's twin).
+/// cbindgen:ignore
+#[cfg(KP_MODEL)]
+#[path = "../tools/testing/hostdiff/rust/model_handles.rs"]
+pub mod model_handles;
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]
 pub mod sys;
@@ -38,19 +43,14 @@ pub mod sys;
 #[cfg(KP_MODEL)]
 #[path = "../tools/testing/hostdiff/rust/model_sys.rs"]
 pub mod sys;
-/// The host differential's handles on the core's state (kcore.c's twin).
-/// cbindgen:ignore
-#[cfg(KP_MODEL)]
-#[path = "../tools/testing/hostdiff/rust/model_handles.rs"]
-pub mod model_handles;
 
 /// C types as the kernel defines them: `char` is unsigned in the kernel
 /// (`-funsigned-char`), and so it is in the host build.
 pub mod ffi {
-    #[cfg(CONFIG_RUST)]
-    pub use kernel::ffi::*;
     #[cfg(not(CONFIG_RUST))]
     pub use core::ffi::{c_int, c_long, c_uint, c_ulong, c_void};
+    #[cfg(CONFIG_RUST)]
+    pub use kernel::ffi::*;
     /// `char`.
     #[cfg(not(CONFIG_RUST))]
     #[allow(non_camel_case_types)]
@@ -63,17 +63,17 @@ pub mod addr;
 pub mod aggr;
 pub mod arm;
 pub mod blacklist;
+#[cfg(CONFIG_DEBUG_FS)]
+pub mod debugfs;
 pub mod error;
 pub mod flags;
+#[cfg(CONFIG_KPROBES_ON_FTRACE)]
+pub mod ftrace;
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
 pub mod jprobe;
 pub mod once;
 mod print;
 pub mod probe;
-#[cfg(CONFIG_DEBUG_FS)]
-pub mod debugfs;
-#[cfg(CONFIG_KPROBES_ON_FTRACE)]
-pub mod ftrace;
 /// Without `CONFIG_KPROBES_ON_FTRACE`: upstream's stubs (no probe is ever
 /// an ftrace probe then; `check_ftrace_location()` refuses ftrace sites).
 #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
@@ -110,6 +110,7 @@ pub mod ftrace {
         pub fn close(self) {}
     }
 }
+pub mod index;
 pub mod init;
 pub mod kretprobe;
 pub mod list;
@@ -117,7 +118,6 @@ pub mod locks;
 pub mod module;
 pub mod opt;
 pub mod register;
-pub mod index;
 pub mod registry;
 pub mod slots;
 pub mod state;
@@ -158,7 +158,8 @@ macro_rules! warn_once {
         // once-per-boot flag would make them depend on their order).
         #[cfg(CONFIG_RUST)]
         {
-            static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+            static WARNED: core::sync::atomic::AtomicBool =
+                core::sync::atomic::AtomicBool::new(false);
             if !WARNED.swap(true, core::sync::atomic::Ordering::Relaxed) {
                 $crate::sys::warn_at(file!(), line!());
             }
@@ -183,29 +184,29 @@ pub fn reset_for_test() {
 }
 
 #[cfg(test)]
-#[path = "host/test_slots.rs"]
-mod test_slots;
-#[cfg(test)]
-#[path = "host/test_blacklist.rs"]
-mod test_blacklist;
-#[cfg(test)]
-#[path = "host/test_registry.rs"]
-mod test_registry;
-#[cfg(test)]
-#[path = "host/test_index.rs"]
-mod test_index;
+#[path = "host/test_addr.rs"]
+mod test_addr;
 #[cfg(test)]
 #[path = "host/test_aggr.rs"]
 mod test_aggr;
 #[cfg(test)]
-#[path = "host/test_addr.rs"]
-mod test_addr;
+#[path = "host/test_blacklist.rs"]
+mod test_blacklist;
 #[cfg(test)]
 #[path = "host/test_debugfs.rs"]
 mod test_debugfs;
 #[cfg(test)]
+#[path = "host/test_index.rs"]
+mod test_index;
+#[cfg(test)]
 #[path = "host/test_register.rs"]
 mod test_register;
+#[cfg(test)]
+#[path = "host/test_registry.rs"]
+mod test_registry;
+#[cfg(test)]
+#[path = "host/test_slots.rs"]
+mod test_slots;
 
 /// Is `kprobes/list` empty (no hashed probe)?  For host tests.
 #[cfg(test)]

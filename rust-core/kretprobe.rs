@@ -19,8 +19,8 @@
 
 use crate::addr::{self, ReservedWindow};
 use crate::error::{code::*, from_err_ptr, Result};
-use crate::flags;
 use crate::ffi::{c_int, c_ulong, c_void};
+use crate::flags;
 use crate::locks::KprobeMutex;
 use crate::probe::{Probe, RetProbe, RetProbeArray};
 use crate::register;
@@ -71,7 +71,12 @@ crate::nokprobe_symbol!(pre_handler_kretprobe);
 /// Rethook trampoline context; `data` is the kretprobe (set by
 /// `rethook_alloc()`), `rh` one of its instances.
 #[no_mangle]
-pub unsafe extern "C" fn kretprobe_rethook_handler(rh: *mut RethookNode, data: *mut c_void, _ret_addr: c_ulong, regs: *mut PtRegs) {
+pub unsafe extern "C" fn kretprobe_rethook_handler(
+    rh: *mut RethookNode,
+    data: *mut c_void,
+    _ret_addr: c_ulong,
+    regs: *mut PtRegs,
+) {
     let rp = data.cast::<Kretprobe>();
     // The data must NOT be null. This means rethook data structure is broken.
     if rp.is_null() {
@@ -126,7 +131,12 @@ fn register_kretprobe_with(
     let bl = sys::kretprobe_blacklist();
     if !bl.is_null() {
         let mut on_func_entry = false;
-        let a = addr::kprobe_addr(kp.addr(), kp.symbol(), kp.offset() as c_ulong, &mut on_func_entry)?;
+        let a = addr::kprobe_addr(
+            kp.addr(),
+            kp.symbol(),
+            kp.offset() as c_ulong,
+            &mut on_func_entry,
+        )?;
         let mut i = 0;
         // SAFETY: `kretprobe_blacklist` is the kernel's static table, ended by a
         // null name and never written after init.
@@ -199,7 +209,10 @@ pub fn register_kretprobes(rps: RetProbeArray<'_>) -> Result {
         rps.len(),
         |i| rps.get(i).and_then(|r| addr::hint(r.kp())),
         // Upstream dereferences a null member.
-        |km, i, win| rps.get(i).map_or(Err(EINVAL), |r| register_kretprobe_locked(km, r, win)),
+        |km, i, win| {
+            rps.get(i)
+                .map_or(Err(EINVAL), |r| register_kretprobe_locked(km, r, win))
+        },
         |km, n| unregister_tops(km, rps.prefix(n)),
         |n| unregister_wait_and_free(rps.prefix(n)),
     )
@@ -251,5 +264,9 @@ pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
     if rps.is_empty() {
         return;
     }
-    register::unregister_batch(rps.len(), |km| unregister_tops(km, rps), || unregister_wait_and_free(rps));
+    register::unregister_batch(
+        rps.len(),
+        |km| unregister_tops(km, rps),
+        || unregister_wait_and_free(rps),
+    );
 }

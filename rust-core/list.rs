@@ -136,7 +136,10 @@ pub struct RcuIter {
 pub unsafe fn iter_rcu(head: *mut ListHead) -> RcuIter {
     // SAFETY: `head` is live and the caller is an RCU reader or holds the
     // update-side lock (this function's `# Safety`), as `next_rcu()` requires.
-    RcuIter { head, pos: unsafe { next_rcu(head) } }
+    RcuIter {
+        head,
+        pos: unsafe { next_rcu(head) },
+    }
 }
 
 impl Iterator for RcuIter {
@@ -304,7 +307,11 @@ pub unsafe fn iter_safe(head: *mut ListHead) -> SafeIter {
     // `# Safety`), so `head->next` and its `next` are live entries (or `head`).
     unsafe {
         let pos = (*head).next;
-        SafeIter { head, pos, next: (*pos).next }
+        SafeIter {
+            head,
+            pos,
+            next: (*pos).next,
+        }
     }
 }
 
@@ -396,7 +403,9 @@ pub struct HlistIter {
 pub unsafe fn hlist_iter(head: *mut HlistHead) -> HlistIter {
     // SAFETY: `head` is live and the lock is held or the caller is an RCU reader
     // (this function's `# Safety`), as `hlist_first_rcu()` requires.
-    HlistIter { pos: unsafe { hlist_first_rcu(head) } }
+    HlistIter {
+        pos: unsafe { hlist_first_rcu(head) },
+    }
 }
 
 impl Iterator for HlistIter {

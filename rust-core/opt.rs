@@ -16,29 +16,37 @@
 //! `tools/testing/differential/divergences.txt`).
 
 use crate::error::{code::EINVAL, Result};
-use crate::flags;
-use crate::index;
-use crate::ffi::c_void;
 #[cfg(CONFIG_SYSCTL)]
 use crate::ffi::c_int;
+use crate::ffi::c_void;
+use crate::flags;
+use crate::index;
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::probe::{Aggr, Hashed, NewProbe, Probe};
 use crate::registry;
 use crate::state;
 use crate::sys;
-use crate::types::{Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_OPTIMIZED};
+use crate::types::{
+    Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_OPTIMIZED,
+};
 use core::ptr::{self, addr_of_mut};
 
 /// Optimization staging list, protected by `kprobe_mutex`.
-static mut OPTIMIZING_LIST: ListHead =
-    ListHead { next: &raw mut OPTIMIZING_LIST, prev: &raw mut OPTIMIZING_LIST };
+static mut OPTIMIZING_LIST: ListHead = ListHead {
+    next: &raw mut OPTIMIZING_LIST,
+    prev: &raw mut OPTIMIZING_LIST,
+};
 /// Unoptimization staging list, protected by `kprobe_mutex`.
-static mut UNOPTIMIZING_LIST: ListHead =
-    ListHead { next: &raw mut UNOPTIMIZING_LIST, prev: &raw mut UNOPTIMIZING_LIST };
+static mut UNOPTIMIZING_LIST: ListHead = ListHead {
+    next: &raw mut UNOPTIMIZING_LIST,
+    prev: &raw mut UNOPTIMIZING_LIST,
+};
 /// Unused aggregates waiting to be freed by the optimizer.
-static mut FREEING_LIST: ListHead =
-    ListHead { next: &raw mut FREEING_LIST, prev: &raw mut FREEING_LIST };
+static mut FREEING_LIST: ListHead = ListHead {
+    next: &raw mut FREEING_LIST,
+    prev: &raw mut FREEING_LIST,
+};
 
 fn optimizing_list() -> *mut ListHead {
     &raw mut OPTIMIZING_LIST
@@ -86,7 +94,8 @@ pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
 fn kprobe_optready(p: Probe<'_>) -> bool {
     // SAFETY: `a.op()` is a live `optimized_kprobe` (an `Aggr`), all that
     // `arch_prepared_optinsn()` reads.
-    p.aggr().is_some_and(|a| unsafe { sys::arch_prepared_optinsn(a.op()) })
+    p.aggr()
+        .is_some_and(|a| unsafe { sys::arch_prepared_optinsn(a.op()) })
 }
 
 /// `kprobe_disarmed()`: is `p` (which must be hashed) disarmed?
@@ -104,7 +113,8 @@ pub fn kprobe_disarmed(p: Probe<'_>) -> bool {
 pub fn kprobe_queued(_km: &KprobeMutex, p: Probe<'_>) -> bool {
     // SAFETY: `a` is a live aggregate, whose `op->list` the mutex `_km` proves
     // held guards.
-    p.aggr().is_some_and(|a| !unsafe { list::list_empty(a.op_list()) })
+    p.aggr()
+        .is_some_and(|a| !unsafe { list::list_empty(a.op_list()) })
 }
 
 /// `get_optimized_kprobe()`: an optimized probe whose jump replaces
@@ -116,7 +126,9 @@ fn get_optimized_kprobe(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Agg
     let f = index::finder(km, &rcu);
     // Don't check i == 0, since that is a breakpoint case.
     for i in 1..(sys::MAX_OPTIMIZED_LENGTH / core::mem::size_of::<KprobeOpcode>()) {
-        let Some(p) = registry::find_in(km, &f, addr.wrapping_sub(i)) else { continue };
+        let Some(p) = registry::find_in(km, &f, addr.wrapping_sub(i)) else {
+            continue;
+        };
         // A disabled probe can have prepared, but inactive, optinsns.
         if !kprobe_optready(*p) || kprobe_disarmed(*p) {
             continue;
@@ -139,7 +151,10 @@ fn do_optimize_kprobes(_tl: &TextLocks<'_>) {
     sys::lockdep_assert_cpus_held();
     // Optimization never be done when disarmed.
     // SAFETY: `_tl` proves `kprobe_mutex` held, which guards the list.
-    if state::all_disarmed() || !state::allow_optimization() || unsafe { list::list_empty(optimizing_list()) } {
+    if state::all_disarmed()
+        || !state::allow_optimization()
+        || unsafe { list::list_empty(optimizing_list()) }
+    {
         return;
     }
     // SAFETY: the list is ours (`kprobe_mutex`), and `_tl` proves the CPU hotplug
@@ -278,7 +293,8 @@ pub fn optprobe_queued_unopt(_km: &KprobeMutex, op: *mut OptimizedKprobe) -> boo
 /// `optimize_kprobe()`: queues `p` for optimization if it is ready.
 pub fn optimize_kprobe(km: &KprobeMutex, p: Probe<'_>) {
     // Check if the kprobe is disabled or not ready for optimization.
-    if !kprobe_optready(p) || !state::allow_optimization() || p.disabled() || state::all_disarmed() {
+    if !kprobe_optready(p) || !state::allow_optimization() || p.disabled() || state::all_disarmed()
+    {
         return;
     }
     // kprobes with 'post_handler' can not be optimized.
@@ -456,7 +472,9 @@ impl NewAggr {
 /// `alloc_aggr_kprobe()`: a new `optimized_kprobe` at `p`'s address, with
 /// optimized instructions prepared if possible; `None` without memory.
 pub fn alloc_aggr_kprobe(_tl: &TextLocks<'_>, p: Probe<'_>) -> Option<NewAggr> {
-    let op = ptr::NonNull::new(sys::kzalloc(core::mem::size_of::<OptimizedKprobe>()).cast::<OptimizedKprobe>())?;
+    let op = ptr::NonNull::new(
+        sys::kzalloc(core::mem::size_of::<OptimizedKprobe>()).cast::<OptimizedKprobe>(),
+    )?;
     let op_p = op.as_ptr();
     // SAFETY: `op` is a fresh zeroed allocation of the right size, seen by no
     // one else; `p` is live and `_tl` proves `text_mutex` held, as
@@ -474,7 +492,11 @@ pub fn alloc_aggr_kprobe(_tl: &TextLocks<'_>, p: Probe<'_>) -> Option<NewAggr> {
 
 /// `init_aggr_kprobe()`: fills in aggregate `ap` for the hashed probe `p`
 /// and puts `ap` in `p`'s place in the hash table.
-pub fn init_aggr_kprobe<'k>(km: &'k KprobeMutex, ap: NewAggr, p: Hashed<'k>) -> (Hashed<'k>, Aggr<'k>) {
+pub fn init_aggr_kprobe<'k>(
+    km: &'k KprobeMutex,
+    ap: NewAggr,
+    p: Hashed<'k>,
+) -> (Hashed<'k>, Aggr<'k>) {
     let a = ap.kp();
     // SAFETY: `a` is fresh and not yet visible to any reader (a `NewAggr`), `p`
     // is hashed and `km` proves `kprobe_mutex` held: `a`'s fields may be written
@@ -542,7 +564,10 @@ pub fn optimize_all_kprobes() {
             }
         });
         drop(cpus);
-        crate::kp_pr!(info, "kprobe jump-optimization is enabled. All kprobes are optimized if possible.\n");
+        crate::kp_pr!(
+            info,
+            "kprobe jump-optimization is enabled. All kprobes are optimized if possible.\n"
+        );
     }
 }
 
@@ -566,7 +591,10 @@ pub fn unoptimize_all_kprobes() {
 
     // Wait for unoptimizing completion.
     wait_for_kprobe_optimizer();
-    crate::kp_pr!(info, "kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n");
+    crate::kp_pr!(
+        info,
+        "kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n"
+    );
 }
 
 #[cfg(CONFIG_SYSCTL)]

@@ -25,7 +25,10 @@ use crate::locks::KprobeMutex;
 use crate::sys;
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
 use crate::types::Jprobe;
-use crate::types::{HlistNode, Kprobe, KprobeOpcode, KprobePostHandler, KprobePreHandler, ListHead, OptimizedKprobe, PtRegs, Kretprobe};
+use crate::types::{
+    HlistNode, Kprobe, KprobeOpcode, KprobePostHandler, KprobePreHandler, Kretprobe, ListHead,
+    OptimizedKprobe, PtRegs,
+};
 use core::ffi::CStr;
 use core::marker::PhantomData;
 use core::ptr::{addr_of, addr_of_mut, NonNull};
@@ -58,7 +61,10 @@ impl<'a> Probe<'a> {
     pub unsafe fn from_raw(p: *mut Kprobe) -> Probe<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
         // SAFETY: `p` is non-null (this function's `# Safety`).
-        Probe { ptr: unsafe { NonNull::new_unchecked(p) }, _life: PhantomData }
+        Probe {
+            ptr: unsafe { NonNull::new_unchecked(p) },
+            _life: PhantomData,
+        }
     }
 
     /// The view of `p`, or `None` for a null `p`.
@@ -69,7 +75,10 @@ impl<'a> Probe<'a> {
     #[inline(always)]
     pub unsafe fn from_raw_opt(p: *mut Kprobe) -> Option<Probe<'a>> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
-        NonNull::new(p).map(|ptr| Probe { ptr, _life: PhantomData })
+        NonNull::new(p).map(|ptr| Probe {
+            ptr,
+            _life: PhantomData,
+        })
     }
 
     /// The C pointer, for C and the arch code.
@@ -90,7 +99,10 @@ impl<'a> Probe<'a> {
     /// it checks for a re-registration, and a failed unregistration clears
     /// it, both as upstream; lookups on other CPUs may read it meanwhile).
     #[inline(always)]
-    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`a` is stored as a value, never dereferenced")]
+    #[allow(
+        clippy::not_unsafe_ptr_arg_deref,
+        reason = "`a` is stored as a value, never dereferenced"
+    )]
     pub fn write_addr(self, a: *mut KprobeOpcode) {
         // SAFETY: live (type invariant); one aligned store, not through a reference.
         unsafe { crate::once::write(addr_of_mut!((*self.as_ptr()).addr), a) }
@@ -198,7 +210,11 @@ impl<'a> Probe<'a> {
     #[inline(always)]
     pub fn inc_nmissed(self) {
         // SAFETY: live (type invariant); single accesses through the pointer.
-        unsafe { crate::once::update(addr_of_mut!((*self.as_ptr()).nmissed), |n: c_ulong| n.wrapping_add(1)) }
+        unsafe {
+            crate::once::update(addr_of_mut!((*self.as_ptr()).nmissed), |n: c_ulong| {
+                n.wrapping_add(1)
+            })
+        }
     }
 
     /// `&p->list`: an aggregate's child list head, or a child's entry.
@@ -252,7 +268,9 @@ impl<'a> Aggr<'a> {
     pub unsafe fn from_raw(ap: *mut Kprobe) -> Aggr<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
         // SAFETY: `ap` is live for `'a` (this function's `# Safety`).
-        Aggr { p: unsafe { Probe::from_raw(ap) } }
+        Aggr {
+            p: unsafe { Probe::from_raw(ap) },
+        }
     }
 
     /// The aggregate as a probe.
@@ -436,7 +454,9 @@ impl<'a> Hashed<'a> {
     pub unsafe fn from_raw(p: *mut Kprobe) -> Hashed<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
         // SAFETY: a hashed probe is live while `kprobe_mutex` is held.
-        Hashed { p: unsafe { Probe::from_raw(p) } }
+        Hashed {
+            p: unsafe { Probe::from_raw(p) },
+        }
     }
 
     /// The probe.
@@ -535,7 +555,11 @@ impl<'a, V: View<'a>> Array<'a, V> {
     #[inline(always)]
     pub unsafe fn from_raw(ptrs: *mut *mut V::Raw, n: usize) -> Self {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
-        Array { ptrs, n, _life: PhantomData }
+        Array {
+            ptrs,
+            n,
+            _life: PhantomData,
+        }
     }
 
     /// The number of entries.
@@ -554,7 +578,11 @@ impl<'a, V: View<'a>> Array<'a, V> {
     #[inline(always)]
     pub fn prefix(self, n: usize) -> Self {
         // INVARIANT: a prefix of the type invariant's pointers.
-        Array { ptrs: self.ptrs, n: n.min(self.n), _life: PhantomData }
+        Array {
+            ptrs: self.ptrs,
+            n: n.min(self.n),
+            _life: PhantomData,
+        }
     }
 
     /// Entry `i` (`None` for a null entry or out of range).
@@ -598,7 +626,10 @@ impl<'a> RetProbe<'a> {
     pub unsafe fn from_raw(rp: *mut Kretprobe) -> RetProbe<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
         // SAFETY: non-null (this function's `# Safety`).
-        RetProbe { rp: unsafe { NonNull::new_unchecked(rp) }, _life: PhantomData }
+        RetProbe {
+            rp: unsafe { NonNull::new_unchecked(rp) },
+            _life: PhantomData,
+        }
     }
 
     /// The C pointer.
@@ -652,7 +683,10 @@ impl<'a> JProbe<'a> {
     pub unsafe fn from_raw(jp: *mut Jprobe) -> JProbe<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
         // SAFETY: non-null (this function's `# Safety`).
-        JProbe { jp: unsafe { NonNull::new_unchecked(jp) }, _life: PhantomData }
+        JProbe {
+            jp: unsafe { NonNull::new_unchecked(jp) },
+            _life: PhantomData,
+        }
     }
 
     /// Its entry probe.
@@ -761,7 +795,10 @@ impl<'a> NewProbe<'a> {
         let p = self.p.as_ptr();
         // SAFETY: live and seen by no other CPU (type invariant): plain writes.
         unsafe {
-            flags::put(p, (flags::get(p) & crate::types::KPROBE_FLAG_DISABLED) | extra);
+            flags::put(
+                p,
+                (flags::get(p) & crate::types::KPROBE_FLAG_DISABLED) | extra,
+            );
             (*p).nmissed = 0;
             list::init_list_head(addr_of_mut!((*p).list));
         }

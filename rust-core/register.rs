@@ -9,8 +9,8 @@
 use crate::addr::{self, ReservedWindow};
 use crate::arm;
 use crate::error::{code::*, to_result, Result};
-use crate::ftrace::FtraceBatch;
 use crate::ffi::c_ulong;
+use crate::ftrace::FtraceBatch;
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
@@ -31,7 +31,8 @@ fn add_new_kprobe<'a>(tl: &TextLocks<'_>, ap: Aggr<'_>, p: NewProbe<'a>) -> Prob
     // and `tl` proves `kprobe_mutex` held, the child lists' writer lock.
     unsafe { list::list_add_rcu(p.list(), ap.probe().list()) };
     if p.post_handler().is_some() && ap.probe().post_handler().is_none() {
-        ap.probe().set_post_handler(tl, Some(crate::probe::aggr_post_handler));
+        ap.probe()
+            .set_post_handler(tl, Some(crate::probe::aggr_post_handler));
     }
     p
 }
@@ -74,7 +75,10 @@ fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -
         opt::prepare_optimized_kprobe(&tl, ap);
         // Clear gone flag to prevent allocating new slot again, and set
         // disabled flag because it is not armed yet.
-        ap.probe().put_flags(km, (ap.probe().flags() & !KPROBE_FLAG_GONE) | KPROBE_FLAG_DISABLED);
+        ap.probe().put_flags(
+            km,
+            (ap.probe().flags() & !KPROBE_FLAG_GONE) | KPROBE_FLAG_DISABLED,
+        );
     }
 
     // Copy the insn slot of 'p' to 'ap'.
@@ -157,7 +161,10 @@ pub fn register_kprobe_locked(km: &KprobeMutex, p: Probe<'_>, win: &ReservedWind
 /// The first part of `register_kprobe()`: resolves `p`'s address, checks
 /// (with `rereg`) that it is not registered yet, and resets its flags;
 /// returns it as a new probe, and whether it is at a function entry.
-fn resolve_new<'a>(p: Probe<'a>, rereg: impl Fn(Probe<'_>) -> Result) -> Result<(NewProbe<'a>, bool)> {
+fn resolve_new<'a>(
+    p: Probe<'a>,
+    rereg: impl Fn(Probe<'_>) -> Result,
+) -> Result<(NewProbe<'a>, bool)> {
     let mut on_func_entry = false;
 
     // Intended divergence: a live probe registered by `addr` with a
@@ -169,7 +176,12 @@ fn resolve_new<'a>(p: Probe<'a>, rereg: impl Fn(Probe<'_>) -> Result) -> Result<
         rereg(p)?;
     }
     // Adjust probe address from symbol.
-    let a = addr::kprobe_addr(p.addr(), p.symbol(), p.offset() as c_ulong, &mut on_func_entry)?;
+    let a = addr::kprobe_addr(
+        p.addr(),
+        p.symbol(),
+        p.offset() as c_ulong,
+        &mut on_func_entry,
+    )?;
     p.write_addr(a);
 
     rereg(p)?;
@@ -360,7 +372,10 @@ pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
         kps.len(),
         |i| kps.get(i).and_then(addr::hint),
         // Upstream dereferences a null member.
-        |km, i, win| kps.get(i).map_or(Err(EINVAL), |p| register_kprobe_locked(km, p, win)),
+        |km, i, win| {
+            kps.get(i)
+                .map_or(Err(EINVAL), |p| register_kprobe_locked(km, p, win))
+        },
         |km, n| unregister_tops(km, kps.prefix(n), |p| p),
         |n| unregister_wait_and_free(kps.prefix(n), |p| p),
     )
@@ -414,7 +429,11 @@ pub fn register_batch(
 /// The batch of `unregister_kprobes()` and `unregister_kretprobes()`:
 /// `tops(km)` under one hold of `kprobe_mutex`, the ftrace members
 /// disarmed together before it is released, then `wait_and_free()`.
-pub fn unregister_batch(members: usize, tops: impl FnOnce(&KprobeMutex), wait_and_free: impl FnOnce()) {
+pub fn unregister_batch(
+    members: usize,
+    tops: impl FnOnce(&KprobeMutex),
+    wait_and_free: impl FnOnce(),
+) {
     {
         let km = locks::kprobe_mutex();
         let mut batch = FtraceBatch::begin(&km, members);
@@ -429,7 +448,11 @@ pub fn unregister_batch(members: usize, tops: impl FnOnce(&KprobeMutex), wait_an
 /// The part of `unregister_kprobes()` under `kprobe_mutex`: a member that
 /// is not registered gets a null `addr` (so that it is not freed).  `kp`
 /// gives a member's probe (the member itself, or a jprobe's `kp`).
-pub fn unregister_tops<'a, V: View<'a>>(km: &KprobeMutex, kps: Array<'a, V>, kp: impl Fn(V) -> Probe<'a>) {
+pub fn unregister_tops<'a, V: View<'a>>(
+    km: &KprobeMutex,
+    kps: Array<'a, V>,
+    kp: impl Fn(V) -> Probe<'a>,
+) {
     for p in kps.iter().flatten().map(kp) {
         if unregister_top(km, p).is_err() {
             p.write_addr(ptr::null_mut());
@@ -476,7 +499,11 @@ pub fn unregister_probes<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> P
     if kps.is_empty() {
         return;
     }
-    unregister_batch(kps.len(), |km| unregister_tops(km, kps, kp), || unregister_wait_and_free(kps, kp));
+    unregister_batch(
+        kps.len(),
+        |km| unregister_tops(km, kps, kp),
+        || unregister_wait_and_free(kps, kp),
+    );
 }
 
 /// `disable_kprobe()`.

@@ -30,8 +30,9 @@ pub const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
 
 /// `kprobe_table`: the hash table of registered (and aggregate) probes,
 /// by address.  Static, as upstream's (only this crate walks it).
-pub static mut KPROBE_TABLE: [HlistHead; KPROBE_TABLE_SIZE] =
-    [HlistHead { first: ptr::null_mut() }; KPROBE_TABLE_SIZE];
+pub static mut KPROBE_TABLE: [HlistHead; KPROBE_TABLE_SIZE] = [HlistHead {
+    first: ptr::null_mut(),
+}; KPROBE_TABLE_SIZE];
 
 /// `hash_ptr(addr, KPROBE_HASH_BITS)` (`hash_64_generic()`; x86 has no
 /// arch hash).
@@ -45,14 +46,19 @@ pub fn hash_ptr(addr: usize) -> usize {
 pub fn bucket(addr: usize) -> *mut HlistHead {
     // `hash_ptr` is below KPROBE_TABLE_SIZE, so `add` stays in the array;
     // no bounds-check panic can be reached from trap context.
-    (&raw mut KPROBE_TABLE).cast::<HlistHead>().wrapping_add(hash_ptr(addr) & (KPROBE_TABLE_SIZE - 1))
+    (&raw mut KPROBE_TABLE)
+        .cast::<HlistHead>()
+        .wrapping_add(hash_ptr(addr) & (KPROBE_TABLE_SIZE - 1))
 }
 
 /// `get_kprobe()` under `kprobe_mutex`: the probe or aggregate hashed at
 /// `addr`.  Always inlined: `get_optimized_kprobe()` calls it for each
 /// byte of a jump's reach on every arm and disarm.
 #[inline(always)]
-#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "`addr` is a key: compared, never dereferenced"
+)]
 pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
     // SAFETY: what the index holds is in `kprobe_table`, live while `_km`
     // (the holder of `kprobe_mutex`, who alone unhashes) lasts.
@@ -62,19 +68,33 @@ pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
 /// [`find`] through `f`, which reads the index's table once for several
 /// look-ups (`opt.rs`, `get_optimized_kprobe()`).
 #[inline(always)]
-#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`addr` is a key: compared, never dereferenced")]
-pub fn find_in<'k>(_km: &'k KprobeMutex, f: &index::Finder<'_>, addr: *mut KprobeOpcode) -> Option<Hashed<'k>> {
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "`addr` is a key: compared, never dereferenced"
+)]
+pub fn find_in<'k>(
+    _km: &'k KprobeMutex,
+    f: &index::Finder<'_>,
+    addr: *mut KprobeOpcode,
+) -> Option<Hashed<'k>> {
     // SAFETY: `f` is the holder's (`index::finder()` takes `kprobe_mutex`),
     // and nothing changed the index since it was made (its users' rule):
     // what it returns is in `kprobe_table`, live while `_km` lasts.
-    f.find(addr).map(|p| unsafe { Hashed::from_raw(p.as_ptr()) })
+    f.find(addr)
+        .map(|p| unsafe { Hashed::from_raw(p.as_ptr()) })
 }
 
 /// Empties the table (host tests, under `sys::exclusive()`).
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
     // SAFETY: host tests are serialized.
-    unsafe { (&raw mut KPROBE_TABLE).write([HlistHead { first: ptr::null_mut() }; KPROBE_TABLE_SIZE]) };
+    unsafe {
+        (&raw mut KPROBE_TABLE).write(
+            [HlistHead {
+                first: ptr::null_mut(),
+            }; KPROBE_TABLE_SIZE],
+        )
+    };
 }
 
 /// Calls `f` on every hashed probe (`hlist_for_each_entry` over each
@@ -141,7 +161,10 @@ pub fn replace(km: &KprobeMutex, p: Hashed<'_>, ap: Hashed<'_>) {
 ///
 /// # Safety
 /// One of those two contexts.
-#[cfg(not(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS)))))]
+#[cfg(not(all(
+    CONFIG_RUST,
+    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
+)))]
 #[no_mangle]
 // Miri gives a function that may be inlined a new address at each mention
 // (Rust does not promise one address per function); `kprobe_busy.addr` is
@@ -177,14 +200,26 @@ pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
 //
 // # Safety
 // One of those two contexts.
-#[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
+#[cfg(all(
+    CONFIG_RUST,
+    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
+))]
 extern "C" {
     /// The assembly below.
     pub fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
 }
-#[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
-const _: () = assert!(index::TAIL == 2, "the assembly reads two slots past the home unrolled");
-#[cfg(all(CONFIG_RUST, not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))))]
+#[cfg(all(
+    CONFIG_RUST,
+    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
+))]
+const _: () = assert!(
+    index::TAIL == 2,
+    "the assembly reads two slots past the home unrolled"
+);
+#[cfg(all(
+    CONFIG_RUST,
+    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
+))]
 core::arch::global_asm!(
     ".pushsection .text, \"ax\"",
     ".globl get_kprobe",

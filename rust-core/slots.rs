@@ -397,7 +397,12 @@ impl<'l> Page<'l> {
         // `insn_page_size(spp)`), the page is live, and only mutex holders,
         // that is only this view during `'l`, access them (type invariants):
         // an exclusive reference to just these bytes is sound.
-        unsafe { core::slice::from_raw_parts_mut(ptr::addr_of_mut!((*self.ptr).slot_used).cast::<u8>(), self.spp) }
+        unsafe {
+            core::slice::from_raw_parts_mut(
+                ptr::addr_of_mut!((*self.ptr).slot_used).cast::<u8>(),
+                self.spp,
+            )
+        }
     }
 
     /// State of slot `i` (`kip->slot_used[i]`), `None` past the last slot.
@@ -546,7 +551,11 @@ pub fn get_insn_slot(c: Cache<'_>) -> *mut KprobeOpcode {
             let rcu = locks::rcu_read();
             for mut kip in m.pages_rcu(&rcu) {
                 if (kip.nused() as usize) < spp {
-                    if let Some(i) = kip.slots().iter().position(|&s| s == SlotState::Clean as u8) {
+                    if let Some(i) = kip
+                        .slots()
+                        .iter()
+                        .position(|&s| s == SlotState::Clean as u8)
+                    {
                         kip.set_state(i, SlotState::Used);
                         kip.set_nused(kip.nused() + 1);
                         found = kip.insns().wrapping_add(i * c.insn_size());

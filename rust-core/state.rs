@@ -8,8 +8,8 @@
 //! them under `kprobe_mutex`, and `Relaxed` accesses compile to the plain
 //! loads and stores of the C code.
 
-use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use crate::locks::KprobeMutex;
+use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// `kprobes_all_disarmed`: set by `kprobes/enabled` = 0 (change it only
 /// with `kprobe_mutex` held).

@@ -11,10 +11,9 @@
 //! includes, so both sides are checked against each other).
 
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookNode};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
 use kernel::bindings as b;
-pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookNode};
-
 
 /// `PAGE_SIZE`.
 pub const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
@@ -250,7 +249,10 @@ pub unsafe fn within_module_core(addr: usize, m: *mut Module) -> bool {
 #[inline]
 pub fn init_area() -> (usize, usize) {
     // Linker symbols: only their addresses are taken.
-    (core::ptr::addr_of!(__init_begin) as usize, core::ptr::addr_of!(__init_end) as usize)
+    (
+        core::ptr::addr_of!(__init_begin) as usize,
+        core::ptr::addr_of!(__init_end) as usize,
+    )
 }
 
 /// `__start_kprobe_blacklist`.
@@ -270,7 +272,7 @@ pub type CtlTable = b::ctl_table;
 /// `struct file`.
 pub type File = b::file;
 
-use crate::types::{OptimizedKprobe, KretprobeBlackpoint};
+use crate::types::{KretprobeBlackpoint, OptimizedKprobe};
 
 /// `MAX_OPTIMIZED_LENGTH` (x86: `MAX_INSN_SIZE + DISP32_SIZE`).
 pub const MAX_OPTIMIZED_LENGTH: usize = b::MAX_INSN_SIZE as usize + b::DISP32_SIZE as usize;
@@ -410,7 +412,10 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
 /// # Safety
 /// `op` is live.
 #[inline]
-pub unsafe fn arch_within_optimized_kprobe(op: *mut OptimizedKprobe, addr: *mut KprobeOpcode) -> bool {
+pub unsafe fn arch_within_optimized_kprobe(
+    op: *mut OptimizedKprobe,
+    addr: *mut KprobeOpcode,
+) -> bool {
     // SAFETY: `op` is live (this function's `# Safety`); x86's version only
     // compares `addr` with `op->kp.addr` and `op->optinsn.size`.
     unsafe { b::arch_within_optimized_kprobe(op.cast(), addr) != 0 }
@@ -445,7 +450,10 @@ pub unsafe fn arch_optimize_kprobes(list: *mut crate::types::ListHead) {
 /// # Safety
 /// As for [`arch_optimize_kprobes`]; `done` is a live list head.
 #[inline]
-pub unsafe fn arch_unoptimize_kprobes(list: *mut crate::types::ListHead, done: *mut crate::types::ListHead) {
+pub unsafe fn arch_unoptimize_kprobes(
+    list: *mut crate::types::ListHead,
+    done: *mut crate::types::ListHead,
+) {
     // SAFETY: as for `arch_optimize_kprobes()` and `done` is a live list head (this
     // function's `# Safety`): x86's version restores each int3 and moves the
     // entries of `list` to `done`.
@@ -476,7 +484,14 @@ pub fn kzalloc(size: usize) -> *mut c_void {
 #[inline]
 pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
     // SAFETY: the shim's static ops.
-    unsafe { b::ftrace_set_filter_ip(kprobes_rust_ftrace_ops(ipmodify), ip as c_ulong, remove as c_int, 0) }
+    unsafe {
+        b::ftrace_set_filter_ip(
+            kprobes_rust_ftrace_ops(ipmodify),
+            ip as c_ulong,
+            remove as c_int,
+            0,
+        )
+    }
 }
 
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
@@ -662,7 +677,13 @@ pub unsafe fn printk_s(fmt: &core::ffi::CStr, s: *const c_char) {
 /// `to` is a user buffer of `count` bytes, `from` has `available` bytes,
 /// `ppos` points to the file position.
 #[inline]
-pub unsafe fn simple_read_from_buffer(to: *mut c_void, count: usize, ppos: *mut i64, from: *const c_void, available: usize) -> isize {
+pub unsafe fn simple_read_from_buffer(
+    to: *mut c_void,
+    count: usize,
+    ppos: *mut i64,
+    from: *const c_void,
+    available: usize,
+) -> isize {
     // SAFETY: `from` has `available` readable bytes and `ppos` is valid (this
     // function's `# Safety`); `to` is a user pointer, which
     // `simple_read_from_buffer()` only accesses with `copy_to_user()`.
@@ -688,7 +709,13 @@ pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut boo
 /// of `*length` bytes, `ppos` the file position.
 #[cfg(CONFIG_SYSCTL)]
 #[inline]
-pub unsafe fn proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer: *mut c_void, length: *mut usize, ppos: *mut i64) -> c_int {
+pub unsafe fn proc_dointvec_minmax(
+    table: *const CtlTable,
+    write: c_int,
+    buffer: *mut c_void,
+    length: *mut usize,
+    ppos: *mut i64,
+) -> c_int {
     // SAFETY: `table`, `buffer`, `length` and `ppos` are what the sysctl core
     // passed to the handler (this function's `# Safety`), as
     // `proc_dointvec_minmax()` expects.
@@ -713,7 +740,11 @@ pub unsafe fn seq_list_start(head: *mut crate::types::ListHead, pos: i64) -> *mu
 /// As for [`seq_list_start`]; `v` is the entry returned by the last
 /// [`seq_list_start`] or [`seq_list_next`] on `head`, `pos` is valid.
 #[inline]
-pub unsafe fn seq_list_next(v: *mut c_void, head: *mut crate::types::ListHead, pos: *mut i64) -> *mut c_void {
+pub unsafe fn seq_list_next(
+    v: *mut c_void,
+    head: *mut crate::types::ListHead,
+    pos: *mut i64,
+) -> *mut c_void {
     // SAFETY: `v` is an entry of `head`, stable during the walk, and `pos` is
     // valid (this function's `# Safety`), as `seq_list_next()` needs.
     unsafe { b::seq_list_next(v, head.cast(), pos).cast() }
@@ -876,14 +907,21 @@ pub unsafe fn kfree(p: *mut c_void) {
 /// # Safety
 /// `sym` is a NUL-terminated string.
 #[inline]
-pub unsafe fn perf_event_ksymbol(ksym_type: u16, addr: u64, len: u32, unregister: bool, sym: *const c_char) {
+pub unsafe fn perf_event_ksymbol(
+    ksym_type: u16,
+    addr: u64,
+    len: u32,
+    unregister: bool,
+    sym: *const c_char,
+) {
     // SAFETY: `sym` is NUL-terminated (this function's `# Safety`);
     // `perf_event_ksymbol()` reads it only during the call.
     unsafe { b::perf_event_ksymbol(ksym_type, addr, len, unregister, sym) }
 }
 
 /// `PERF_RECORD_KSYMBOL_TYPE_OOL`.
-pub const PERF_RECORD_KSYMBOL_TYPE_OOL: u16 = b::perf_record_ksymbol_type_PERF_RECORD_KSYMBOL_TYPE_OOL as u16;
+pub const PERF_RECORD_KSYMBOL_TYPE_OOL: u16 =
+    b::perf_record_ksymbol_type_PERF_RECORD_KSYMBOL_TYPE_OOL as u16;
 
 /// `WARN_ON(1)` at the caller's location.
 #[track_caller]
@@ -893,7 +931,13 @@ pub fn warn() {
     let file = loc.file();
     // SAFETY: `file` is valid for `len` bytes; the C side prints it with
     // "%.*s" and does not keep it.
-    unsafe { kprobes_rust_warn(file.as_ptr().cast(), file.len() as c_int, loc.line() as c_int) }
+    unsafe {
+        kprobes_rust_warn(
+            file.as_ptr().cast(),
+            file.len() as c_int,
+            loc.line() as c_int,
+        )
+    }
 }
 
 /// `WARN_ON(1)` at `file:line` (for the trap path: no out-of-line Rust
@@ -978,14 +1022,20 @@ pub fn dereference_symbol_descriptor(p: usize) -> usize {
 #[inline]
 pub fn kprobes_text_area() -> (usize, usize) {
     // Linker symbols: only their addresses are taken.
-    (core::ptr::addr_of!(__kprobes_text_start) as usize, core::ptr::addr_of!(__kprobes_text_end) as usize)
+    (
+        core::ptr::addr_of!(__kprobes_text_start) as usize,
+        core::ptr::addr_of!(__kprobes_text_end) as usize,
+    )
 }
 
 /// `__noinstr_text_start/end`.
 #[inline]
 pub fn noinstr_text_area() -> (usize, usize) {
     // Linker symbols: only their addresses are taken.
-    (core::ptr::addr_of!(__noinstr_text_start) as usize, core::ptr::addr_of!(__noinstr_text_end) as usize)
+    (
+        core::ptr::addr_of!(__noinstr_text_start) as usize,
+        core::ptr::addr_of!(__noinstr_text_end) as usize,
+    )
 }
 
 /// `kfree_rcu(ptr, rcu)`.
@@ -1032,12 +1082,21 @@ pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
         let ksyms = if bl.is_null() {
             &[][..]
         } else {
-            core::slice::from_raw_parts(bl as *const usize, *addr_of!((*m).num_kprobe_blacklist) as usize)
+            core::slice::from_raw_parts(
+                bl as *const usize,
+                *addr_of!((*m).num_kprobe_blacklist) as usize,
+            )
         };
         ModuleAreas {
             ksyms,
-            kprobes_text: (*addr_of!((*m).kprobes_text_start) as usize, *addr_of!((*m).kprobes_text_size) as usize),
-            noinstr_text: (*addr_of!((*m).noinstr_text_start) as usize, *addr_of!((*m).noinstr_text_size) as usize),
+            kprobes_text: (
+                *addr_of!((*m).kprobes_text_start) as usize,
+                *addr_of!((*m).kprobes_text_size) as usize,
+            ),
+            noinstr_text: (
+                *addr_of!((*m).noinstr_text_start) as usize,
+                *addr_of!((*m).noinstr_text_size) as usize,
+            ),
         }
     }
 }
@@ -1179,7 +1238,9 @@ pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut 
     // SAFETY: the format matches the arguments; printk copes with a null %s.
     unsafe {
         b::_printk(
-            c"\x013Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n".as_ptr().cast(),
+            c"\x013Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n"
+                .as_ptr()
+                .cast(),
             sym,
             offset,
             addr,
@@ -1207,16 +1268,24 @@ pub fn optinsn_slots() -> *mut KprobeInsnCache {
 /// # Safety
 /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
 #[inline(always)]
-pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
+pub unsafe fn arch_kprobe_get_kallsym(
+    symnum: *mut c_uint,
+    value: *mut c_ulong,
+    type_: *mut c_char,
+    sym: *mut c_char,
+) -> c_int {
     // SAFETY: the out pointers are valid and `sym` has `KSYM_NAME_LEN` bytes (this
     // function's `# Safety`), all that the weak default or an arch's version writes.
     unsafe { b::arch_kprobe_get_kallsym(symnum, value, type_, sym) }
 }
 
-
 /// `arch_adjust_kprobe_addr()` (x86: skips an ENDBR at the entry).
 #[inline]
-pub fn arch_adjust_kprobe_addr(addr: usize, offset: usize, on_func_entry: &mut bool) -> *mut KprobeOpcode {
+pub fn arch_adjust_kprobe_addr(
+    addr: usize,
+    offset: usize,
+    on_func_entry: &mut bool,
+) -> *mut KprobeOpcode {
     // SAFETY: valid out pointer; the arch reads `addr` with
     // copy_from_kernel_nofault().
     unsafe { b::arch_adjust_kprobe_addr(addr as _, offset as _, on_func_entry) }
@@ -1429,9 +1498,26 @@ pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
 /// # Safety
 /// `pi` is being shown; the strings are C strings.
 #[inline]
-pub unsafe fn seq_report_sym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, sym: *const c_char, offset: u32, modname: *const c_char) {
+pub unsafe fn seq_report_sym(
+    pi: *mut SeqFile,
+    addr: *mut c_void,
+    ty: *const c_char,
+    sym: *const c_char,
+    offset: u32,
+    modname: *const c_char,
+) {
     // SAFETY: the arguments match the format's conversions.
-    unsafe { b::seq_printf(pi, c"%px  %s  %s+0x%x  %s ".as_ptr().cast(), addr, ty, sym, offset, modname) }
+    unsafe {
+        b::seq_printf(
+            pi,
+            c"%px  %s  %s+0x%x  %s ".as_ptr().cast(),
+            addr,
+            ty,
+            sym,
+            offset,
+            modname,
+        )
+    }
 }
 
 /// `seq_printf(pi, "%px  %s  %pS ", ...)` (upstream's format).
@@ -1439,7 +1525,12 @@ pub unsafe fn seq_report_sym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_c
 /// # Safety
 /// `pi` is being shown; `ty` is a C string.
 #[inline]
-pub unsafe fn seq_report_nosym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, paddr: *mut c_void) {
+pub unsafe fn seq_report_nosym(
+    pi: *mut SeqFile,
+    addr: *mut c_void,
+    ty: *const c_char,
+    paddr: *mut c_void,
+) {
     // SAFETY: the arguments match the format's conversions.
     unsafe { b::seq_printf(pi, c"%px  %s  %pS ".as_ptr().cast(), addr, ty, paddr) }
 }
@@ -1449,7 +1540,13 @@ pub unsafe fn seq_report_nosym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c
 /// # Safety
 /// `pi` is being shown; the strings are C strings.
 #[inline]
-pub unsafe fn seq_report_flags(pi: *mut SeqFile, a: *const c_char, b2: *const c_char, c: *const c_char, d: *const c_char) {
+pub unsafe fn seq_report_flags(
+    pi: *mut SeqFile,
+    a: *const c_char,
+    b2: *const c_char,
+    c: *const c_char,
+    d: *const c_char,
+) {
     // SAFETY: the arguments match the format's conversions.
     unsafe { b::seq_printf(pi, c"%s%s%s%s\n".as_ptr().cast(), a, b2, c, d) }
 }
@@ -1459,7 +1556,12 @@ pub unsafe fn seq_report_flags(pi: *mut SeqFile, a: *const c_char, b2: *const c_
 /// # Safety
 /// `m` is being shown.
 #[inline]
-pub unsafe fn seq_blacklist_line(m: *mut SeqFile, start: *mut c_void, end: *mut c_void, sym: *mut c_void) {
+pub unsafe fn seq_blacklist_line(
+    m: *mut SeqFile,
+    start: *mut c_void,
+    end: *mut c_void,
+    sym: *mut c_void,
+) {
     // SAFETY: the arguments match the format's conversions.
     unsafe { b::seq_printf(m, c"0x%px-0x%px\t%ps\n".as_ptr().cast(), start, end, sym) }
 }
@@ -1470,7 +1572,12 @@ pub unsafe fn seq_blacklist_line(m: *mut SeqFile, start: *mut c_void, end: *mut 
 /// # Safety
 /// `namebuf` has `KSYM_NAME_LEN` bytes.
 #[inline]
-pub unsafe fn kallsyms_lookup(addr: usize, offset: &mut c_ulong, modname: &mut *mut c_char, namebuf: *mut c_char) -> *const c_char {
+pub unsafe fn kallsyms_lookup(
+    addr: usize,
+    offset: &mut c_ulong,
+    modname: &mut *mut c_char,
+    namebuf: *mut c_char,
+) -> *const c_char {
     // SAFETY: `namebuf` has `KSYM_NAME_LEN` bytes (this function's `# Safety`),
     // the most `kallsyms_lookup()` writes; `offset` and `modname` are `&mut`s, and
     // a null `symbolsize` is accepted (upstream's call passes one too).

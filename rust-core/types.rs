@@ -8,8 +8,8 @@
 //! the size and the offset of every field with the bindgen'd C definition,
 //! so a mismatch is a compile error.
 
-use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 pub use crate::ctypes::{HlistHead, HlistNode, KprobeOpcode, ListHead, RcuHead};
+use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// `struct pt_regs` (only passed through).
 pub type PtRegs = crate::ktypes::PtRegs;
@@ -131,7 +131,8 @@ pub type Rethook = crate::ktypes::Rethook;
 pub type RethookNode = crate::ktypes::RethookNode;
 
 /// `kretprobe_handler_t`.
-pub type KretprobeHandler = Option<unsafe extern "C" fn(*mut KretprobeInstance, *mut PtRegs) -> c_int>;
+pub type KretprobeHandler =
+    Option<unsafe extern "C" fn(*mut KretprobeInstance, *mut PtRegs) -> c_int>;
 
 /// `struct kretprobe` (`CONFIG_KRETPROBE_ON_RETHOOK`).
 #[repr(C)]
@@ -203,8 +204,23 @@ mod layout {
     same_layout!(RcuHead, b::callback_head, [next, func]);
     same_layout!(HlistHead, b::hlist_head, [first]);
     same_layout!(HlistNode, b::hlist_node, [next, pprev]);
-    same_layout!(Kprobe, b::kprobe, [hlist, list, nmissed, addr, symbol_name, offset,
-                                     pre_handler, post_handler, opcode, ainsn, flags]);
+    same_layout!(
+        Kprobe,
+        b::kprobe,
+        [
+            hlist,
+            list,
+            nmissed,
+            addr,
+            symbol_name,
+            offset,
+            pre_handler,
+            post_handler,
+            opcode,
+            ainsn,
+            flags
+        ]
+    );
     const _: () = {
         assert!(KPROBE_FLAG_GONE == b::KPROBE_FLAG_GONE);
         assert!(KPROBE_FLAG_DISABLED == b::KPROBE_FLAG_DISABLED);
@@ -212,12 +228,31 @@ mod layout {
         assert!(KPROBE_FLAG_FTRACE == b::KPROBE_FLAG_FTRACE);
         assert!(KPROBE_FLAG_ON_FUNC_ENTRY == b::KPROBE_FLAG_ON_FUNC_ENTRY);
     };
-    same_layout!(KprobeBlacklistEntry, b::kprobe_blacklist_entry, [list, start_addr, end_addr, rcu]);
-    same_layout!(KprobeInsnCache, b::kprobe_insn_cache,
-                 [mutex, alloc, free, sym, pages, insn_size, nr_garbage]);
+    same_layout!(
+        KprobeBlacklistEntry,
+        b::kprobe_blacklist_entry,
+        [list, start_addr, end_addr, rcu]
+    );
+    same_layout!(
+        KprobeInsnCache,
+        b::kprobe_insn_cache,
+        [mutex, alloc, free, sym, pages, insn_size, nr_garbage]
+    );
     const _: () = assert!(size_of::<KprobeOpcode>() == size_of::<b::kprobe_opcode_t>());
     same_layout!(OptimizedKprobe, b::optimized_kprobe, [kp, list, optinsn]);
-    same_layout!(Kretprobe, b::kretprobe, [kp, handler, entry_handler, maxactive, nmissed, data_size, rh]);
+    same_layout!(
+        Kretprobe,
+        b::kretprobe,
+        [
+            kp,
+            handler,
+            entry_handler,
+            maxactive,
+            nmissed,
+            data_size,
+            rh
+        ]
+    );
     same_layout!(KretprobeInstance, b::kretprobe_instance, [node, data]);
     same_layout!(KretprobeBlackpoint, b::kretprobe_blackpoint, [name, addr]);
 }

@@ -50,7 +50,10 @@ impl<'a> SeqView<'a> {
         // INVARIANT: the seq_file core is showing `ptr`, with `m->lock`
         // held, for the duration of the callback, which `'a` does not
         // exceed (this function's `# Safety`).
-        SeqView { ptr, _file: PhantomData }
+        SeqView {
+            ptr,
+            _file: PhantomData,
+        }
     }
 
     /// `kallsyms_show_value(m->file->f_cred)`: may the reader see
@@ -64,18 +67,40 @@ impl<'a> SeqView<'a> {
 
     /// `seq_printf(pi, "%px  %s  %s+0x%x  %s ", addr, ty, sym, offset, modname)`.
     #[inline(always)]
-    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "the addresses are printed (%px, %pS, %ps), never dereferenced")]
-    pub fn report_sym(&self, addr: *mut c_void, ty: &CStr, sym: CStrPtr<'_>, offset: u32, modname: CStrPtr<'_>) {
+    #[allow(
+        clippy::not_unsafe_ptr_arg_deref,
+        reason = "the addresses are printed (%px, %pS, %ps), never dereferenced"
+    )]
+    pub fn report_sym(
+        &self,
+        addr: *mut c_void,
+        ty: &CStr,
+        sym: CStrPtr<'_>,
+        offset: u32,
+        modname: CStrPtr<'_>,
+    ) {
         // SAFETY: by the type invariant, `self.ptr` is being shown by the
         // current task; `ty` is a `CStr` and `sym`, `modname` are null or C
         // strings (`CStrPtr`'s invariant), which `%s` accepts; `%px` only
         // prints the value of `addr`.
-        unsafe { sys::seq_report_sym(self.ptr, addr, ty.as_ptr().cast(), sym.ptr, offset, modname.ptr) }
+        unsafe {
+            sys::seq_report_sym(
+                self.ptr,
+                addr,
+                ty.as_ptr().cast(),
+                sym.ptr,
+                offset,
+                modname.ptr,
+            )
+        }
     }
 
     /// `seq_printf(pi, "%px  %s  %pS ", addr, ty, paddr)`.
     #[inline(always)]
-    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "the addresses are printed (%px, %pS, %ps), never dereferenced")]
+    #[allow(
+        clippy::not_unsafe_ptr_arg_deref,
+        reason = "the addresses are printed (%px, %pS, %ps), never dereferenced"
+    )]
     pub fn report_nosym(&self, addr: *mut c_void, ty: &CStr, paddr: *mut c_void) {
         // SAFETY: by the type invariant, `self.ptr` is being shown by the
         // current task; `ty` is a `CStr`; `%px` and `%pS` only print and
@@ -88,12 +113,23 @@ impl<'a> SeqView<'a> {
     pub fn report_flags(&self, a: &CStr, b: &CStr, c: &CStr, d: &CStr) {
         // SAFETY: by the type invariant, `self.ptr` is being shown by the
         // current task; the four arguments are `CStr`s.
-        unsafe { sys::seq_report_flags(self.ptr, a.as_ptr().cast(), b.as_ptr().cast(), c.as_ptr().cast(), d.as_ptr().cast()) }
+        unsafe {
+            sys::seq_report_flags(
+                self.ptr,
+                a.as_ptr().cast(),
+                b.as_ptr().cast(),
+                c.as_ptr().cast(),
+                d.as_ptr().cast(),
+            )
+        }
     }
 
     /// `seq_printf(m, "0x%px-0x%px\t%ps\n", start, end, sym)`.
     #[inline(always)]
-    #[allow(clippy::not_unsafe_ptr_arg_deref, reason = "the addresses are printed (%px, %pS, %ps), never dereferenced")]
+    #[allow(
+        clippy::not_unsafe_ptr_arg_deref,
+        reason = "the addresses are printed (%px, %pS, %ps), never dereferenced"
+    )]
     pub fn blacklist_line(&self, start: *mut c_void, end: *mut c_void, sym: *mut c_void) {
         // SAFETY: by the type invariant, `self.ptr` is being shown by the
         // current task; `%px` and `%ps` only print and look up the values
@@ -130,7 +166,10 @@ impl<'a> SeqPos<'a> {
         // INVARIANT: the seq_file core's position, valid and accessed by the
         // current task only for the duration of the callback, which `'a`
         // does not exceed (this function's `# Safety`).
-        SeqPos { ptr, _pos: PhantomData }
+        SeqPos {
+            ptr,
+            _pos: PhantomData,
+        }
     }
 
     /// `*pos`.
@@ -179,14 +218,20 @@ impl<'a> CStrPtr<'a> {
     #[inline(always)]
     pub unsafe fn from_raw(ptr: *const c_char) -> CStrPtr<'a> {
         // INVARIANT: this function's `# Safety`.
-        CStrPtr { ptr, _str: PhantomData }
+        CStrPtr {
+            ptr,
+            _str: PhantomData,
+        }
     }
 
     /// The view of a Rust C string.
     #[inline(always)]
     pub fn new(s: &'a CStr) -> CStrPtr<'a> {
         // INVARIANT: a `&'a CStr` is NUL-terminated and unchanged for `'a`.
-        CStrPtr { ptr: s.as_ptr().cast(), _str: PhantomData }
+        CStrPtr {
+            ptr: s.as_ptr().cast(),
+            _str: PhantomData,
+        }
     }
 
     /// Is it null?
@@ -228,7 +273,10 @@ impl<'a> ModuleView<'a> {
         // INVARIANT: the notifier's module is allocated, with its blacklist
         // fields set, for the duration of the call, which `'a` does not
         // exceed (this function's `# Safety`).
-        ModuleView { ptr, _module: PhantomData }
+        ModuleView {
+            ptr,
+            _module: PhantomData,
+        }
     }
 
     /// The module's blacklist areas.

@@ -75,6 +75,10 @@ if ! cargo clippy --version >/dev/null 2>&1; then
 	step "setup: rustup component add clippy"
 	rustup component add clippy || die "rustup component add clippy failed"
 fi
+if ! rustfmt --version >/dev/null 2>&1; then
+	step "setup: rustup component add rustfmt"
+	rustup component add rustfmt || die "rustup component add rustfmt failed"
+fi
 # Miri runs the host tests (make test) on a pinned nightly; the kernel
 # build keeps the machine's stable rustc.
 if ! rustup run "$MIRI_TOOLCHAIN" cargo miri --version >/dev/null 2>&1; then

@@ -97,6 +97,14 @@ else
 	record 1 lint/clippy-host-clean "log: $RESULTS/clippy.log"
 fi
 
+step "test: rustfmt --check with the kernel's .rustfmt.toml (what make rustfmtcheck runs)"
+if (cd "$ROOT" && git ls-files -z '*.rs' | xargs -0 rustfmt --edition 2021 --config-path .rustfmt.toml --check) >"$RESULTS/rustfmt.log" 2>&1; then
+	record 0 lint/rustfmt-clean
+else
+	grep -E '^Diff in' "$RESULTS/rustfmt.log" | head -n 10 >&2
+	record 1 lint/rustfmt-clean "log: $RESULTS/rustfmt.log"
+fi
+
 step "test: safety figures and ratchet (tools/testing/safety.py)"
 python3 "$ROOT/tools/testing/safety.py" >"$RESULTS/safety.txt" 2>&1 || echo "FAIL lint/safety-script-error" >>"$RESULTS/safety.txt"
 while read -r res name rest; do

@@ -6,7 +6,9 @@
 //! events, warnings) per test thread, so tests can assert on it.
 
 use crate::ffi::{c_char, c_int, c_void};
-pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookHandler, RethookNode};
+pub use crate::ktypes::{
+    ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookHandler, RethookNode,
+};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::cell::RefCell;
 use std::ffi::CStr;
@@ -64,7 +66,10 @@ static RCU_READERS: AtomicUsize = AtomicUsize::new(0);
 pub unsafe fn mutex_lock(m: *mut Mutex) {
     // SAFETY: caller guarantees `m` is live.
     let l = unsafe { &(*m).locked };
-    while l.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
+    while l
+        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
         std::thread::yield_now();
     }
 }
@@ -76,7 +81,10 @@ pub unsafe fn mutex_lock(m: *mut Mutex) {
 pub unsafe fn mutex_unlock(m: *mut Mutex) {
     // SAFETY: caller guarantees `m` is live and held.
     let l = unsafe { &(*m).locked };
-    assert!(l.swap(false, Ordering::Release), "mutex_unlock of an unlocked mutex");
+    assert!(
+        l.swap(false, Ordering::Release),
+        "mutex_unlock of an unlocked mutex"
+    );
 }
 
 /// `rcu_read_lock()`.
@@ -179,9 +187,17 @@ pub unsafe fn kfree(p: *mut c_void) {
 ///
 /// # Safety
 /// `sym` is a NUL-terminated string.
-pub unsafe fn perf_event_ksymbol(ksym_type: u16, addr: u64, len: u32, unregister: bool, sym: *const c_char) {
+pub unsafe fn perf_event_ksymbol(
+    ksym_type: u16,
+    addr: u64,
+    len: u32,
+    unregister: bool,
+    sym: *const c_char,
+) {
     // SAFETY: caller guarantees a C string.
-    let s = unsafe { CStr::from_ptr(sym.cast()) }.to_string_lossy().into_owned();
+    let s = unsafe { CStr::from_ptr(sym.cast()) }
+        .to_string_lossy()
+        .into_owned();
     record(|r| r.ksym_events.push((ksym_type, addr, len, unregister, s)));
 }
 
@@ -219,7 +235,11 @@ pub struct Sym {
 impl Sym {
     /// A symbol `name` at `addr` of `size` bytes.
     pub fn new(name: &str, addr: usize, size: usize) -> Sym {
-        Sym { name: name.into(), addr, size }
+        Sym {
+            name: name.into(),
+            addr,
+            size,
+        }
     }
 }
 
@@ -347,8 +367,15 @@ pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
 /// `name` is NUL-terminated.
 pub unsafe fn kprobe_lookup_name(name: *const c_char, _offset: u32) -> *mut KprobeOpcode {
     // SAFETY: caller guarantees a C string.
-    let n = unsafe { CStr::from_ptr(name.cast()) }.to_string_lossy().into_owned();
-    image(|i| i.symbols.iter().find(|s| s.name == n).map_or(core::ptr::null_mut(), |s| s.addr as *mut KprobeOpcode))
+    let n = unsafe { CStr::from_ptr(name.cast()) }
+        .to_string_lossy()
+        .into_owned();
+    image(|i| {
+        i.symbols
+            .iter()
+            .find(|s| s.name == n)
+            .map_or(core::ptr::null_mut(), |s| s.addr as *mut KprobeOpcode)
+    })
 }
 
 /// `arch_within_kprobe_blacklist()` (the weak default x86 uses).
@@ -391,7 +418,12 @@ pub fn noinstr_text_area() -> (usize, usize) {
 /// `p` came from [`kmalloc`], [`kvmalloc`] or [`table_alloc`] and is no longer reachable by new readers.
 pub unsafe fn kfree_rcu(p: *mut c_void, _rcu: *mut crate::types::RcuHead) {
     image(|i| i.kfree_rcu += 1);
-    if record(|r| r.rcu_deferred.as_mut().map(|d| d.push(p as usize)).is_some()) {
+    if record(|r| {
+        r.rcu_deferred
+            .as_mut()
+            .map(|d| d.push(p as usize))
+            .is_some()
+    }) {
         return;
     }
     // SAFETY: `p` came from `kmalloc()` and no new reader can reach it (this
@@ -450,7 +482,11 @@ pub use crate::types::ModuleAreas;
 pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
     // SAFETY: caller guarantees `m` is live for 'a.
     let m = unsafe { &*m };
-    ModuleAreas { ksyms: &m.kprobe_blacklist, kprobes_text: m.kprobes_text, noinstr_text: m.noinstr_text }
+    ModuleAreas {
+        ksyms: &m.kprobe_blacklist,
+        kprobes_text: m.kprobes_text,
+        noinstr_text: m.noinstr_text,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -533,9 +569,14 @@ pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut 
         "(null)".to_string()
     } else {
         // SAFETY: caller guarantees a C string.
-        unsafe { CStr::from_ptr(sym.cast()) }.to_string_lossy().into_owned()
+        unsafe { CStr::from_ptr(sym.cast()) }
+            .to_string_lossy()
+            .into_owned()
     };
-    let msg = format!("Dump kprobe:\n.symbol_name = {s}, .offset = {offset:x}, .addr = {:#x}\n", addr as usize);
+    let msg = format!(
+        "Dump kprobe:\n.symbol_name = {s}, .offset = {offset:x}, .addr = {:#x}\n",
+        addr as usize
+    );
     cpu(|c| c.log.push(msg));
 }
 
@@ -577,7 +618,12 @@ pub fn optinsn_slots() -> *mut KprobeInsnCache {
 ///
 /// # Safety
 /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
-pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
+pub unsafe fn arch_kprobe_get_kallsym(
+    symnum: *mut c_uint,
+    value: *mut c_ulong,
+    type_: *mut c_char,
+    sym: *mut c_char,
+) -> c_int {
     let n = CACHES.with(|x| x.borrow().arch_syms);
     // SAFETY: caller's contract.
     unsafe {
@@ -602,7 +648,11 @@ fn in_range(a: usize, r: (usize, usize)) -> bool {
 
 /// `arch_adjust_kprobe_addr()`, x86's: an ENDBR at the entry is skipped, so
 /// offsets 0 and 4 both mean the function entry.
-pub fn arch_adjust_kprobe_addr(addr: usize, offset: usize, on_func_entry: &mut bool) -> *mut KprobeOpcode {
+pub fn arch_adjust_kprobe_addr(
+    addr: usize,
+    offset: usize,
+    on_func_entry: &mut bool,
+) -> *mut KprobeOpcode {
     let (endbr, bad) = image(|i| (i.endbr.contains(&addr), i.unreadable.contains(&addr)));
     if bad {
         return core::ptr::null_mut();
@@ -742,7 +792,9 @@ fn cstr(p: *const c_char) -> String {
         return "(null)".into();
     }
     // SAFETY: callers pass C strings.
-    unsafe { CStr::from_ptr(p.cast()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(p.cast()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// `%pS`: `sym+0xoff/0xsize`, or the raw address when no symbol.
@@ -774,8 +826,22 @@ pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
 ///
 /// # Safety
 /// `pi` is live; C strings.
-pub unsafe fn seq_report_sym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, sym: *const c_char, offset: u32, modname: *const c_char) {
-    let s = format!("{:016x}  {}  {}+0x{:x}  {} ", addr as usize, cstr(ty), cstr(sym), offset, cstr(modname));
+pub unsafe fn seq_report_sym(
+    pi: *mut SeqFile,
+    addr: *mut c_void,
+    ty: *const c_char,
+    sym: *const c_char,
+    offset: u32,
+    modname: *const c_char,
+) {
+    let s = format!(
+        "{:016x}  {}  {}+0x{:x}  {} ",
+        addr as usize,
+        cstr(ty),
+        cstr(sym),
+        offset,
+        cstr(modname)
+    );
     // SAFETY: caller's contract.
     unsafe { (*pi).out.push_str(&s) };
 }
@@ -784,8 +850,18 @@ pub unsafe fn seq_report_sym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_c
 ///
 /// # Safety
 /// `pi` is live; C string.
-pub unsafe fn seq_report_nosym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, paddr: *mut c_void) {
-    let s = format!("{:016x}  {}  {} ", addr as usize, cstr(ty), p_s(paddr as usize));
+pub unsafe fn seq_report_nosym(
+    pi: *mut SeqFile,
+    addr: *mut c_void,
+    ty: *const c_char,
+    paddr: *mut c_void,
+) {
+    let s = format!(
+        "{:016x}  {}  {} ",
+        addr as usize,
+        cstr(ty),
+        p_s(paddr as usize)
+    );
     // SAFETY: caller's contract.
     unsafe { (*pi).out.push_str(&s) };
 }
@@ -794,7 +870,13 @@ pub unsafe fn seq_report_nosym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c
 ///
 /// # Safety
 /// `pi` is live; C strings.
-pub unsafe fn seq_report_flags(pi: *mut SeqFile, a: *const c_char, b: *const c_char, c: *const c_char, d: *const c_char) {
+pub unsafe fn seq_report_flags(
+    pi: *mut SeqFile,
+    a: *const c_char,
+    b: *const c_char,
+    c: *const c_char,
+    d: *const c_char,
+) {
     let s = format!("{}{}{}{}\n", cstr(a), cstr(b), cstr(c), cstr(d));
     // SAFETY: caller's contract.
     unsafe { (*pi).out.push_str(&s) };
@@ -804,8 +886,18 @@ pub unsafe fn seq_report_flags(pi: *mut SeqFile, a: *const c_char, b: *const c_c
 ///
 /// # Safety
 /// `m` is live.
-pub unsafe fn seq_blacklist_line(m: *mut SeqFile, start: *mut c_void, end: *mut c_void, sym: *mut c_void) {
-    let s = format!("0x{:016x}-0x{:016x}\t{}\n", start as usize, end as usize, p_s_short(sym as usize));
+pub unsafe fn seq_blacklist_line(
+    m: *mut SeqFile,
+    start: *mut c_void,
+    end: *mut c_void,
+    sym: *mut c_void,
+) {
+    let s = format!(
+        "0x{:016x}-0x{:016x}\t{}\n",
+        start as usize,
+        end as usize,
+        p_s_short(sym as usize)
+    );
     // SAFETY: caller's contract.
     unsafe { (*m).out.push_str(&s) };
 }
@@ -814,7 +906,12 @@ pub unsafe fn seq_blacklist_line(m: *mut SeqFile, start: *mut c_void, end: *mut 
 ///
 /// # Safety
 /// `namebuf` has `KSYM_NAME_LEN` bytes.
-pub unsafe fn kallsyms_lookup(addr: usize, offset: &mut c_ulong, modname: &mut *mut c_char, namebuf: *mut c_char) -> *const c_char {
+pub unsafe fn kallsyms_lookup(
+    addr: usize,
+    offset: &mut c_ulong,
+    modname: &mut *mut c_char,
+    namebuf: *mut c_char,
+) -> *const c_char {
     match lookup(addr) {
         Some(s) => {
             *offset = (addr - s.addr) as c_ulong;
@@ -906,7 +1003,12 @@ pub fn arch<R>(f: impl FnOnce(&mut Arch) -> R) -> R {
 /// Resets this thread's arch state (`exclusive()` callers use it via
 /// `crate::reset_for_test()`).
 pub fn reset_arch() {
-    ARCH.with(|a| *a.borrow_mut() = Arch { possible_cpus: 4, ..Arch::default() });
+    ARCH.with(|a| {
+        *a.borrow_mut() = Arch {
+            possible_cpus: 4,
+            ..Arch::default()
+        }
+    });
 }
 
 fn ev(s: String) {
@@ -1033,7 +1135,11 @@ pub fn kprobe_blacklist_start() -> *const c_ulong {
 }
 /// `__stop_kprobe_blacklist`.
 pub fn kprobe_blacklist_end() -> *const c_ulong {
-    arch(|a| a.blacklist_section.as_ptr().wrapping_add(a.blacklist_section.len()))
+    arch(|a| {
+        a.blacklist_section
+            .as_ptr()
+            .wrapping_add(a.blacklist_section.len())
+    })
 }
 
 /// `MAX_OPTIMIZED_LENGTH` (x86).
@@ -1157,7 +1263,10 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
 ///
 /// # Safety
 /// `op` is live.
-pub unsafe fn arch_within_optimized_kprobe(op: *mut OptimizedKprobe, addr: *mut KprobeOpcode) -> bool {
+pub unsafe fn arch_within_optimized_kprobe(
+    op: *mut OptimizedKprobe,
+    addr: *mut KprobeOpcode,
+) -> bool {
     // SAFETY: caller's contract.
     unsafe {
         let start = (*op).kp.addr as usize;
@@ -1203,7 +1312,10 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
 pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
     assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
     // SAFETY: caller's contract.
-    ev(format!("unoptimize {}", sym_off(unsafe { (*op).kp.addr } as usize)));
+    ev(format!(
+        "unoptimize {}",
+        sym_off(unsafe { (*op).kp.addr } as usize)
+    ));
 }
 /// `arch_unoptimize_kprobes()`: x86's.
 ///
@@ -1225,12 +1337,24 @@ pub fn kzalloc(size: usize) -> *mut c_void {
 }
 
 fn ops_name(ipmodify: bool) -> &'static str {
-    if ipmodify { "ipmodify" } else { "ftrace" }
+    if ipmodify {
+        "ipmodify"
+    } else {
+        "ftrace"
+    }
 }
 /// `ftrace_set_filter_ip()` on one of the two ops.
 pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
-    assert!(arch(|a| a.kprobe_mutex), "ftrace arming without kprobe_mutex");
-    ev(format!("ftrace-filter {} {}{}", ops_name(ipmodify), if remove { "-" } else { "+" }, sym_off(ip)));
+    assert!(
+        arch(|a| a.kprobe_mutex),
+        "ftrace arming without kprobe_mutex"
+    );
+    ev(format!(
+        "ftrace-filter {} {}{}",
+        ops_name(ipmodify),
+        if remove { "-" } else { "+" },
+        sym_off(ip)
+    ));
     if let Some(e) = arch(|a| a.ftrace_fail.take()) {
         return e;
     }
@@ -1248,10 +1372,20 @@ pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
 /// ftrace's (which sets a copy of the filter hash); one `ftrace-filters`
 /// event per call, with every address.
 pub fn ftrace_set_filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
-    assert!(arch(|a| a.kprobe_mutex), "ftrace arming without kprobe_mutex");
+    assert!(
+        arch(|a| a.kprobe_mutex),
+        "ftrace arming without kprobe_mutex"
+    );
     let sign = if remove { "-" } else { "+" };
-    let list: Vec<String> = ips.iter().map(|&ip| format!("{sign}{}", sym_off(ip))).collect();
-    ev(format!("ftrace-filters {} {}", ops_name(ipmodify), list.join(" ")));
+    let list: Vec<String> = ips
+        .iter()
+        .map(|&ip| format!("{sign}{}", sym_off(ip)))
+        .collect();
+    ev(format!(
+        "ftrace-filters {} {}",
+        ops_name(ipmodify),
+        list.join(" ")
+    ));
     arch(|a| a.ftrace_batch_calls[ipmodify as usize] += 1);
     if let Some(e) = arch(|a| a.ftrace_fail.take()) {
         return e;
@@ -1306,7 +1440,12 @@ pub fn warn_once_ftrace_disarm(_addr: *mut KprobeOpcode, _ret: c_int) {
 ///
 /// # Safety
 /// `data` outlives the rethook.
-pub unsafe fn rethook_alloc(data: *mut c_void, handler: RethookHandler, size: c_int, num: c_int) -> *mut Rethook {
+pub unsafe fn rethook_alloc(
+    data: *mut c_void,
+    handler: RethookHandler,
+    size: c_int,
+    num: c_int,
+) -> *mut Rethook {
     if num <= 0 || size < core::mem::size_of::<RethookNode>() as c_int {
         return (-(EINVAL as isize)) as *mut Rethook;
     }
@@ -1322,7 +1461,14 @@ pub unsafe fn rethook_alloc(data: *mut c_void, handler: RethookHandler, size: c_
         all.push(n);
     }
     // SAFETY: a fresh allocation of the right size.
-    unsafe { rh.write(Rethook { data, handler: Some(handler), free: all.clone(), all }) };
+    unsafe {
+        rh.write(Rethook {
+            data,
+            handler: Some(handler),
+            free: all.clone(),
+            all,
+        })
+    };
     rh
 }
 /// `rethook_free()`: stops the rethook; the simulation frees it when all
@@ -1381,7 +1527,10 @@ pub unsafe fn rethook_recycle(n: *mut RethookNode) {
 /// # Safety
 /// `n` came from [`rethook_try_get`].
 pub unsafe fn rethook_hook(n: *mut RethookNode, _regs: *mut PtRegs, mcount: bool) {
-    ev(format!("rethook-hook{}", if mcount { " mcount" } else { "" }));
+    ev(format!(
+        "rethook-hook{}",
+        if mcount { " mcount" } else { "" }
+    ));
     arch(|a| a.hooked.push(n));
 }
 /// The argument registers of the simulated frame (`regs.args`).
@@ -1396,9 +1545,14 @@ pub unsafe fn entry_args(regs: *const PtRegs) -> [c_ulong; 6] {
 /// The innermost hooked function returns: the rethook calls its handler
 /// (if not stopped) and recycles the node.  Returns false if nothing was
 /// hooked.
-#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`regs` is passed on to the handler, not dereferenced here (a test helper)")]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "`regs` is passed on to the handler, not dereferenced here (a test helper)"
+)]
 pub fn function_return(regs: *mut PtRegs) -> bool {
-    let Some(n) = arch(|a| a.hooked.pop()) else { return false };
+    let Some(n) = arch(|a| a.hooked.pop()) else {
+        return false;
+    };
     // SAFETY: a hooked node of a live rethook.
     unsafe {
         let rh = (*n).rethook;
@@ -1411,8 +1565,14 @@ pub fn function_return(regs: *mut PtRegs) -> bool {
 }
 
 static mut KRETPROBE_BLACKLIST: [KretprobeBlackpoint; 2] = [
-    KretprobeBlackpoint { name: c"__switch_to".as_ptr().cast(), addr: core::ptr::null_mut() },
-    KretprobeBlackpoint { name: core::ptr::null(), addr: core::ptr::null_mut() },
+    KretprobeBlackpoint {
+        name: c"__switch_to".as_ptr().cast(),
+        addr: core::ptr::null_mut(),
+    },
+    KretprobeBlackpoint {
+        name: core::ptr::null(),
+        addr: core::ptr::null_mut(),
+    },
 ];
 /// The arch's `kretprobe_blacklist` (x86's: `__switch_to`).
 pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
@@ -1465,7 +1625,13 @@ pub unsafe fn printk_s(fmt: &CStr, s: *const c_char) {
 ///
 /// # Safety
 /// Valid buffers.
-pub unsafe fn simple_read_from_buffer(to: *mut c_void, count: usize, ppos: *mut i64, from: *const c_void, available: usize) -> isize {
+pub unsafe fn simple_read_from_buffer(
+    to: *mut c_void,
+    count: usize,
+    ppos: *mut i64,
+    from: *const c_void,
+    available: usize,
+) -> isize {
     // SAFETY: caller's contract.
     unsafe {
         let pos = *ppos as usize;
@@ -1497,13 +1663,22 @@ pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut boo
 ///
 /// # Safety
 /// Valid table and buffer.
-pub unsafe fn proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer: *mut c_void, length: *mut usize, _ppos: *mut i64) -> c_int {
+pub unsafe fn proc_dointvec_minmax(
+    table: *const CtlTable,
+    write: c_int,
+    buffer: *mut c_void,
+    length: *mut usize,
+    _ppos: *mut i64,
+) -> c_int {
     if write == 0 {
         return 0;
     }
     // SAFETY: caller's contract.
     let txt = unsafe { core::slice::from_raw_parts(buffer.cast::<u8>(), *length) };
-    match std::str::from_utf8(txt).ok().and_then(|t| t.trim().parse::<c_int>().ok()) {
+    match std::str::from_utf8(txt)
+        .ok()
+        .and_then(|t| t.trim().parse::<c_int>().ok())
+    {
         // SAFETY: caller's contract.
         Some(v @ 0..=1) => unsafe { *(*table).data = v },
         _ => return -EINVAL,
@@ -1538,7 +1713,11 @@ pub unsafe fn seq_list_next(v: *mut c_void, head: *mut ListHead, pos: *mut i64) 
     unsafe {
         *pos += 1;
         let n = (*v.cast::<ListHead>()).next;
-        if n == head { core::ptr::null_mut() } else { n.cast() }
+        if n == head {
+            core::ptr::null_mut()
+        } else {
+            n.cast()
+        }
     }
 }
 /// `register_die_notifier()`.

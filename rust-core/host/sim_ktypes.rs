@@ -20,7 +20,10 @@ pub struct Mutex {
 impl Mutex {
     /// `__MUTEX_INITIALIZER`.
     pub const fn new() -> Self {
-        Mutex { locked: AtomicBool::new(false), _pad: [0; 31] }
+        Mutex {
+            locked: AtomicBool::new(false),
+            _pad: [0; 31],
+        }
     }
 }
 

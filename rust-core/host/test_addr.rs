@@ -46,8 +46,16 @@ fn kernel() {
 
 fn resolve(addr: usize, sym: Option<&std::ffi::CStr>, offset: usize) -> (isize, bool) {
     let mut entry = false;
-    let r = crate::addr::kprobe_addr(addr as *mut KprobeOpcode, sym, offset as c_ulong, &mut entry);
-    (r.map_or_else(|e| e.to_errno() as isize, |a| a as isize), entry)
+    let r = crate::addr::kprobe_addr(
+        addr as *mut KprobeOpcode,
+        sym,
+        offset as c_ulong,
+        &mut entry,
+    );
+    (
+        r.map_or_else(|e| e.to_errno() as isize, |a| a as isize),
+        entry,
+    )
 }
 
 fn err(e: i32) -> isize {
@@ -66,7 +74,10 @@ fn addr_and_symbol_both_or_neither_is_einval() {
 fn unknown_symbol_and_address_outside_symbols_are_enoent() {
     let _g = sys::exclusive();
     kernel();
-    assert_eq!(resolve(0, Some(c"no_such_function"), 0).0, err(-sys::ENOENT));
+    assert_eq!(
+        resolve(0, Some(c"no_such_function"), 0).0,
+        err(-sys::ENOENT)
+    );
     assert_eq!(resolve(GAP, None, 0).0, err(-sys::ENOENT));
 }
 
@@ -115,12 +126,30 @@ fn on_func_entry_results() {
     kernel();
     // SAFETY: valid C strings.
     unsafe {
-        assert_eq!(kprobe_on_func_entry(ptr::null_mut(), c"func_b".as_ptr().cast(), 0), 0);
-        assert_eq!(kprobe_on_func_entry(ptr::null_mut(), c"func_a".as_ptr().cast(), 4), 0);
-        assert_eq!(kprobe_on_func_entry(ptr::null_mut(), c"func_b".as_ptr().cast(), 1), -sys::EINVAL);
-        assert_eq!(kprobe_on_func_entry(ptr::null_mut(), c"nope".as_ptr().cast(), 0), -sys::ENOENT);
-        assert_eq!(kprobe_on_func_entry(B as *mut KprobeOpcode, c"func_b".as_ptr().cast(), 0), -sys::EINVAL);
-        assert_eq!(kprobe_on_func_entry(B as *mut KprobeOpcode, ptr::null(), 0), 0);
+        assert_eq!(
+            kprobe_on_func_entry(ptr::null_mut(), c"func_b".as_ptr().cast(), 0),
+            0
+        );
+        assert_eq!(
+            kprobe_on_func_entry(ptr::null_mut(), c"func_a".as_ptr().cast(), 4),
+            0
+        );
+        assert_eq!(
+            kprobe_on_func_entry(ptr::null_mut(), c"func_b".as_ptr().cast(), 1),
+            -sys::EINVAL
+        );
+        assert_eq!(
+            kprobe_on_func_entry(ptr::null_mut(), c"nope".as_ptr().cast(), 0),
+            -sys::ENOENT
+        );
+        assert_eq!(
+            kprobe_on_func_entry(B as *mut KprobeOpcode, c"func_b".as_ptr().cast(), 0),
+            -sys::EINVAL
+        );
+        assert_eq!(
+            kprobe_on_func_entry(B as *mut KprobeOpcode, ptr::null(), 0),
+            0
+        );
     }
 }
 
@@ -160,7 +189,12 @@ fn core_text_is_safe_under_jump_label_then_preempt() {
     assert_eq!((r, m.is_null(), f), (0, true, 0));
     assert_eq!(
         image(|i| i.lock_log.clone()),
-        vec!["jump_label_lock", "preempt_disable", "preempt_enable", "jump_label_unlock"]
+        vec![
+            "jump_label_lock",
+            "preempt_disable",
+            "preempt_enable",
+            "jump_label_unlock"
+        ]
     );
 }
 
@@ -220,7 +254,9 @@ fn module_text_takes_a_reference() {
     let mut p = probe_at(MODT + 8);
     // SAFETY: a live probe, not registered, that the test owns.
     let np = unsafe { crate::probe::NewProbe::new(crate::probe::Probe::from_raw(&mut *p)) };
-    let mr = crate::addr::check_kprobe_address_safe(&np, None).unwrap().unwrap();
+    let mr = crate::addr::check_kprobe_address_safe(&np, None)
+        .unwrap()
+        .unwrap();
     // SAFETY: read through the pointer the simulation writes through.
     assert_eq!(unsafe { (*mp).refs }, 2);
     drop(mr);

@@ -104,7 +104,11 @@ fn aggr_pre_runs_enabled_children_in_order_and_resets_the_instance() {
 
 #[test]
 fn aggr_pre_stops_at_the_first_handler_returning_nonzero() {
-    let ch = [probe(1, true, false, 0), probe(2, true, false, 0), probe(3, true, false, 0)];
+    let ch = [
+        probe(1, true, false, 0),
+        probe(2, true, false, 0),
+        probe(3, true, false, 0),
+    ];
     SKIP.with(|s| s.borrow_mut().push(2));
     let ap = aggregate(&ch);
     let mut regs = PtRegs::default();
@@ -137,7 +141,11 @@ fn aggr_post_runs_only_enabled_post_handlers() {
     assert_eq!(calls(), vec![("post", 1), ("post", 4)]);
     let p1 = ch[0] as usize;
     let p4 = ch[3] as usize;
-    assert_eq!(cpu(|c| c.instances.clone()), vec![p1, 0, p4, 0], "no reset for skipped children");
+    assert_eq!(
+        cpu(|c| c.instances.clone()),
+        vec![p1, 0, p4, 0],
+        "no reset for skipped children"
+    );
     // SAFETY: from `probe()`, not used after.
     unsafe {
         free(&[ap]);
@@ -147,7 +155,11 @@ fn aggr_post_runs_only_enabled_post_handlers() {
 
 #[test]
 fn opt_pre_runs_every_enabled_child_whatever_it_returns() {
-    let ch = [probe(1, true, false, 0), probe(2, true, false, 0), probe(3, true, false, KPROBE_FLAG_DISABLED)];
+    let ch = [
+        probe(1, true, false, 0),
+        probe(2, true, false, 0),
+        probe(3, true, false, KPROBE_FLAG_DISABLED),
+    ];
     SKIP.with(|s| s.borrow_mut().push(1));
     let ap = aggregate(&ch);
     let mut regs = PtRegs::default();
@@ -170,7 +182,10 @@ fn nmissed_counts_on_the_probe_or_on_every_child() {
         assert_eq!((*single).nmissed, 1);
     }
 
-    let ch = [probe(1, true, false, 0), probe(2, true, false, KPROBE_FLAG_DISABLED)];
+    let ch = [
+        probe(1, true, false, 0),
+        probe(2, true, false, KPROBE_FLAG_DISABLED),
+    ];
     let ap = aggregate(&ch);
     // SAFETY: live aggregate and children, reached only through these raw
     // pointers.
@@ -178,7 +193,11 @@ fn nmissed_counts_on_the_probe_or_on_every_child() {
         kprobes_inc_nmissed_count(ap);
         kprobes_inc_nmissed_count(ap);
         assert_eq!((*ap).nmissed, 0, "the aggregate itself does not count");
-        assert_eq!(((*ch[0]).nmissed, (*ch[1]).nmissed), (2, 2), "disabled children count too");
+        assert_eq!(
+            ((*ch[0]).nmissed, (*ch[1]).nmissed),
+            (2, 2),
+            "disabled children count too"
+        );
     }
     // SAFETY: from `probe()`, not used after.
     unsafe {
@@ -211,7 +230,10 @@ fn busy_marks_the_cpu_with_the_get_kprobe_dummy() {
     assert_ne!(cur, 0);
     // SAFETY: the busy probe is a static.
     let addr = unsafe { (*(cur as *mut Kprobe)).addr } as usize;
-    assert_eq!(addr, get_kprobe as *const () as usize, "kprobe_busy.addr = get_kprobe");
+    assert_eq!(
+        addr, get_kprobe as *const () as usize,
+        "kprobe_busy.addr = get_kprobe"
+    );
     assert_eq!(st, sys::KPROBE_HIT_ACTIVE);
     assert_eq!(pre, 1, "preemption disabled");
     kprobe_busy_end();
@@ -232,8 +254,14 @@ fn dump_kprobe_prints_upstreams_format() {
         free(&[p]);
     }
     let log = cpu(|c| c.log.clone());
-    assert_eq!(log[0], "Dump kprobe:\n.symbol_name = vfs_read, .offset = 10, .addr = 0xffffffff81200010\n");
-    assert_eq!(log[1], "Dump kprobe:\n.symbol_name = (null), .offset = 10, .addr = 0xffffffff81200010\n");
+    assert_eq!(
+        log[0],
+        "Dump kprobe:\n.symbol_name = vfs_read, .offset = 10, .addr = 0xffffffff81200010\n"
+    );
+    assert_eq!(
+        log[1],
+        "Dump kprobe:\n.symbol_name = (null), .offset = 10, .addr = 0xffffffff81200010\n"
+    );
 }
 
 mod kallsym {
@@ -254,7 +282,10 @@ mod kallsym {
             alloc: Some(page),
             free: None,
             sym: name.as_ptr().cast(),
-            pages: ListHead { next: core::ptr::null_mut(), prev: core::ptr::null_mut() },
+            pages: ListHead {
+                next: core::ptr::null_mut(),
+                prev: core::ptr::null_mut(),
+            },
             insn_size,
             nr_garbage: 0,
         }));
@@ -277,7 +308,10 @@ mod kallsym {
             while l != head {
                 let next = (*l).next;
                 let kip = crate::container_of!(l, crate::slots::KprobeInsnPage, list);
-                std::alloc::dealloc((*kip).insns.cast(), Layout::from_size_align(4096, 4096).unwrap());
+                std::alloc::dealloc(
+                    (*kip).insns.cast(),
+                    Layout::from_size_align(4096, 4096).unwrap(),
+                );
                 sys::kfree(kip.cast());
                 l = next;
             }
@@ -292,7 +326,9 @@ mod kallsym {
         // SAFETY: valid out pointers.
         let r = unsafe { kprobe_get_kallsym(n, &mut v, &mut t, s.as_mut_ptr()) };
         // SAFETY: NUL-terminated.
-        let name = unsafe { std::ffi::CStr::from_ptr(s.as_ptr().cast()) }.to_string_lossy().into_owned();
+        let name = unsafe { std::ffi::CStr::from_ptr(s.as_ptr().cast()) }
+            .to_string_lossy()
+            .into_owned();
         (r, name, v as usize)
     }
 
@@ -300,7 +336,11 @@ mod kallsym {
     fn entries_are_insn_pages_then_optinsn_pages_then_arch() {
         let insn = cache(c"kprobe_insn_page", 16);
         let opt = cache(c"kprobe_optinsn_page", 256);
-        sys::set_caches(sys::Caches { insn, optinsn: opt, arch_syms: 2 });
+        sys::set_caches(sys::Caches {
+            insn,
+            optinsn: opt,
+            arch_syms: 2,
+        });
         // SAFETY: live caches.
         let (i0, o0) = unsafe { (__get_insn_slot(insn), __get_insn_slot(opt)) };
         assert_eq!(get(0), (0, "kprobe_insn_page".into(), i0 as usize));
@@ -308,7 +348,11 @@ mod kallsym {
         assert_eq!(get(2), (0, "arch_sym0".into(), 0xa000));
         assert_eq!(get(3), (0, "arch_sym1".into(), 0xa001));
         assert_eq!(get(4).0, -sys::ERANGE);
-        sys::set_caches(sys::Caches { insn: core::ptr::null_mut(), optinsn: core::ptr::null_mut(), arch_syms: 0 });
+        sys::set_caches(sys::Caches {
+            insn: core::ptr::null_mut(),
+            optinsn: core::ptr::null_mut(),
+            arch_syms: 0,
+        });
         // SAFETY: from `cache()`, no longer reachable through `sys`.
         unsafe {
             destroy(insn);

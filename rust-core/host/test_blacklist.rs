@@ -142,8 +142,16 @@ fn add_ksym_returns_the_size_or_einval() {
     let _g = sys::exclusive();
     kernel();
     assert_eq!(kprobe_add_ksym_blacklist(A as c_ulong), 0x100);
-    assert_eq!(kprobe_add_ksym_blacklist(0x5000_0000), -sys::EINVAL, "not text");
-    assert_eq!(kprobe_add_ksym_blacklist((TEXT + 0x9000) as c_ulong), -sys::EINVAL, "text, no symbol");
+    assert_eq!(
+        kprobe_add_ksym_blacklist(0x5000_0000),
+        -sys::EINVAL,
+        "not text"
+    );
+    assert_eq!(
+        kprobe_add_ksym_blacklist((TEXT + 0x9000) as c_ulong),
+        -sys::EINVAL,
+        "text, no symbol"
+    );
     assert_eq!(entries(), vec![(A, A + 0x100)]);
 }
 
@@ -161,7 +169,10 @@ fn add_area_propagates_the_first_error() {
     let _g = sys::exclusive();
     kernel();
     // func_a, func_b, then the gap after func_b: -EINVAL, nothing more.
-    assert_eq!(kprobe_add_area_blacklist(A as c_ulong, (C + 0x100) as c_ulong), -sys::EINVAL);
+    assert_eq!(
+        kprobe_add_area_blacklist(A as c_ulong, (C + 0x100) as c_ulong),
+        -sys::EINVAL
+    );
     assert_eq!(entries(), vec![(A, A + 0x100), (B, B + 0x80)]);
 }
 
@@ -190,10 +201,19 @@ fn within_follows_suffixed_copies_of_blacklisted_functions() {
     let _g = sys::exclusive();
     kernel();
     kprobe_add_ksym_blacklist(B as c_ulong);
-    assert!(within_kprobe_blacklist((B_COLD + 8) as c_ulong), "func_b.cold of blacklisted func_b");
-    assert!(!within_kprobe_blacklist((C_ISRA + 8) as c_ulong), "func_c is not blacklisted");
+    assert!(
+        within_kprobe_blacklist((B_COLD + 8) as c_ulong),
+        "func_b.cold of blacklisted func_b"
+    );
+    assert!(
+        !within_kprobe_blacklist((C_ISRA + 8) as c_ulong),
+        "func_c is not blacklisted"
+    );
     kprobe_add_ksym_blacklist(C as c_ulong);
-    assert!(within_kprobe_blacklist((C_ISRA + 8) as c_ulong), "func_c.isra.0");
+    assert!(
+        within_kprobe_blacklist((C_ISRA + 8) as c_ulong),
+        "func_c.isra.0"
+    );
     assert!(!within_kprobe_blacklist((A + 8) as c_ulong), "no suffix");
     assert!(!within_kprobe_blacklist(0x5000_0000), "no symbol");
 }
@@ -202,7 +222,10 @@ fn within_follows_suffixed_copies_of_blacklisted_functions() {
 fn within_ignores_a_suffixed_symbol_whose_base_is_unknown() {
     let _g = sys::exclusive();
     kernel();
-    image(|i| i.symbols.push(Sym::new("orphan.part.1", TEXT + 0x9000, 0x10)));
+    image(|i| {
+        i.symbols
+            .push(Sym::new("orphan.part.1", TEXT + 0x9000, 0x10))
+    });
     kprobe_add_area_blacklist(A as c_ulong, (A + 0x100) as c_ulong);
     assert!(!within_kprobe_blacklist((TEXT + 0x9004) as c_ulong));
 }
@@ -226,7 +249,14 @@ fn module_blacklist_comes_and_goes() {
     // while the view lives.
     let mv = unsafe { ModuleView::from_raw(&mut m) };
     crate::blacklist::add_module(&crate::locks::kprobe_mutex(), &mv);
-    assert_eq!(entries(), vec![(A, A + 0x100), (MODT, MODT + 0x20), (MODT + 0x100, MODT + 0x140)]);
+    assert_eq!(
+        entries(),
+        vec![
+            (A, A + 0x100),
+            (MODT, MODT + 0x20),
+            (MODT + 0x100, MODT + 0x140)
+        ]
+    );
     assert!(within_kprobe_blacklist((MODT + 0x110) as c_ulong));
     assert!(!within_kprobe_blacklist((MODT + 0x210) as c_ulong));
     crate::blacklist::remove_module(&crate::locks::kprobe_mutex(), &mv);
@@ -276,7 +306,13 @@ fn probe_points(ranges: &[(usize, usize)]) -> Vec<usize> {
     let mut v = vec![0, 1, usize::MAX - 1, usize::MAX];
     for &(s, e) in ranges {
         for b in [s, e] {
-            v.extend([b.wrapping_sub(2), b.wrapping_sub(1), b, b.wrapping_add(1), b.wrapping_add(2)]);
+            v.extend([
+                b.wrapping_sub(2),
+                b.wrapping_sub(1),
+                b,
+                b.wrapping_add(1),
+                b.wrapping_add(2),
+            ]);
         }
     }
     v.sort_unstable();
@@ -288,13 +324,21 @@ fn probe_points(ranges: &[(usize, usize)]) -> Vec<usize> {
 /// for every address of `addrs`; returns how many were blacklisted.
 fn assert_index_agrees(addrs: &[usize]) -> usize {
     let list = entries();
-    assert_eq!(blacklist::index_len(), Some(list.len()), "an index of the whole list is published");
+    assert_eq!(
+        blacklist::index_len(),
+        Some(list.len()),
+        "an index of the whole list is published"
+    );
     let rcu = crate::locks::rcu_read();
     let mut hits = 0;
     for &a in addrs {
         let want = naive(&list, a);
         assert_eq!(blacklist::list_contains(&rcu, a), want, "walk at {a:#x}");
-        assert_eq!(blacklist::index_contains(&rcu, a), Some(want), "index at {a:#x}");
+        assert_eq!(
+            blacklist::index_contains(&rcu, a),
+            Some(want),
+            "index at {a:#x}"
+        );
         hits += want as usize;
     }
     hits
@@ -336,17 +380,33 @@ fn index_agrees_with_the_walk_on_overlapping_ranges() {
         (0x180, 0x200),
     ];
     add_ranges(&ranges);
-    assert_eq!(blacklist::index_len(), None, "not published until the writer is done");
+    assert_eq!(
+        blacklist::index_len(),
+        None,
+        "not published until the writer is done"
+    );
     publish();
     let hits = assert_index_agrees(&probe_points(&ranges));
     assert!(hits > 0);
     let rcu = crate::locks::rcu_read();
     let at = |a| blacklist::index_contains(&rcu, a).unwrap();
-    assert!(at(0x4400), "inside the long range, past the short ones after it");
+    assert!(
+        at(0x4400),
+        "inside the long range, past the short ones after it"
+    );
     assert!(at(0x3010) && at(0x300f) && !at(0x3020), "adjacent");
-    assert!(at(0x1050) && !at(0x1100), "equal starts: the longest counts");
-    assert!(!at(0x2000) && !at(0x6000) && !at(0x8), "empty and wrapping entries hold nothing");
-    assert!(at(0) && !at(1) && at(usize::MAX - 1) && !at(usize::MAX), "extremes");
+    assert!(
+        at(0x1050) && !at(0x1100),
+        "equal starts: the longest counts"
+    );
+    assert!(
+        !at(0x2000) && !at(0x6000) && !at(0x8),
+        "empty and wrapping entries hold nothing"
+    );
+    assert!(
+        at(0) && !at(1) && at(usize::MAX - 1) && !at(usize::MAX),
+        "extremes"
+    );
 }
 
 /// A small deterministic generator (xorshift64*).
@@ -404,11 +464,19 @@ fn a_list_change_withdraws_the_index_until_it_is_published_again() {
     let _g = sys::exclusive();
     kernel();
     assert_eq!(populate(&[B, A]), 0);
-    assert_eq!(blacklist::index_len(), Some(entries().len()), "populate publishes an index");
+    assert_eq!(
+        blacklist::index_len(),
+        Some(entries().len()),
+        "populate publishes an index"
+    );
     let freed = image(|i| i.kfree_rcu);
     kprobe_add_ksym_blacklist(C as c_ulong);
     assert_eq!(blacklist::index_len(), None, "withdrawn by the change");
-    assert_eq!(image(|i| i.kfree_rcu), freed + 1, "the withdrawn index goes after a grace period");
+    assert_eq!(
+        image(|i| i.kfree_rcu),
+        freed + 1,
+        "the withdrawn index goes after a grace period"
+    );
     // Meanwhile checks walk the list, with the new entry.
     assert!(within_kprobe_blacklist((C + 4) as c_ulong));
     publish();
@@ -440,7 +508,9 @@ fn big_module(at: usize, n: usize) -> Module {
     });
     Module {
         // Every third address is mid-symbol: [a, a + 0x20) overlaps the next one.
-        kprobe_blacklist: (0..n).map(|k| at + k * 0x20 + if k % 3 == 0 { 0x10 } else { 0 }).collect(),
+        kprobe_blacklist: (0..n)
+            .map(|k| at + k * 0x20 + if k % 3 == 0 { 0x10 } else { 0 })
+            .collect(),
         kprobes_text: (at + 0x8_0000, 0x60),
         noinstr_text: (0, 0),
         ..Default::default()
@@ -474,7 +544,10 @@ fn index_follows_modules_coming_and_going() {
     assert_index_agrees(&all);
     blacklist::remove_module(&crate::locks::kprobe_mutex(), &va);
     assert_index_agrees(&all);
-    assert!(!within_kprobe_blacklist((m1 + 0x8_0040) as c_ulong), "gone with its module");
+    assert!(
+        !within_kprobe_blacklist((m1 + 0x8_0040) as c_ulong),
+        "gone with its module"
+    );
     assert!(within_kprobe_blacklist((m2 + 0x8_0040) as c_ulong));
     blacklist::remove_module(&crate::locks::kprobe_mutex(), &vb);
     assert_eq!(entries(), base);
@@ -494,7 +567,11 @@ fn without_memory_for_the_index_checks_walk_the_list() {
     // Removing frees entries and allocates nothing but the new index: fail it.
     record(|r| r.fail_kmalloc = 1);
     blacklist::remove_module(&crate::locks::kprobe_mutex(), &mv);
-    assert_eq!(record(|r| r.fail_kmalloc), 0, "the index's allocation was the one that failed");
+    assert_eq!(
+        record(|r| r.fail_kmalloc),
+        0,
+        "the index's allocation was the one that failed"
+    );
     assert_eq!(blacklist::index_len(), None, "nothing published");
     assert!(record(|r| r.allocs) < allocs, "no allocation left behind");
     let list = entries();
@@ -503,7 +580,11 @@ fn without_memory_for_the_index_checks_walk_the_list() {
         let rcu = crate::locks::rcu_read();
         for &a in &pts {
             assert_eq!(blacklist::index_contains(&rcu, a), None);
-            assert_eq!(blacklist::within_blacklist_ranges(a), naive(&list, a) || sys::arch_within_kprobe_blacklist(a), "{a:#x}");
+            assert_eq!(
+                blacklist::within_blacklist_ranges(a),
+                naive(&list, a) || sys::arch_within_kprobe_blacklist(a),
+                "{a:#x}"
+            );
         }
     }
     assert!(within_kprobe_blacklist((A + 4) as c_ulong));
@@ -542,14 +623,21 @@ fn lookups_take_a_logarithmic_number_of_comparisons() {
     let rcu = crate::locks::rcu_read();
     let mut worst = 0;
     for q in 0..queries {
-        let a = if q % 2 == 0 { ranges[rng.below(n)].0 + rng.below(0x400) } else { 0x1000_0000 + rng.below(1 << 24) };
+        let a = if q % 2 == 0 {
+            ranges[rng.below(n)].0 + rng.below(0x400)
+        } else {
+            0x1000_0000 + rng.below(1 << 24)
+        };
         blacklist::COMPARISONS.with(|c| c.set(0));
         let got = blacklist::index_contains(&rcu, a);
         let cmp = blacklist::COMPARISONS.with(|c| c.get());
         assert_eq!(got, Some(naive(&list, a)), "{a:#x}");
         worst = worst.max(cmp);
     }
-    assert!(worst <= bound, "{worst} comparisons for {n} entries (bound {bound})");
+    assert!(
+        worst <= bound,
+        "{worst} comparisons for {n} entries (bound {bound})"
+    );
     assert!(worst >= bound / 2, "{worst}: comparisons not counted?");
 }
 
@@ -575,7 +663,12 @@ fn checks_during_module_changes_keep_their_answers() {
                 for a in [A, A + 0xff, B + 0x10, C + 0x5f, NOI + 0x10] {
                     assert!(blacklist::within_blacklist_ranges(a), "{a:#x}");
                 }
-                for a in [A + 0x100 + 0x80, C + 0x60, TEXT + 0x9000, 0x3000_0000 + 0x9_0000] {
+                for a in [
+                    A + 0x100 + 0x80,
+                    C + 0x60,
+                    TEXT + 0x9000,
+                    0x3000_0000 + 0x9_0000,
+                ] {
                     assert!(!blacklist::within_blacklist_ranges(a), "{a:#x}");
                 }
                 // Either answer, while the module comes and goes.

@@ -60,7 +60,10 @@ fn hash(p: *mut Kprobe) {
 
 /// The whole of kprobes/list, as seq_file would produce it.
 fn list_text(show: bool) -> String {
-    let mut m = SeqFile { out: String::new(), show_value: show };
+    let mut m = SeqFile {
+        out: String::new(),
+        show_value: show,
+    };
     let mut pos: Loff = 0;
     // SAFETY: valid seq_file and position.
     unsafe {
@@ -79,8 +82,14 @@ fn plain_probe_line_matches_upstream_format() {
     kernel();
     let p = probe(F + 9, KPROBE_FLAG_OPTIMIZED);
     hash(p);
-    assert_eq!(list_text(true), "ffffffff8105c749  k  kernel_clone+0x9    [OPTIMIZED]\n");
-    assert_eq!(list_text(false), "0000000000000000  k  kernel_clone+0x9    [OPTIMIZED]\n");
+    assert_eq!(
+        list_text(true),
+        "ffffffff8105c749  k  kernel_clone+0x9    [OPTIMIZED]\n"
+    );
+    assert_eq!(
+        list_text(false),
+        "0000000000000000  k  kernel_clone+0x9    [OPTIMIZED]\n"
+    );
     // SAFETY: from `probe()`, not used after; `_g` is held.
     unsafe { free(&[p]) };
 }
@@ -93,7 +102,10 @@ fn kretprobes_are_r_and_state_flags_print_in_order() {
     // SAFETY: live probe, not hashed yet.
     unsafe { (*r).pre_handler = Some(sys::sim_pre_handler_kretprobe) };
     hash(r);
-    assert_eq!(list_text(true), "ffffffff8121b930  r  do_sys_openat2+0x0    [DISABLED][FTRACE]\n");
+    assert_eq!(
+        list_text(true),
+        "ffffffff8121b930  r  do_sys_openat2+0x0    [DISABLED][FTRACE]\n"
+    );
     // SAFETY: from `probe()`, not used after; `_g` is held.
     unsafe { free(&[r]) };
 }
@@ -104,7 +116,10 @@ fn gone_is_not_also_disabled() {
     kernel();
     let p = probe(F + 0x20, KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED);
     hash(p);
-    assert_eq!(list_text(true), "ffffffff8105c760  k  kernel_clone+0x20    [GONE]\n");
+    assert_eq!(
+        list_text(true),
+        "ffffffff8105c760  k  kernel_clone+0x20    [GONE]\n"
+    );
     // SAFETY: from `probe()`, not used after; `_g` is held.
     unsafe { free(&[p]) };
 }
@@ -140,7 +155,10 @@ fn address_without_symbol_uses_ps() {
     kernel();
     let p = probe(0xffff_ffff_c000_1000, 0);
     hash(p);
-    assert_eq!(list_text(true), "ffffffffc0001000  k  0xffffffffc0001000 \n");
+    assert_eq!(
+        list_text(true),
+        "ffffffffc0001000  k  0xffffffffc0001000 \n"
+    );
     // SAFETY: from `probe()`, not used after; `_g` is held.
     unsafe { free(&[p]) };
 }
@@ -154,7 +172,11 @@ fn buckets_are_listed_in_table_order() {
     hash(a);
     hash(b);
     let t = list_text(true);
-    let (first, second) = if hash_ptr(F + 9) <= hash_ptr(G) { ("kernel_clone", "do_sys_openat2") } else { ("do_sys_openat2", "kernel_clone") };
+    let (first, second) = if hash_ptr(F + 9) <= hash_ptr(G) {
+        ("kernel_clone", "do_sys_openat2")
+    } else {
+        ("do_sys_openat2", "kernel_clone")
+    };
     assert!(t.find(first).unwrap() < t.find(second).unwrap(), "{t}");
     assert_eq!(t.lines().count(), 2);
     // SAFETY: from `probe()`, not used after; `_g` is held.
@@ -181,12 +203,24 @@ fn blacklist_lines_match_upstream_format() {
     crate::blacklist::add_ksym_blacklist(F).unwrap();
     // SAFETY: the blacklist's first entry.
     let node = unsafe { crate::blacklist::KPROBE_BLACKLIST.next } as *mut c_void;
-    let mut m = SeqFile { out: String::new(), show_value: true };
+    let mut m = SeqFile {
+        out: String::new(),
+        show_value: true,
+    };
     // SAFETY: a live entry.
     unsafe { kprobe_blacklist_seq_show(&mut m, node) };
-    assert_eq!(m.out, "0xffffffff8105c740-0xffffffff8105c9f0\tkernel_clone\n");
-    let mut m = SeqFile { out: String::new(), show_value: false };
+    assert_eq!(
+        m.out,
+        "0xffffffff8105c740-0xffffffff8105c9f0\tkernel_clone\n"
+    );
+    let mut m = SeqFile {
+        out: String::new(),
+        show_value: false,
+    };
     // SAFETY: as above.
     unsafe { kprobe_blacklist_seq_show(&mut m, node) };
-    assert_eq!(m.out, "0x0000000000000000-0x0000000000000000\tkernel_clone\n");
+    assert_eq!(
+        m.out,
+        "0x0000000000000000-0x0000000000000000\tkernel_clone\n"
+    );
 }

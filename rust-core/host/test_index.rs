@@ -61,7 +61,12 @@ fn assert_indexed(ps: &[*mut Kprobe], kept: impl Fn(usize) -> bool) {
     for (i, &p) in ps.iter().enumerate() {
         let want = if kept(i) { p } else { core::ptr::null_mut() };
         assert_eq!(get(addr(i)), want, "probe {i}");
-        assert_eq!(f.find(addr(i) as *mut KprobeOpcode).map_or(core::ptr::null_mut(), core::ptr::NonNull::as_ptr), want, "probe {i}, finder");
+        assert_eq!(
+            f.find(addr(i) as *mut KprobeOpcode)
+                .map_or(core::ptr::null_mut(), core::ptr::NonNull::as_ptr),
+            want,
+            "probe {i}, finder"
+        );
     }
 }
 
@@ -80,7 +85,11 @@ fn finds_every_probe_and_nothing_else_up_to_50000() {
     let _x = sys::exclusive();
     index::reset();
     // Under Miri (an interpreter) the largest sizes would take minutes.
-    let sizes: &[usize] = if cfg!(miri) { &[0, 10, 47, 48, 49, 640] } else { &[0, 10, 47, 48, 49, 640, 5_000, 50_000] };
+    let sizes: &[usize] = if cfg!(miri) {
+        &[0, 10, 47, 48, 49, 640]
+    } else {
+        &[0, 10, 47, 48, 49, 640, 5_000, 50_000]
+    };
     for &n in sizes {
         let ps = probes((0..n).map(addr));
         let km = locks::kprobe_mutex();
@@ -96,8 +105,15 @@ fn finds_every_probe_and_nothing_else_up_to_50000() {
         // header); beyond the static table (a table rebuilt at 3/4 use to
         // 5/8), at most 12.8 bytes of index per probe and less than a page.
         let bytes = cap * 8 + 32;
-        assert!(n <= 48 || sys::table_size(bytes) - bytes < 8, "n={n}: {bytes} bytes of a table");
-        assert!(n <= 48 || bytes * 5 <= n * 64 + 5 * 4096, "n={n}: {} bytes per probe", bytes / n);
+        assert!(
+            n <= 48 || sys::table_size(bytes) - bytes < 8,
+            "n={n}: {bytes} bytes of a table"
+        );
+        assert!(
+            n <= 48 || bytes * 5 <= n * 64 + 5 * 4096,
+            "n={n}: {} bytes per probe",
+            bytes / n
+        );
         for (i, &p) in ps.iter().enumerate() {
             assert_eq!(get(addr(i)), p, "n={n} i={i}");
         }
@@ -173,7 +189,11 @@ fn removing_every_probe_leaves_no_tomb() {
     for &i in rest {
         index::remove(&km, h(&km, ps[i]));
     }
-    assert_eq!(index::used(&km), 0, "no tomb left once every probe is removed");
+    assert_eq!(
+        index::used(&km),
+        0,
+        "no tomb left once every probe is removed"
+    );
     drop(km);
     assert_indexed(&ps, |_| false);
     // SAFETY: serialized; from `probes()`.
@@ -332,11 +352,20 @@ fn no_home_in_the_tail_and_a_cluster_at_the_end_wraps_around() {
         ins(&km, p).unwrap();
     }
     let (live, cap) = index::stats(&km);
-    let at: Vec<Option<usize>> = a.iter().map(|&x| index::position(&km, x as *mut KprobeOpcode)).collect();
+    let at: Vec<Option<usize>> = a
+        .iter()
+        .map(|&x| index::position(&km, x as *mut KprobeOpcode))
+        .collect();
     drop(km);
     assert_eq!((live, cap), (12, 64), "the static table");
-    let want: Vec<Option<usize>> = [61, 62, 63, 0, 1, 2, 3, 4, 5, 6, 7, 8].into_iter().map(Some).collect();
-    assert_eq!(at, want, "homes 61 (= 64 - TAIL - 1) and 0, then linear probing");
+    let want: Vec<Option<usize>> = [61, 62, 63, 0, 1, 2, 3, 4, 5, 6, 7, 8]
+        .into_iter()
+        .map(Some)
+        .collect();
+    assert_eq!(
+        at, want,
+        "homes 61 (= 64 - TAIL - 1) and 0, then linear probing"
+    );
     for (i, &p) in ps.iter().enumerate() {
         assert_eq!(get(a[i]), p, "probe {i}");
     }
@@ -351,7 +380,11 @@ fn no_home_in_the_tail_and_a_cluster_at_the_end_wraps_around() {
     }
     drop(km);
     for (i, &p) in ps.iter().enumerate() {
-        let want = if [1, 2, 3, 6].contains(&i) { core::ptr::null_mut() } else { p };
+        let want = if [1, 2, 3, 6].contains(&i) {
+            core::ptr::null_mut()
+        } else {
+            p
+        };
         assert_eq!(get(a[i]), want, "probe {i} after removals");
     }
     let km = locks::kprobe_mutex();

@@ -10,8 +10,8 @@ use crate::exports::*;
 use crate::ffi::{c_char, c_int, c_ulong, c_void};
 use crate::sys::{self, arch, image, record, ModState, Module, Sym};
 use crate::types::{
-    Kprobe, KprobeOpcode, Kretprobe, KretprobeInstance, PtRegs, KPROBE_FLAG_DISABLED, KPROBE_FLAG_FTRACE,
-    KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY, KPROBE_FLAG_OPTIMIZED,
+    Kprobe, KprobeOpcode, Kretprobe, KretprobeInstance, PtRegs, KPROBE_FLAG_DISABLED,
+    KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY, KPROBE_FLAG_OPTIMIZED,
 };
 use core::ptr;
 use std::cell::RefCell;
@@ -103,7 +103,10 @@ fn own<T: 'static>(b: Box<T>) -> *mut T {
     let p = Box::into_raw(b);
     // SAFETY: `p` is from `Box::into_raw` just above and freed only here,
     // once, when the test is over and nothing uses it any more.
-    OWNED.with(|o| o.borrow_mut().push(Box::new(move || drop(unsafe { Box::from_raw(p) }))));
+    OWNED.with(|o| {
+        o.borrow_mut()
+            .push(Box::new(move || drop(unsafe { Box::from_raw(p) })))
+    });
     p
 }
 
@@ -201,7 +204,10 @@ fn register_arms_optimizes_and_unregister_frees() {
     assert_eq!(reg(p), 0);
     // A mid-function probe: prepared, armed, then wrapped in an aggregate
     // prepared for optimization and queued.
-    assert_eq!(events(), ["prepare f0+0x8", "arm f0+0x8", "prepare-opt f0+0x8"]);
+    assert_eq!(
+        events(),
+        ["prepare f0+0x8", "arm f0+0x8", "prepare-opt f0+0x8"]
+    );
     let ap = hashed(F0 + 8);
     assert!(!ap.is_null() && ap != p);
     // SAFETY: live aggregate.
@@ -217,7 +223,12 @@ fn register_arms_optimizes_and_unregister_frees() {
 
     unreg(p);
     // Queued for unoptimization; the optimizer unhashes and frees it.
-    assert!(hashed(F0 + 8).is_null() || { sys::run_optimizer(); true });
+    assert!(
+        hashed(F0 + 8).is_null() || {
+            sys::run_optimizer();
+            true
+        }
+    );
     sys::run_optimizer();
     let ev = events();
     assert!(ev.contains(&"unoptimize f0+0x8".to_string()), "{ev:?}");
@@ -322,7 +333,11 @@ fn never_registered_probe_and_double_unregister_are_harmless() {
     }
     unreg(p);
     assert!(events().is_empty());
-    assert_eq!(addr(p), 0, "upstream clears addr of a probe it could not find");
+    assert_eq!(
+        addr(p),
+        0,
+        "upstream clears addr of a probe it could not find"
+    );
     // SAFETY: a live, unregistered test probe.
     unsafe { (*p).addr = (F0 + 4) as *mut KprobeOpcode };
     assert_eq!(reg(p), 0);
@@ -330,7 +345,11 @@ fn never_registered_probe_and_double_unregister_are_harmless() {
     events();
     unreg(p);
     assert!(events().is_empty(), "second unregister touches nothing");
-    assert_eq!(addr(p), 0, "upstream clears addr of a probe it could not find");
+    assert_eq!(
+        addr(p),
+        0,
+        "upstream clears addr of a probe it could not find"
+    );
 }
 
 #[test]
@@ -338,19 +357,32 @@ fn aggregate_runs_children_in_order_and_survives_partial_unregister() {
     let _g = sys::exclusive();
     let _t = kernel();
     let a0 = allocs();
-    let (p1, p2, p3) = (kp(1, F0 + 4, false), kp(2, F0 + 4, true), kp(3, F0 + 4, false));
+    let (p1, p2, p3) = (
+        kp(1, F0 + 4, false),
+        kp(2, F0 + 4, true),
+        kp(3, F0 + 4, false),
+    );
     assert_eq!(reg(p1), 0);
     assert_eq!(reg(p2), 0);
     assert_eq!(reg(p3), 0);
     let ap = hashed(F0 + 4);
     // SAFETY: live aggregate.
-    unsafe { assert!(crate::probe::Probe::from_raw(ap as *mut _).is_aggr() && (*ap).post_handler.is_some()) };
+    unsafe {
+        assert!(
+            crate::probe::Probe::from_raw(ap as *mut _).is_aggr() && (*ap).post_handler.is_some()
+        )
+    };
     hit(F0 + 4);
     // Children run in list order: the newest is added right after the head.
     assert_eq!(calls(), ["pre3", "pre2", "pre1", "post2"]);
     unreg(p2);
     // SAFETY: live aggregate.
-    unsafe { assert!((*ap).post_handler.is_none(), "no child with a post_handler left") };
+    unsafe {
+        assert!(
+            (*ap).post_handler.is_none(),
+            "no child with a post_handler left"
+        )
+    };
     hit(F0 + 4);
     assert_eq!(calls(), ["pre3", "pre1"]);
     unreg(p1);
@@ -380,7 +412,11 @@ fn disabling_every_child_disarms_the_aggregate_and_enabling_one_rearms() {
         assert_eq!((*ap).flags & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED);
         assert_eq!(enable_kprobe(p1), 0);
         assert_eq!(events(), ["arm f0+0x4"]);
-        assert_eq!(flags(p2) & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED, "p2 stays disabled");
+        assert_eq!(
+            flags(p2) & KPROBE_FLAG_DISABLED,
+            KPROBE_FLAG_DISABLED,
+            "p2 stays disabled"
+        );
         hit(F0 + 4);
         assert_eq!(calls(), ["pre1"]);
     }
@@ -405,7 +441,13 @@ fn post_handler_child_unoptimizes_and_its_removal_reoptimizes() {
     assert_eq!(calls(), ["pre2", "pre1", "post2"]);
     unreg(p2);
     // SAFETY: live aggregate.
-    unsafe { assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, KPROBE_FLAG_OPTIMIZED, "queued again") };
+    unsafe {
+        assert_eq!(
+            (*ap).flags & KPROBE_FLAG_OPTIMIZED,
+            KPROBE_FLAG_OPTIMIZED,
+            "queued again"
+        )
+    };
     sys::run_optimizer();
     assert_eq!(events(), ["optimize f0+0x8"]);
     unreg(p1);
@@ -420,10 +462,16 @@ fn optimizer_queue_transitions() {
     assert_eq!(reg(p), 0);
     let ap = hashed(F0 + 8);
     // SAFETY: a live aggregate.
-    let op = unsafe { crate::probe::Probe::from_raw(ap) }.aggr().unwrap().op();
+    let op = unsafe { crate::probe::Probe::from_raw(ap) }
+        .aggr()
+        .unwrap()
+        .op();
     // SAFETY: live aggregate, queued for optimization.
     unsafe {
-        assert!(!crate::list::list_empty(&mut (*op).list), "on optimizing_list");
+        assert!(
+            !crate::list::list_empty(&mut (*op).list),
+            "on optimizing_list"
+        );
         assert!(!optprobe_queued_unopt(op));
         // Disabling before the optimizer ran dequeues it (never optimized).
         assert_eq!(disable_kprobe(p), 0);
@@ -436,7 +484,10 @@ fn optimizer_queue_transitions() {
         // Disabling an optimized probe queues it for unoptimization ...
         assert_eq!(disable_kprobe(p), 0);
         assert!(optprobe_queued_unopt(op));
-        assert!(!kprobe_disarmed(ap), "still a jump until the optimizer runs");
+        assert!(
+            !kprobe_disarmed(ap),
+            "still a jump until the optimizer runs"
+        );
         // ... and re-enabling before the optimizer ran just dequeues it:
         // the jump is still in the text, nothing is patched (intended
         // divergence: upstream writes an int3 over the live jump here).
@@ -486,10 +537,23 @@ fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
     }
     assert_eq!(reg(p1), 0);
     assert_eq!(flags(p1) & KPROBE_FLAG_FTRACE, KPROBE_FLAG_FTRACE);
-    assert_eq!(flags(p1) & KPROBE_FLAG_ON_FUNC_ENTRY, KPROBE_FLAG_ON_FUNC_ENTRY);
-    assert_eq!(events(), ["prepare-ftrace f1+0x0", "ftrace-filter ftrace +f1+0x0", "ftrace-register ftrace"]);
+    assert_eq!(
+        flags(p1) & KPROBE_FLAG_ON_FUNC_ENTRY,
+        KPROBE_FLAG_ON_FUNC_ENTRY
+    );
+    assert_eq!(
+        events(),
+        [
+            "prepare-ftrace f1+0x0",
+            "ftrace-filter ftrace +f1+0x0",
+            "ftrace-register ftrace"
+        ]
+    );
     assert_eq!(reg(p2), 0);
-    assert_eq!(events(), ["prepare-ftrace f2+0x0", "ftrace-filter ftrace +f2+0x0"]);
+    assert_eq!(
+        events(),
+        ["prepare-ftrace f2+0x0", "ftrace-filter ftrace +f2+0x0"]
+    );
     // A post_handler probe joins p2's address: the aggregate was armed on
     // the plain ops and stays so; no optimization of ftrace probes.
     assert_eq!(reg(p3), 0);
@@ -506,16 +570,37 @@ fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
     // through the plain ops and is disarmed through them, although a
     // post_handler probe joined it (upstream uses the IPMODIFY ops there,
     // fails, WARNs and leaves the last probe live).
-    assert_eq!(events(), ["ftrace-unregister ftrace", "ftrace-filter ftrace -f2+0x0", "remove f2+0x0"]);
+    assert_eq!(
+        events(),
+        [
+            "ftrace-unregister ftrace",
+            "ftrace-filter ftrace -f2+0x0",
+            "remove f2+0x0"
+        ]
+    );
     assert!(hashed(F2).is_null(), "really unregistered");
     assert!(arch(|a| a.ftrace_filter.iter().all(|f| f.is_empty())));
     // A lone post_handler probe goes through the IPMODIFY ops.
     let p4 = kp(4, F1, true);
     assert_eq!(reg(p4), 0);
-    assert_eq!(events(), ["prepare-ftrace f1+0x0", "ftrace-filter ipmodify +f1+0x0", "ftrace-register ipmodify"]);
+    assert_eq!(
+        events(),
+        [
+            "prepare-ftrace f1+0x0",
+            "ftrace-filter ipmodify +f1+0x0",
+            "ftrace-register ipmodify"
+        ]
+    );
     assert!(arch(|a| a.ftrace_ops_registered[1]));
     unreg(p4);
-    assert_eq!(events(), ["ftrace-unregister ipmodify", "ftrace-filter ipmodify -f1+0x0", "remove f1+0x0"]);
+    assert_eq!(
+        events(),
+        [
+            "ftrace-unregister ipmodify",
+            "ftrace-filter ipmodify -f1+0x0",
+            "remove f1+0x0"
+        ]
+    );
 }
 
 #[test]
@@ -528,7 +613,12 @@ fn ftrace_arming_failure_unhashes_and_returns_the_error() {
     assert!(hashed(F1).is_null());
     assert_eq!(
         events(),
-        ["prepare-ftrace f1+0x0", "ftrace-filter ftrace +f1+0x0", "ftrace-register ftrace", "ftrace-filter ftrace -f1+0x0"]
+        [
+            "prepare-ftrace f1+0x0",
+            "ftrace-filter ftrace +f1+0x0",
+            "ftrace-register ftrace",
+            "ftrace-filter ftrace -f1+0x0"
+        ]
     );
     assert_eq!(reg(p), 0, "works once ftrace does");
     unreg(p);
@@ -538,14 +628,21 @@ fn ftrace_arming_failure_unhashes_and_returns_the_error() {
 fn register_kprobes_rolls_back_and_rejects_num_0() {
     let _g = sys::exclusive();
     let _t = kernel();
-    let (a, b, c) = (kp(1, F0 + 4, false), kp(2, F0 + 12, false), kp(3, BL, false));
+    let (a, b, c) = (
+        kp(1, F0 + 4, false),
+        kp(2, F0 + 12, false),
+        kp(3, BL, false),
+    );
     let mut v: [*mut Kprobe; 3] = [a, b, c];
     // SAFETY: valid probe array.
     unsafe {
         assert_eq!(register_kprobes(v.as_mut_ptr(), 0), -sys::EINVAL);
         assert_eq!(register_kprobes(v.as_mut_ptr(), -1), -sys::EINVAL);
         assert_eq!(register_kprobes(v.as_mut_ptr(), 3), -sys::EINVAL);
-        assert!(hashed(F0 + 4).is_null() && hashed(F0 + 12).is_null(), "rolled back");
+        assert!(
+            hashed(F0 + 4).is_null() && hashed(F0 + 12).is_null(),
+            "rolled back"
+        );
         assert_eq!(register_kprobes(v.as_mut_ptr(), 2), 0);
         assert!(!hashed(F0 + 4).is_null() && !hashed(F0 + 12).is_null());
         unregister_kprobes(v.as_mut_ptr(), 0);
@@ -555,7 +652,9 @@ fn register_kprobes_rolls_back_and_rejects_num_0() {
     }
     // One grace period for the whole batch.
     let g = record(|r| r.grace_periods);
-    let mut v: Vec<*mut Kprobe> = (0..10).map(|i| kp(10 + i, F0 + 0x20 + i as usize, false)).collect();
+    let mut v: Vec<*mut Kprobe> = (0..10)
+        .map(|i| kp(10 + i, F0 + 0x20 + i as usize, false))
+        .collect();
     // SAFETY: valid probe array.
     unsafe {
         assert_eq!(register_kprobes(v.as_mut_ptr(), 10), 0);
@@ -637,7 +736,10 @@ fn kretprobe_pairs_entry_and_return_with_data_and_counts_misses() {
         assert_eq!(calls(), ["entry40"]);
         ENTRY_RET.with(|e| *e.borrow_mut() = 0);
         unregister_kretprobe(rp);
-        assert!((*rp).rh.is_null(), "cleared after the grace period (intended divergence)");
+        assert!(
+            (*rp).rh.is_null(),
+            "cleared after the grace period (intended divergence)"
+        );
         // Unregistering again, or a never-registered kretprobe, is harmless
         // here (upstream: double rethook_free / NULL dereference).
         unregister_kretprobe(rp);
@@ -665,7 +767,11 @@ fn kretprobe_defaults_and_errors() {
         assert_eq!((*rp).maxactive, 16);
         unregister_kretprobe(rp);
         let rp = krp(REC + 4);
-        assert_eq!(register_kretprobe(rp), -sys::EINVAL, "not at function entry");
+        assert_eq!(
+            register_kretprobe(rp),
+            -sys::EINVAL,
+            "not at function entry"
+        );
         let rp = krp(SWITCH);
         assert_eq!(register_kretprobe(rp), -sys::EINVAL, "kretprobe blacklist");
         let rp = krp(REC);
@@ -719,7 +825,10 @@ fn module() -> *mut Module {
 }
 
 fn list_text() -> String {
-    let mut m = sys::SeqFile { out: String::new(), show_value: false };
+    let mut m = sys::SeqFile {
+        out: String::new(),
+        show_value: false,
+    };
     let mut pos = 0;
     // SAFETY: valid seq_file and position.
     unsafe {
@@ -740,12 +849,20 @@ fn going_module_makes_its_probes_gone_and_unregister_stays_harmless() {
     // SAFETY: the test module lives until the end of the test and is only
     // reached through raw pointers.
     unsafe { (*m).state = ModState::Coming }; // init text can only be probed while coming
-    let (p1, p2, p3) = (kp(1, MODT + 4, false), kp(2, MODT + 4, false), kp(3, MODI + 4, false));
+    let (p1, p2, p3) = (
+        kp(1, MODT + 4, false),
+        kp(2, MODT + 4, false),
+        kp(3, MODI + 4, false),
+    );
     assert_eq!(reg(p1), 0);
     assert_eq!(reg(p2), 0);
     assert_eq!(reg(p3), 0);
     // SAFETY: as above.
-    assert_eq!(unsafe { (*m).refs }, 0, "the module reference is only held while registering");
+    assert_eq!(
+        unsafe { (*m).refs },
+        0,
+        "the module reference is only held while registering"
+    );
     events();
     // The module finished init: probes on its init text are gone.
     // SAFETY: a live module.
@@ -760,7 +877,10 @@ fn going_module_makes_its_probes_gone_and_unregister_stays_harmless() {
     assert_eq!(flags(p1) & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
     assert_eq!(flags(p2) & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
     let ev = events();
-    assert!(ev.iter().all(|e| !e.starts_with("disarm")), "gone text is not patched: {ev:?}");
+    assert!(
+        ev.iter().all(|e| !e.starts_with("disarm")),
+        "gone text is not patched: {ev:?}"
+    );
     assert!(list_text().contains("[GONE]"));
     hit(MODT + 4);
     assert!(calls().is_empty());
@@ -798,7 +918,14 @@ fn read_enabled() -> String {
     let mut buf = [0u8; 8];
     let mut ppos = 0;
     // SAFETY: as above.
-    let n = unsafe { read_enabled_file_bool(ptr::null_mut(), buf.as_mut_ptr().cast(), buf.len(), &mut ppos) };
+    let n = unsafe {
+        read_enabled_file_bool(
+            ptr::null_mut(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut ppos,
+        )
+    };
     String::from_utf8_lossy(&buf[..n as usize]).into_owned()
 }
 
@@ -819,8 +946,18 @@ fn kprobes_enabled_disarms_all_and_keeps_disabled_probes_disabled() {
     assert_eq!(read_enabled(), "0\n");
     let mut ev = events();
     ev.sort();
-    assert_eq!(ev, ["disarm f0+0x4", "ftrace-filter ftrace -f1+0x0", "ftrace-unregister ftrace"]);
-    assert_eq!(arch(|a| a.log.last().cloned()).unwrap(), "kprobes: Kprobes globally disabled");
+    assert_eq!(
+        ev,
+        [
+            "disarm f0+0x4",
+            "ftrace-filter ftrace -f1+0x0",
+            "ftrace-unregister ftrace"
+        ]
+    );
+    assert_eq!(
+        arch(|a| a.log.last().cloned()).unwrap(),
+        "kprobes: Kprobes globally disabled"
+    );
     hit(F0 + 4);
     // Registering while disarmed does not arm.
     let p4 = kp(4, F0 + 20, false);
@@ -830,8 +967,20 @@ fn kprobes_enabled_disarms_all_and_keeps_disabled_probes_disabled() {
     assert_eq!(write_enabled("1"), 1);
     let mut ev = events();
     ev.sort();
-    assert_eq!(ev, ["arm f0+0x14", "arm f0+0x4", "ftrace-filter ftrace +f1+0x0", "ftrace-register ftrace"]);
-    assert_eq!(flags(p3) & KPROBE_FLAG_DISABLED, KPROBE_FLAG_DISABLED, "stays disabled");
+    assert_eq!(
+        ev,
+        [
+            "arm f0+0x14",
+            "arm f0+0x4",
+            "ftrace-filter ftrace +f1+0x0",
+            "ftrace-register ftrace"
+        ]
+    );
+    assert_eq!(
+        flags(p3) & KPROBE_FLAG_DISABLED,
+        KPROBE_FLAG_DISABLED,
+        "stays disabled"
+    );
     // Enabling a probe while all are disarmed: it is armed when kprobes/
     // enabled goes back to 1 (intended divergence: upstream keeps it
     // disabled for good).
@@ -860,12 +1009,22 @@ fn sysctl_kprobes_optimization_unoptimizes_and_reoptimizes() {
     assert_eq!(reg(p), 0);
     sys::run_optimizer();
     events();
-    let table = sys::CtlTable { data: &raw mut crate::opt::sysctl_kprobes_optimization };
+    let table = sys::CtlTable {
+        data: &raw mut crate::opt::sysctl_kprobes_optimization,
+    };
     let write = |v: &str| {
         let mut len = v.len();
         let mut ppos = 0;
         // SAFETY: valid table and buffer.
-        unsafe { proc_kprobes_optimization_handler(&table, 1, v.as_ptr() as *mut c_void, &mut len, &mut ppos) }
+        unsafe {
+            proc_kprobes_optimization_handler(
+                &table,
+                1,
+                v.as_ptr() as *mut c_void,
+                &mut len,
+                &mut ppos,
+            )
+        }
     };
     assert_eq!(write("0"), 0);
     assert_eq!(events(), ["unoptimize f0+0x8"]);
@@ -873,7 +1032,10 @@ fn sysctl_kprobes_optimization_unoptimizes_and_reoptimizes() {
     let ap = hashed(F0 + 8);
     // SAFETY: live aggregate.
     unsafe { assert_eq!((*ap).flags & KPROBE_FLAG_OPTIMIZED, 0) };
-    assert!(arch(|a| a.log.iter().any(|l| l.contains("jump-optimization is disabled"))));
+    assert!(arch(|a| a
+        .log
+        .iter()
+        .any(|l| l.contains("jump-optimization is disabled"))));
     assert_eq!(write("2"), -sys::EINVAL, "out of range");
     assert_eq!(write("1"), 0);
     sys::run_optimizer();
@@ -893,7 +1055,11 @@ fn a_probe_inside_an_optimized_jump_falls_back_to_int3() {
     // f0+0xa is inside f0+0x8's 5-byte jump: f0+0x8 is unoptimized first.
     assert_eq!(reg(p2), 0);
     let ev = events();
-    assert_eq!(&ev[..3], ["prepare f0+0xa", "unoptimize f0+0x8", "arm f0+0xa"], "{ev:?}");
+    assert_eq!(
+        &ev[..3],
+        ["prepare f0+0xa", "unoptimize f0+0x8", "arm f0+0xa"],
+        "{ev:?}"
+    );
     hit(F0 + 10);
     hit(F0 + 8);
     assert_eq!(calls(), ["pre2", "pre1"]);
@@ -912,7 +1078,11 @@ fn force_unoptimized_probe() -> *mut Kprobe {
     let ap = hashed(F0 + 8);
     events();
     // SAFETY: a live aggregate.
-    crate::opt::unoptimize_kprobe(&crate::locks::kprobe_mutex(), unsafe { crate::probe::Probe::from_raw(ap) }, None);
+    crate::opt::unoptimize_kprobe(
+        &crate::locks::kprobe_mutex(),
+        unsafe { crate::probe::Probe::from_raw(ap) },
+        None,
+    );
     assert!(events().is_empty(), "queued, not done");
     assert_eq!(crate::arm::disarm_all_kprobes(), Ok(()));
     assert_eq!(events(), ["unoptimize f0+0x8", "disarm f0+0x8"]);
@@ -988,7 +1158,10 @@ fn enable_while_disarmed_with_a_queued_unoptimization() {
     unreg(p);
     wait_for_kprobe_optimizer();
     crate::state::set_all_disarmed(&crate::locks::kprobe_mutex(), false);
-    assert!(ev.iter().any(|e| e.starts_with("disarm")), "int3 left in the text while all are disarmed: {ev:?}");
+    assert!(
+        ev.iter().any(|e| e.starts_with("disarm")),
+        "int3 left in the text while all are disarmed: {ev:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -1016,7 +1189,8 @@ const FN: usize = TEXT + 0x1_0000;
 fn ftrace_functions(ks: core::ops::Range<usize>) {
     image(|i| {
         for k in ks {
-            i.symbols.push(Sym::new(&format!("fn{k}"), FN + k * 0x40, 0x40));
+            i.symbols
+                .push(Sym::new(&format!("fn{k}"), FN + k * 0x40, 0x40));
             i.ftrace_sites.push(FN + k * 0x40);
         }
     });
@@ -1024,7 +1198,10 @@ fn ftrace_functions(ks: core::ops::Range<usize>) {
 
 /// The ftrace events of `ev`.
 fn ftrace_events(ev: &[String]) -> Vec<String> {
-    ev.iter().filter(|e| e.starts_with("ftrace-")).cloned().collect()
+    ev.iter()
+        .filter(|e| e.starts_with("ftrace-"))
+        .cloned()
+        .collect()
 }
 
 fn batch_calls() -> [usize; 2] {
@@ -1032,7 +1209,9 @@ fn batch_calls() -> [usize; 2] {
 }
 
 fn filters_empty() -> bool {
-    arch(|a| a.ftrace_filter.iter().all(|f| f.is_empty()) && a.ftrace_ops_registered == [false, false])
+    arch(|a| {
+        a.ftrace_filter.iter().all(|f| f.is_empty()) && a.ftrace_ops_registered == [false, false]
+    })
 }
 
 #[test]
@@ -1043,7 +1222,9 @@ fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
     ftrace_functions(0..N);
     // Even members plain, odd ones with a post_handler (IPMODIFY), one
     // mid-function breakpoint member, and one disabled member.
-    let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, FN + i * 0x40, i % 2 == 1)).collect();
+    let mut v: Vec<*mut Kprobe> = (0..N)
+        .map(|i| kp(i as u32, FN + i * 0x40, i % 2 == 1))
+        .collect();
     let int3 = kp(1000, F0 + 4, false);
     let off = kp(1001, F1, false);
     // SAFETY: a live, unregistered test probe.
@@ -1053,32 +1234,55 @@ fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
     assert_eq!(reg_all(&mut v), 0);
     let ev = events();
     assert_eq!(batch_calls(), [1, 1]);
-    assert!(ev.contains(&"arm f0+0x4".to_string()), "breakpoints armed as they are registered");
+    assert!(
+        ev.contains(&"arm f0+0x4".to_string()),
+        "breakpoints armed as they are registered"
+    );
     let fe = ftrace_events(&ev);
     assert_eq!(fe.len(), 4, "{fe:?}");
     let plain: Vec<String> = (0..N).step_by(2).map(|i| format!("+fn{i}+0x0")).collect();
     let ipm: Vec<String> = (1..N).step_by(2).map(|i| format!("+fn{i}+0x0")).collect();
     assert_eq!(fe[0], format!("ftrace-filters ftrace {}", plain.join(" ")));
-    assert_eq!(fe[1], "ftrace-register ftrace", "the filter first, then the ops");
+    assert_eq!(
+        fe[1], "ftrace-register ftrace",
+        "the filter first, then the ops"
+    );
     assert_eq!(fe[2], format!("ftrace-filters ipmodify {}", ipm.join(" ")));
     assert_eq!(fe[3], "ftrace-register ipmodify");
-    assert!(!arch(|a| a.ftrace_filter[0].contains(&F1)), "the disabled member is not armed");
+    assert!(
+        !arch(|a| a.ftrace_filter[0].contains(&F1)),
+        "the disabled member is not armed"
+    );
     for (i, &p) in v.iter().enumerate().take(N) {
         assert_eq!(hashed(FN + i * 0x40), p);
         hit(FN + i * 0x40);
     }
-    assert_eq!(calls().len(), N + N / 2, "each fires (pre, and post for odd ones)");
+    assert_eq!(
+        calls().len(),
+        N + N / 2,
+        "each fires (pre, and post for odd ones)"
+    );
 
     // A second batch beside the first: the ops are registered already;
     // one member joins a probe of the first batch (an aggregate, not
     // armed again).
     ftrace_functions(N..N + 4);
-    let mut w: Vec<*mut Kprobe> = (N..N + 4).map(|i| kp(i as u32, FN + i * 0x40, false)).collect();
+    let mut w: Vec<*mut Kprobe> = (N..N + 4)
+        .map(|i| kp(i as u32, FN + i * 0x40, false))
+        .collect();
     w.push(kp(2000, FN, false));
     assert_eq!(reg_all(&mut w), 0);
     assert_eq!(batch_calls(), [1, 0]);
     let fe = ftrace_events(&events());
-    assert_eq!(fe, [format!("ftrace-filters ftrace +fn{N}+0x0 +fn{}+0x0 +fn{}+0x0 +fn{}+0x0", N + 1, N + 2, N + 3)]);
+    assert_eq!(
+        fe,
+        [format!(
+            "ftrace-filters ftrace +fn{N}+0x0 +fn{}+0x0 +fn{}+0x0 +fn{}+0x0",
+            N + 1,
+            N + 2,
+            N + 3
+        )]
+    );
     hit(FN);
     assert_eq!(calls(), ["pre2000", "pre0"]);
 
@@ -1087,7 +1291,12 @@ fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
     unreg_all(&mut w);
     assert_eq!(
         ftrace_events(&events()),
-        [format!("ftrace-filters ftrace -fn{N}+0x0 -fn{}+0x0 -fn{}+0x0 -fn{}+0x0", N + 1, N + 2, N + 3)]
+        [format!(
+            "ftrace-filters ftrace -fn{N}+0x0 -fn{}+0x0 -fn{}+0x0 -fn{}+0x0",
+            N + 1,
+            N + 2,
+            N + 3
+        )]
     );
     assert_eq!(batch_calls(), [1, 0]);
     unreg_all(&mut v);
@@ -1095,11 +1304,19 @@ fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
     let fe = ftrace_events(&ev);
     assert_eq!(fe.len(), 4, "{fe:?}");
     assert_eq!(fe[0], "ftrace-unregister ftrace");
-    let minus = |l: &[String]| l.iter().map(|x| x.replacen('+', "-", 1)).collect::<Vec<_>>().join(" ");
+    let minus = |l: &[String]| {
+        l.iter()
+            .map(|x| x.replacen('+', "-", 1))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     assert_eq!(fe[1], format!("ftrace-filters ftrace {}", minus(&plain)));
     assert_eq!(fe[2], "ftrace-unregister ipmodify");
     assert_eq!(fe[3], format!("ftrace-filters ipmodify {}", minus(&ipm)));
-    assert!(ev.contains(&"disarm f0+0x4".to_string()) || ev.contains(&"unoptimize f0+0x4".to_string()), "{ev:?}");
+    assert!(
+        ev.contains(&"disarm f0+0x4".to_string()) || ev.contains(&"unoptimize f0+0x4".to_string()),
+        "{ev:?}"
+    );
     assert!(filters_empty());
     for i in 0..N {
         assert!(hashed(FN + i * 0x40).is_null());
@@ -1108,9 +1325,15 @@ fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
     // The counts are right: a single probe registers the ops again.
     let p = kp(3000, FN, false);
     assert_eq!(reg(p), 0);
-    assert_eq!(ftrace_events(&events()), ["ftrace-filter ftrace +fn0+0x0", "ftrace-register ftrace"]);
+    assert_eq!(
+        ftrace_events(&events()),
+        ["ftrace-filter ftrace +fn0+0x0", "ftrace-register ftrace"]
+    );
     unreg(p);
-    assert_eq!(ftrace_events(&events()), ["ftrace-unregister ftrace", "ftrace-filter ftrace -fn0+0x0"]);
+    assert_eq!(
+        ftrace_events(&events()),
+        ["ftrace-unregister ftrace", "ftrace-filter ftrace -fn0+0x0"]
+    );
     assert!(filters_empty());
 }
 
@@ -1122,11 +1345,16 @@ fn a_batch_with_an_invalid_member_leaves_nothing_and_ftrace_untouched() {
     ftrace_functions(0..N);
     let a0 = allocs();
     for k in [1, 7, N - 1] {
-        let mut v: Vec<*mut Kprobe> = (0..N).map(|i| kp(i as u32, FN + i * 0x40, i % 3 == 0)).collect();
+        let mut v: Vec<*mut Kprobe> = (0..N)
+            .map(|i| kp(i as u32, FN + i * 0x40, i % 3 == 0))
+            .collect();
         v[k] = kp(99, BL, false);
         assert_eq!(reg_all(&mut v), -sys::EINVAL, "the member's error");
         let ev = events();
-        assert!(ftrace_events(&ev).is_empty(), "the pending arming was cancelled: {ev:?}");
+        assert!(
+            ftrace_events(&ev).is_empty(),
+            "the pending arming was cancelled: {ev:?}"
+        );
         assert_eq!(batch_calls(), [0, 0]);
         assert!(filters_empty());
         for i in 0..N {
@@ -1147,7 +1375,10 @@ fn a_batch_with_an_invalid_member_leaves_nothing_and_ftrace_untouched() {
     // And the counts are right afterwards.
     let p = kp(3000, FN, false);
     assert_eq!(reg(p), 0);
-    assert_eq!(ftrace_events(&events()), ["ftrace-filter ftrace +fn0+0x0", "ftrace-register ftrace"]);
+    assert_eq!(
+        ftrace_events(&events()),
+        ["ftrace-filter ftrace +fn0+0x0", "ftrace-register ftrace"]
+    );
     unreg(p);
 }
 
@@ -1157,7 +1388,11 @@ fn a_failing_batch_flush_leaves_nothing() {
     let _t = kernel();
     const N: usize = 10;
     ftrace_functions(0..N);
-    let mk = |base: u32| -> Vec<*mut Kprobe> { (0..N).map(|i| kp(base + i as u32, FN + i * 0x40, i % 2 == 1)).collect() };
+    let mk = |base: u32| -> Vec<*mut Kprobe> {
+        (0..N)
+            .map(|i| kp(base + i as u32, FN + i * 0x40, i % 2 == 1))
+            .collect()
+    };
     // 1. The filter of the first ops refuses: nothing was added.
     let mut v = mk(0);
     arch(|a| a.ftrace_batch_fail = Some((false, -sys::EBUSY_SIM)));
@@ -1211,7 +1446,9 @@ fn a_batch_while_kprobes_are_disabled_arms_nothing_until_enabled() {
     assert_eq!(reg_all(&mut v), 0);
     assert!(ftrace_events(&events()).is_empty());
     assert_eq!(write_enabled("1"), 1);
-    assert!(arch(|a| a.ftrace_filter[0].len() == N && a.ftrace_ops_registered[0]));
+    assert!(arch(
+        |a| a.ftrace_filter[0].len() == N && a.ftrace_ops_registered[0]
+    ));
     events();
     assert_eq!(write_enabled("0"), 1);
     assert!(filters_empty());
@@ -1242,7 +1479,10 @@ fn a_batch_of_kretprobes_arms_and_disarms_with_one_call() {
         assert_eq!(register_kretprobes(v.as_mut_ptr(), N as c_int), 0);
         let fe = ftrace_events(&events());
         assert_eq!(fe.len(), 2, "{fe:?}");
-        assert!(fe[0].starts_with("ftrace-filters ftrace +fn0+0x0 +fn1+0x0") && fe[1] == "ftrace-register ftrace");
+        assert!(
+            fe[0].starts_with("ftrace-filters ftrace +fn0+0x0 +fn1+0x0")
+                && fe[1] == "ftrace-register ftrace"
+        );
         assert_eq!(batch_calls(), [1, 0]);
         hit(FN + 3 * 0x40);
         let mut regs = PtRegs::default();
@@ -1250,26 +1490,40 @@ fn a_batch_of_kretprobes_arms_and_disarms_with_one_call() {
         assert_eq!(calls().len(), 2, "entry and return");
         unregister_kretprobes(v.as_mut_ptr(), N as c_int);
         let fe = ftrace_events(&events());
-        assert!(fe.len() == 2 && fe[0] == "ftrace-unregister ftrace" && fe[1].starts_with("ftrace-filters ftrace -"));
+        assert!(
+            fe.len() == 2
+                && fe[0] == "ftrace-unregister ftrace"
+                && fe[1].starts_with("ftrace-filters ftrace -")
+        );
         assert!(filters_empty());
         assert!(v.iter().all(|&r| (*r).rh.is_null()));
         // A failing member: nothing left, the rethooks freed.
         let mut w: Vec<*mut Kretprobe> = (0..N).map(|i| krp_at(FN + i * 0x40)).collect();
         w[N / 2] = krp_at(SWITCH);
-        assert_eq!(register_kretprobes(w.as_mut_ptr(), N as c_int), -sys::EINVAL);
+        assert_eq!(
+            register_kretprobes(w.as_mut_ptr(), N as c_int),
+            -sys::EINVAL
+        );
         assert!(ftrace_events(&events()).is_empty());
         assert!(filters_empty());
         assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
         // A failing flush likewise.
         w[N / 2] = krp_at(FN + (N / 2) * 0x40);
         arch(|a| a.ftrace_batch_fail = Some((false, -sys::EBUSY_SIM)));
-        assert_eq!(register_kretprobes(w.as_mut_ptr(), N as c_int), -sys::EBUSY_SIM);
+        assert_eq!(
+            register_kretprobes(w.as_mut_ptr(), N as c_int),
+            -sys::EBUSY_SIM
+        );
         assert!(filters_empty());
         assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
         assert!(w.iter().all(|&r| (*r).rh.is_null()));
     }
     sys::run_optimizer();
-    assert_eq!(allocs(), a0, "rethooks, instances and the batch's lists freed");
+    assert_eq!(
+        allocs(),
+        a0,
+        "rethooks, instances and the batch's lists freed"
+    );
 }
 
 fn jump_label_checks() -> usize {
@@ -1283,7 +1537,9 @@ fn a_batch_asks_the_range_checks_once_per_window_with_the_same_results() {
     const N: usize = if cfg!(miri) { 24 } else { 64 };
     ftrace_functions(0..N);
     let at = |k: usize| FN + k * 0x40;
-    let batch = |base: u32| -> Vec<*mut Kprobe> { (0..N).map(|i| kp(base + i as u32, at(i), false)).collect() };
+    let batch = |base: u32| -> Vec<*mut Kprobe> {
+        (0..N).map(|i| kp(base + i as u32, at(i), false)).collect()
+    };
     let all_hashed = |v: &[*mut Kprobe]| (0..N).all(|i| hashed(at(i)) == v[i]);
 
     // 1. No site near: one range check for the whole batch.
@@ -1311,11 +1567,23 @@ fn a_batch_asks_the_range_checks_once_per_window_with_the_same_results() {
         let mut v = batch(200);
         let a = at(20) + 8;
         v[20] = kp(99, a, false);
-        image(|i| if site { i.jump_labels.push(a) } else { i.static_calls.push(a) });
+        image(|i| {
+            if site {
+                i.jump_labels.push(a)
+            } else {
+                i.static_calls.push(a)
+            }
+        });
         assert_eq!(reg_all(&mut v), -sys::EINVAL, "site {site}");
         assert!((0..N).all(|i| hashed(at(i)).is_null()));
         assert!(hashed(a).is_null());
-        image(|i| if site { i.jump_labels.pop() } else { i.static_calls.pop() });
+        image(|i| {
+            if site {
+                i.jump_labels.pop()
+            } else {
+                i.static_calls.pop()
+            }
+        });
     }
     jump_label_checks();
 
@@ -1335,7 +1603,8 @@ fn a_batch_asks_the_range_checks_once_per_window_with_the_same_results() {
     let m = module();
     image(|i| {
         for k in 0..8 {
-            i.symbols.push(Sym::new(&format!("mfn{k}"), MODT + 0x100 + k * 0x40, 0x40));
+            i.symbols
+                .push(Sym::new(&format!("mfn{k}"), MODT + 0x100 + k * 0x40, 0x40));
             i.ftrace_sites.push(MODT + 0x100 + k * 0x40);
         }
     });
@@ -1345,7 +1614,11 @@ fn a_batch_asks_the_range_checks_once_per_window_with_the_same_results() {
     assert_eq!(reg_all(&mut w), 0);
     assert_eq!(jump_label_checks(), 3);
     // SAFETY: the test module lives until the end of the test.
-    assert_eq!(unsafe { (*m).refs }, 0, "the members' and the window's references put");
+    assert_eq!(
+        unsafe { (*m).refs },
+        0,
+        "the members' and the window's references put"
+    );
     assert!(w.iter().all(|&p| !hashed(addr(p)).is_null()));
     unreg_all(&mut w);
 }
@@ -1367,7 +1640,11 @@ fn a_failing_batch_disarm_warns_and_still_unregisters_every_member() {
     arch(|a| a.ftrace_batch_fail = Some((false, -sys::EBUSY_SIM)));
     let w = record(|r| r.warnings.len());
     unreg_all(&mut v);
-    assert_eq!(record(|r| r.warnings.len()), w + 1, "WARN_ONCE as upstream's disarm");
+    assert_eq!(
+        record(|r| r.warnings.len()),
+        w + 1,
+        "WARN_ONCE as upstream's disarm"
+    );
     let fe = ftrace_events(&events());
     assert_eq!(fe.len(), 1, "one removal, refused: {fe:?}");
     // Intended divergence (README): every member is unregistered all the
@@ -1403,8 +1680,18 @@ mod jprobes {
 
     /// A jprobe handler: records its arguments (the host tests' handler has
     /// the pre-handler's own call type, which Miri checks).
-    unsafe extern "C" fn entry(a: c_ulong, b: c_ulong, c: c_ulong, d: c_ulong, e: c_ulong, f: c_ulong) {
-        CALLS.with(|x| x.borrow_mut().push(format!("j {a:x} {b:x} {c:x} {d:x} {e:x} {f:x}")));
+    unsafe extern "C" fn entry(
+        a: c_ulong,
+        b: c_ulong,
+        c: c_ulong,
+        d: c_ulong,
+        e: c_ulong,
+        f: c_ulong,
+    ) {
+        CALLS.with(|x| {
+            x.borrow_mut()
+                .push(format!("j {a:x} {b:x} {c:x} {d:x} {e:x} {f:x}"))
+        });
         jprobe_return();
     }
 
@@ -1426,9 +1713,26 @@ mod jprobes {
         unsafe {
             assert_eq!(register_jprobe(j), 0);
             assert!(crate::jprobe::is_jprobe_handler((*j).kp.pre_handler));
-            assert_eq!(flags(ptr::addr_of!((*j).kp)) & KPROBE_FLAG_FTRACE, KPROBE_FLAG_FTRACE, "an entry probe on ftrace");
-            hit_args(F1, [1, 0xffff_ffff_ffff_fffb, 3, usize::MAX, 5, 0x1234_5678_9abc_def0]);
-            assert_eq!(calls(), ["j 1 fffffffffffffffb 3 ffffffffffffffff 5 123456789abcdef0"]);
+            assert_eq!(
+                flags(ptr::addr_of!((*j).kp)) & KPROBE_FLAG_FTRACE,
+                KPROBE_FLAG_FTRACE,
+                "an entry probe on ftrace"
+            );
+            hit_args(
+                F1,
+                [
+                    1,
+                    0xffff_ffff_ffff_fffb,
+                    3,
+                    usize::MAX,
+                    5,
+                    0x1234_5678_9abc_def0,
+                ],
+            );
+            assert_eq!(
+                calls(),
+                ["j 1 fffffffffffffffb 3 ffffffffffffffff 5 123456789abcdef0"]
+            );
             assert!(list_text().contains("  j  f1+0x0"), "{}", list_text());
             unregister_jprobe(j);
             hit(F1);
@@ -1443,11 +1747,19 @@ mod jprobes {
         let _t = kernel();
         // SAFETY: as above.
         unsafe {
-            assert_eq!(register_jprobe(jp(F0 + 4)), -sys::EINVAL, "not at a function entry");
+            assert_eq!(
+                register_jprobe(jp(F0 + 4)),
+                -sys::EINVAL,
+                "not at a function entry"
+            );
             let j = jp(0);
             (*j).kp.symbol_name = c"f0".as_ptr().cast();
             (*j).kp.offset = 4;
-            assert_eq!(register_jprobe(j), -sys::EINVAL, "symbol + offset not at the entry");
+            assert_eq!(
+                register_jprobe(j),
+                -sys::EINVAL,
+                "symbol + offset not at the entry"
+            );
             let j = jp(F0);
             (*j).entry = ptr::null_mut();
             assert_eq!(register_jprobe(j), -sys::EINVAL, "no entry");
@@ -1456,7 +1768,11 @@ mod jprobes {
             assert_eq!(register_jprobe(j), 0);
             let w = record(|r| r.warnings.len());
             assert_eq!(register_jprobe(j), -sys::EINVAL, "registered twice");
-            assert_eq!(record(|r| r.warnings.len()), w + 1, "with upstream's warning for a kprobe");
+            assert_eq!(
+                record(|r| r.warnings.len()),
+                w + 1,
+                "with upstream's warning for a kprobe"
+            );
             unregister_jprobe(j);
             assert!(crate::debugfs_list_is_empty());
             // Never registered, and unregistered twice: nothing happens.
@@ -1493,10 +1809,18 @@ mod jprobes {
                 assert!(l.contains(t), "{t}: {l}");
             }
             assert_eq!(disable_jprobe(j), 0);
-            assert!(list_text().contains("  j  rec+0x0    [DISABLED]"), "{}", list_text());
+            assert!(
+                list_text().contains("  j  rec+0x0    [DISABLED]"),
+                "{}",
+                list_text()
+            );
             hit(REC);
             assert!(sys::function_return(&mut regs));
-            assert_eq!(calls(), ["entry40", "pre1", "ret40"], "the disabled jprobe is silent");
+            assert_eq!(
+                calls(),
+                ["entry40", "pre1", "ret40"],
+                "the disabled jprobe is silent"
+            );
             assert_eq!(enable_jprobe(j), 0);
             hit(REC);
             assert!(sys::function_return(&mut regs));
@@ -1520,7 +1844,11 @@ mod jprobes {
         unsafe {
             assert_eq!(register_jprobes(v.as_mut_ptr(), 4), 0);
             hit_args(F1, [2, 0, 0, 0, 0, 0]);
-            assert_eq!(calls(), ["j 2 0 0 0 0 0", "j 2 0 0 0 0 0"], "two jprobes on one function");
+            assert_eq!(
+                calls(),
+                ["j 2 0 0 0 0 0", "j 2 0 0 0 0 0"],
+                "two jprobes on one function"
+            );
             unregister_jprobes(v.as_mut_ptr(), 4);
         }
         assert!(crate::debugfs_list_is_empty());
@@ -1538,8 +1866,15 @@ mod jprobes {
             assert_eq!(register_jprobe(j), 0);
             (*m).state = ModState::Going;
             kprobes_rust_module_callback(sys::MODULE_STATE_GOING, m);
-            assert_eq!(flags(ptr::addr_of!((*j).kp)) & KPROBE_FLAG_GONE, KPROBE_FLAG_GONE);
-            assert!(list_text().contains("  j  mod_fn+0x0    [GONE]"), "{}", list_text());
+            assert_eq!(
+                flags(ptr::addr_of!((*j).kp)) & KPROBE_FLAG_GONE,
+                KPROBE_FLAG_GONE
+            );
+            assert!(
+                list_text().contains("  j  mod_fn+0x0    [GONE]"),
+                "{}",
+                list_text()
+            );
             hit(MODT);
             assert!(calls().is_empty());
             assert_eq!(enable_jprobe(j), -sys::EINVAL);

@@ -62,7 +62,18 @@ fn hash_ptr_matches_hash_64_generic() {
     assert_eq!(hash_ptr(0xffff_ffff_c000_1234), 21);
     // Inputs 1 << k read out bits [58 - k, 63 - k] of the multiplier, so
     // these cover every bit of GOLDEN_RATIO_64.
-    let windows = [(58, 43), (52, 15), (46, 24), (40, 45), (34, 0), (28, 26), (22, 36), (16, 33), (10, 8), (4, 7)];
+    let windows = [
+        (58, 43),
+        (52, 15),
+        (46, 24),
+        (40, 45),
+        (34, 0),
+        (28, 26),
+        (22, 36),
+        (16, 33),
+        (10, 8),
+        (4, 7),
+    ];
     for (k, h) in windows {
         assert_eq!(hash_ptr(1usize << k), h, "1 << {k}");
     }

@@ -3,9 +3,9 @@
 //! Host tests of the instruction slot caches against the simulated kernel.
 
 use crate::exports::*;
+use crate::ffi::{c_char, c_uint, c_ulong, c_void};
 use crate::sys::{self, record};
 use crate::types::{KprobeInsnCache, KprobeOpcode, ListHead};
-use crate::ffi::{c_char, c_uint, c_ulong, c_void};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::cell::Cell;
 
@@ -50,7 +50,10 @@ impl Cache {
             alloc: Some(page_alloc),
             free: Some(page_free),
             sym: c"kprobe_insn_page".as_ptr().cast(),
-            pages: ListHead { next: core::ptr::null_mut(), prev: core::ptr::null_mut() },
+            pages: ListHead {
+                next: core::ptr::null_mut(),
+                prev: core::ptr::null_mut(),
+            },
             insn_size,
             nr_garbage: 0,
         }));
@@ -83,9 +86,13 @@ impl Cache {
         let mut ty: c_char = 0;
         let mut sym = vec![0 as c_char; sys::KSYM_NAME_LEN];
         // SAFETY: valid out pointers, sym has KSYM_NAME_LEN bytes.
-        let r = unsafe { kprobe_cache_get_kallsym(self.p(), &mut symnum, &mut value, &mut ty, sym.as_mut_ptr()) };
+        let r = unsafe {
+            kprobe_cache_get_kallsym(self.p(), &mut symnum, &mut value, &mut ty, sym.as_mut_ptr())
+        };
         // SAFETY: NUL-terminated by the callee (or all zero).
-        let s = unsafe { std::ffi::CStr::from_ptr(sym.as_ptr().cast()) }.to_string_lossy().into_owned();
+        let s = unsafe { std::ffi::CStr::from_ptr(sym.as_ptr().cast()) }
+            .to_string_lossy()
+            .into_owned();
         (r, symnum, value as usize, ty as u8, s)
     }
     fn npages(&mut self) -> usize {
@@ -131,7 +138,16 @@ fn first_slot_allocates_a_page_and_reports_it_to_perf() {
     assert_eq!(pages(), 1);
     assert_eq!(s as usize % PAGE, 0, "first slot is the page start");
     let ev = record(|r| r.ksym_events.clone());
-    assert_eq!(ev, vec![(2, s as u64, PAGE as u32, false, "kprobe_insn_page".to_string())]);
+    assert_eq!(
+        ev,
+        vec![(
+            2,
+            s as u64,
+            PAGE as u32,
+            false,
+            "kprobe_insn_page".to_string()
+        )]
+    );
     c.destroy();
 }
 
@@ -198,7 +214,10 @@ fn dirty_free_is_not_reused_before_a_grace_period() {
     c.free(a, true);
     assert_eq!(c.nr_garbage(), 1);
     let b = c.get();
-    assert_ne!(a, b, "a dirty slot must not be handed out while clean ones remain");
+    assert_ne!(
+        a, b,
+        "a dirty slot must not be handed out while clean ones remain"
+    );
     assert_eq!(record(|r| r.grace_periods), 0);
     c.destroy();
 }
@@ -252,7 +271,16 @@ fn emptied_page_is_freed_unless_it_is_the_last_one() {
     c.free(newest, false);
     assert_eq!(pages(), 1, "empty page freed");
     let ev = record(|r| r.ksym_events.clone());
-    assert_eq!(ev.last().unwrap(), &(2, newest as u64, PAGE as u32, true, "kprobe_insn_page".to_string()));
+    assert_eq!(
+        ev.last().unwrap(),
+        &(
+            2,
+            newest as u64,
+            PAGE as u32,
+            true,
+            "kprobe_insn_page".to_string()
+        )
+    );
     assert_eq!(record(|r| r.grace_periods), 1, "freed after a grace period");
     for &x in &s[..SPP] {
         c.free(x, false);
@@ -346,7 +374,10 @@ fn page_alloc_failure_returns_null_and_frees_the_descriptor() {
     assert!(c.get().is_null());
     assert_eq!(record(|r| r.allocs), 0);
     assert_eq!(c.npages(), 0);
-    assert!(record(|r| r.ksym_events.is_empty()), "no perf event for a page never added");
+    assert!(
+        record(|r| r.ksym_events.is_empty()),
+        "no perf event for a page never added"
+    );
     c.destroy();
 }
 
@@ -356,7 +387,11 @@ fn broken_nused_is_fixed_with_a_warning() {
     let a = c.get();
     // Corrupt the accounting: nused says free slots exist, the array is full.
     // SAFETY: live cache with one page.
-    let kip = crate::container_of!(unsafe { (*c.p()).pages.next }, crate::slots::KprobeInsnPage, list);
+    let kip = crate::container_of!(
+        unsafe { (*c.p()).pages.next },
+        crate::slots::KprobeInsnPage,
+        list
+    );
     for _ in 1..SPP {
         c.get();
     }
@@ -367,7 +402,11 @@ fn broken_nused_is_fixed_with_a_warning() {
     // SAFETY: as above.
     assert_eq!(unsafe { (*kip).nused } as usize, SPP, "nused repaired");
     assert!(!b.is_null());
-    assert_ne!(b as usize / PAGE, a as usize / PAGE, "got a slot on a new page");
+    assert_ne!(
+        b as usize / PAGE,
+        a as usize / PAGE,
+        "got a slot on a new page"
+    );
     c.destroy();
 }
 
@@ -436,7 +475,10 @@ fn view_api_behaves_like_the_exports() {
     assert!(!slots::is_insn_slot_addr(v, a as usize + PAGE));
     let (mut n, mut value, mut ty) = (0 as c_uint, 0 as c_ulong, 0 as c_char);
     let mut sym = [0 as c_char; sys::KSYM_NAME_LEN];
-    assert_eq!(slots::cache_get_kallsym(v, &mut n, &mut value, &mut ty, &mut sym), Ok(()));
+    assert_eq!(
+        slots::cache_get_kallsym(v, &mut n, &mut value, &mut ty, &mut sym),
+        Ok(())
+    );
     assert_eq!((value as usize, ty), (a as usize, b't'));
     slots::free_insn_slot(v, a, true);
     assert_eq!(c.nr_garbage(), 1);

@@ -84,8 +84,16 @@ def unsafe_fns():
                     n += 1
                 j = i - 1
                 doc = []
-                while j >= 0 and lines[j].strip().startswith(("//", "#[")):
-                    doc.append(lines[j])
+                while j >= 0:
+                    t = lines[j].strip()
+                    if t.startswith(("//", "#[")):
+                        doc.append(lines[j])
+                    elif t.endswith(")]"):
+                        # the last line of an attribute rustfmt split over lines
+                        while j > 0 and not lines[j].strip().startswith("#["):
+                            j -= 1
+                    else:
+                        break
                     j -= 1
                 if not any("# Safety" in d for d in doc):
                     nodoc += 1

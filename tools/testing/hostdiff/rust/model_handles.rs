@@ -62,7 +62,10 @@ pub unsafe extern "C" fn hd_kprobe_reachable(p: *mut Kprobe) -> bool {
 pub unsafe extern "C" fn hd_kprobe_stays_disabled(p: *mut Kprobe) -> bool {
     // SAFETY: the caller's contract; `p` and `q` are live while found.
     unsafe {
-        find(p, |q, itself| crate::flags::disabled(p) || (!itself && crate::flags::disabled(q))).unwrap_or(false)
+        find(p, |q, itself| {
+            crate::flags::disabled(p) || (!itself && crate::flags::disabled(q))
+        })
+        .unwrap_or(false)
     }
 }
 

@@ -18,8 +18,12 @@
 //! to the kernel is traced by the C model exactly as for upstream's file.
 
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
-use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, KretprobeBlackpoint, ListHead, OptimizedKprobe, RcuHead};
-pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, KprobeCtlblk, Mutex, PtRegs, Rethook, RethookNode};
+pub use crate::ktypes::{
+    ArchOptimizedInsn, ArchSpecificInsn, KprobeCtlblk, Mutex, PtRegs, Rethook, RethookNode,
+};
+use crate::types::{
+    Kprobe, KprobeInsnCache, KprobeOpcode, KretprobeBlackpoint, ListHead, OptimizedKprobe, RcuHead,
+};
 use core::mem::{offset_of, size_of};
 use core::ptr::{addr_of, addr_of_mut, null_mut};
 
@@ -113,9 +117,16 @@ struct FtraceOps {
 const _: () = {
     assert!(size_of::<Module>() == 104);
     assert!(offset_of!(Module, state) == 8 && offset_of!(Module, core_start) == 24);
-    assert!(offset_of!(Module, num_kprobe_blacklist) == 56 && offset_of!(Module, kprobe_blacklist) == 64);
-    assert!(offset_of!(Module, kprobes_text_start) == 72 && offset_of!(Module, kprobes_text_size) == 80);
-    assert!(offset_of!(Module, noinstr_text_start) == 88 && offset_of!(Module, noinstr_text_size) == 96);
+    assert!(
+        offset_of!(Module, num_kprobe_blacklist) == 56
+            && offset_of!(Module, kprobe_blacklist) == 64
+    );
+    assert!(
+        offset_of!(Module, kprobes_text_start) == 72 && offset_of!(Module, kprobes_text_size) == 80
+    );
+    assert!(
+        offset_of!(Module, noinstr_text_start) == 88 && offset_of!(Module, noinstr_text_size) == 96
+    );
     assert!(size_of::<HdSections>() == 64);
 };
 
@@ -160,7 +171,11 @@ extern "C" {
     fn c_synchronize_rcu_tasks();
     fn hd_cpu_relax();
     #[link_name = "kallsyms_lookup_size_offset"]
-    fn c_kallsyms_lookup_size_offset(addr: c_ulong, size: *mut c_ulong, offset: *mut c_ulong) -> c_int;
+    fn c_kallsyms_lookup_size_offset(
+        addr: c_ulong,
+        size: *mut c_ulong,
+        offset: *mut c_ulong,
+    ) -> c_int;
     #[link_name = "lookup_symbol_name"]
     fn c_lookup_symbol_name(addr: c_ulong, symname: *mut c_char) -> c_int;
     #[link_name = "kallsyms_lookup"]
@@ -201,11 +216,28 @@ extern "C" {
     #[link_name = "within_module_core"]
     fn c_within_module_core(addr: c_ulong, m: *const Module) -> bool;
     #[link_name = "perf_event_ksymbol"]
-    fn c_perf_event_ksymbol(ksym_type: u16, addr: u64, len: u32, unregister: bool, sym: *const c_char);
+    fn c_perf_event_ksymbol(
+        ksym_type: u16,
+        addr: u64,
+        len: u32,
+        unregister: bool,
+        sym: *const c_char,
+    );
     #[link_name = "ftrace_set_filter_ip"]
-    fn c_ftrace_set_filter_ip(ops: *mut FtraceOps, ip: c_ulong, remove: c_int, reset: c_int) -> c_int;
+    fn c_ftrace_set_filter_ip(
+        ops: *mut FtraceOps,
+        ip: c_ulong,
+        remove: c_int,
+        reset: c_int,
+    ) -> c_int;
     #[link_name = "ftrace_set_filter_ips"]
-    fn c_ftrace_set_filter_ips(ops: *mut FtraceOps, ips: *mut c_ulong, cnt: c_uint, remove: c_int, reset: c_int) -> c_int;
+    fn c_ftrace_set_filter_ips(
+        ops: *mut FtraceOps,
+        ips: *mut c_ulong,
+        cnt: c_uint,
+        remove: c_int,
+        reset: c_int,
+    ) -> c_int;
     #[link_name = "register_ftrace_function"]
     fn c_register_ftrace_function(ops: *mut FtraceOps) -> c_int;
     #[link_name = "unregister_ftrace_function"]
@@ -231,11 +263,23 @@ extern "C" {
     #[link_name = "seq_list_next"]
     fn c_seq_list_next(v: *mut c_void, head: *mut ListHead, ppos: *mut i64) -> *mut ListHead;
     #[link_name = "simple_read_from_buffer"]
-    fn c_simple_read_from_buffer(to: *mut c_void, count: usize, ppos: *mut i64, from: *const c_void, available: usize) -> isize;
+    fn c_simple_read_from_buffer(
+        to: *mut c_void,
+        count: usize,
+        ppos: *mut i64,
+        from: *const c_void,
+        available: usize,
+    ) -> isize;
     #[link_name = "kstrtobool_from_user"]
     fn c_kstrtobool_from_user(s: *const c_char, count: usize, res: *mut bool) -> c_int;
     #[link_name = "proc_dointvec_minmax"]
-    fn c_proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer: *mut c_void, lenp: *mut usize, ppos: *mut i64) -> c_int;
+    fn c_proc_dointvec_minmax(
+        table: *const CtlTable,
+        write: c_int,
+        buffer: *mut c_void,
+        lenp: *mut usize,
+        ppos: *mut i64,
+    ) -> c_int;
 
     // arch.c
     static mut current_kprobe: *mut Kprobe;
@@ -277,9 +321,18 @@ extern "C" {
     #[link_name = "arch_within_kprobe_blacklist"]
     fn c_arch_within_kprobe_blacklist(addr: c_ulong) -> bool;
     #[link_name = "arch_adjust_kprobe_addr"]
-    fn c_arch_adjust_kprobe_addr(addr: c_ulong, offset: c_ulong, on_func_entry: *mut bool) -> *mut KprobeOpcode;
+    fn c_arch_adjust_kprobe_addr(
+        addr: c_ulong,
+        offset: c_ulong,
+        on_func_entry: *mut bool,
+    ) -> *mut KprobeOpcode;
     #[link_name = "arch_kprobe_get_kallsym"]
-    fn c_arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int;
+    fn c_arch_kprobe_get_kallsym(
+        symnum: *mut c_uint,
+        value: *mut c_ulong,
+        type_: *mut c_char,
+        sym: *mut c_char,
+    ) -> c_int;
     // rshim.c: static data
     static mut kprobe_mutex: Mutex;
     static mut kprobe_insn_slots: KprobeInsnCache;
@@ -448,7 +501,10 @@ pub fn synchronize_rcu_tasks() {
 }
 
 /// `__this_cpu_write(kprobe_instance, kp)` (rshim.c's variable).
-#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "stores the pointer value, never dereferences it")]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "stores the pointer value, never dereferences it"
+)]
 pub fn set_kprobe_instance(kp: *mut Kprobe) {
     // SAFETY: a C global; single-threaded model.
     unsafe { addr_of_mut!(kprobe_instance).write(kp) }
@@ -460,7 +516,10 @@ pub fn reset_kprobe_instance() {
 }
 
 /// `__this_cpu_write(current_kprobe, p)` (arch.c's variable).
-#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "stores the pointer value, never dereferences it")]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "stores the pointer value, never dereferences it"
+)]
 pub fn set_current_kprobe(p: *mut Kprobe) {
     // SAFETY: a C global; single-threaded model.
     unsafe { addr_of_mut!(current_kprobe).write(p) }
@@ -632,7 +691,9 @@ pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut 
     unsafe {
         hd_printk(
             c"err".as_ptr().cast(),
-            c"kprobes: Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n".as_ptr().cast(),
+            c"kprobes: Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n"
+                .as_ptr()
+                .cast(),
             sym,
             offset,
             addr,
@@ -644,7 +705,13 @@ pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut 
 ///
 /// # Safety
 /// `sym` is a NUL-terminated string.
-pub unsafe fn perf_event_ksymbol(ksym_type: u16, addr: u64, len: u32, unregister: bool, sym: *const c_char) {
+pub unsafe fn perf_event_ksymbol(
+    ksym_type: u16,
+    addr: u64,
+    len: u32,
+    unregister: bool,
+    sym: *const c_char,
+) {
     // SAFETY: the caller's contract.
     unsafe { c_perf_event_ksymbol(ksym_type, addr, len, unregister, sym) }
 }
@@ -687,7 +754,12 @@ pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
 ///
 /// # Safety
 /// `namebuf` has `KSYM_NAME_LEN` bytes.
-pub unsafe fn kallsyms_lookup(addr: usize, offset: &mut c_ulong, modname: &mut *mut c_char, namebuf: *mut c_char) -> *const c_char {
+pub unsafe fn kallsyms_lookup(
+    addr: usize,
+    offset: &mut c_ulong,
+    modname: &mut *mut c_char,
+    namebuf: *mut c_char,
+) -> *const c_char {
     // SAFETY: the caller's contract; valid out pointers.
     unsafe { c_kallsyms_lookup(addr as c_ulong, null_mut(), offset, modname, namebuf) }
 }
@@ -702,7 +774,11 @@ pub unsafe fn kprobe_lookup_name(name: *const c_char, offset: u32) -> *mut Kprob
 }
 
 /// `arch_adjust_kprobe_addr()` (rshim.c has upstream's weak default).
-pub fn arch_adjust_kprobe_addr(addr: usize, offset: usize, on_func_entry: &mut bool) -> *mut KprobeOpcode {
+pub fn arch_adjust_kprobe_addr(
+    addr: usize,
+    offset: usize,
+    on_func_entry: &mut bool,
+) -> *mut KprobeOpcode {
     // SAFETY: a valid out pointer.
     unsafe { c_arch_adjust_kprobe_addr(addr as c_ulong, offset as c_ulong, on_func_entry) }
 }
@@ -723,7 +799,12 @@ pub fn arch_populate_kprobe_blacklist() -> c_int {
 ///
 /// # Safety
 /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
-pub unsafe fn arch_kprobe_get_kallsym(symnum: *mut c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
+pub unsafe fn arch_kprobe_get_kallsym(
+    symnum: *mut c_uint,
+    value: *mut c_ulong,
+    type_: *mut c_char,
+    sym: *mut c_char,
+) -> c_int {
     // SAFETY: the caller's contract.
     unsafe { c_arch_kprobe_get_kallsym(symnum, value, type_, sym) }
 }
@@ -881,8 +962,14 @@ pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
         };
         ModuleAreas {
             ksyms,
-            kprobes_text: ((*m).kprobes_text_start as usize, (*m).kprobes_text_size as usize),
-            noinstr_text: ((*m).noinstr_text_start as usize, (*m).noinstr_text_size as usize),
+            kprobes_text: (
+                (*m).kprobes_text_start as usize,
+                (*m).kprobes_text_size as usize,
+            ),
+            noinstr_text: (
+                (*m).noinstr_text_start as usize,
+                (*m).noinstr_text_size as usize,
+            ),
         }
     }
 }
@@ -1017,7 +1104,10 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
 ///
 /// # Safety
 /// `op` is live.
-pub unsafe fn arch_within_optimized_kprobe(op: *mut OptimizedKprobe, addr: *mut KprobeOpcode) -> bool {
+pub unsafe fn arch_within_optimized_kprobe(
+    op: *mut OptimizedKprobe,
+    addr: *mut KprobeOpcode,
+) -> bool {
     // SAFETY: the caller's contract.
     unsafe { c_arch_within_optimized_kprobe(op, addr) != 0 }
 }
@@ -1065,7 +1155,14 @@ pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
 /// (`ipmodify`) or `kprobe_ftrace_ops`.
 pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
     // SAFETY: rshim.c's static ops.
-    unsafe { c_ftrace_set_filter_ip(kprobes_rust_ftrace_ops(ipmodify), ip as c_ulong, remove as c_int, 0) }
+    unsafe {
+        c_ftrace_set_filter_ip(
+            kprobes_rust_ftrace_ops(ipmodify),
+            ip as c_ulong,
+            remove as c_int,
+            0,
+        )
+    }
 }
 
 /// `ftrace_set_filter_ips(ops, ips, cnt, remove, 0)` on one of the two
@@ -1165,16 +1262,38 @@ pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
 ///
 /// # Safety
 /// `pi` is being shown; the strings are C strings.
-pub unsafe fn seq_report_sym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, sym: *const c_char, offset: u32, modname: *const c_char) {
+pub unsafe fn seq_report_sym(
+    pi: *mut SeqFile,
+    addr: *mut c_void,
+    ty: *const c_char,
+    sym: *const c_char,
+    offset: u32,
+    modname: *const c_char,
+) {
     // SAFETY: the arguments match the format's conversions.
-    unsafe { seq_printf(pi, c"%px  %s  %s+0x%x  %s ".as_ptr().cast(), addr, ty, sym, offset, modname) }
+    unsafe {
+        seq_printf(
+            pi,
+            c"%px  %s  %s+0x%x  %s ".as_ptr().cast(),
+            addr,
+            ty,
+            sym,
+            offset,
+            modname,
+        )
+    }
 }
 
 /// `seq_printf(pi, "%px  %s  %pS ", ...)` (upstream's format).
 ///
 /// # Safety
 /// `pi` is being shown; `ty` is a C string.
-pub unsafe fn seq_report_nosym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c_char, paddr: *mut c_void) {
+pub unsafe fn seq_report_nosym(
+    pi: *mut SeqFile,
+    addr: *mut c_void,
+    ty: *const c_char,
+    paddr: *mut c_void,
+) {
     // SAFETY: the arguments match the format's conversions.
     unsafe { seq_printf(pi, c"%px  %s  %pS ".as_ptr().cast(), addr, ty, paddr) }
 }
@@ -1183,7 +1302,13 @@ pub unsafe fn seq_report_nosym(pi: *mut SeqFile, addr: *mut c_void, ty: *const c
 ///
 /// # Safety
 /// `pi` is being shown; the strings are C strings.
-pub unsafe fn seq_report_flags(pi: *mut SeqFile, a: *const c_char, b: *const c_char, c: *const c_char, d: *const c_char) {
+pub unsafe fn seq_report_flags(
+    pi: *mut SeqFile,
+    a: *const c_char,
+    b: *const c_char,
+    c: *const c_char,
+    d: *const c_char,
+) {
     // SAFETY: the arguments match the format's conversions.
     unsafe { seq_printf(pi, c"%s%s%s%s\n".as_ptr().cast(), a, b, c, d) }
 }
@@ -1192,7 +1317,12 @@ pub unsafe fn seq_report_flags(pi: *mut SeqFile, a: *const c_char, b: *const c_c
 ///
 /// # Safety
 /// `m` is being shown.
-pub unsafe fn seq_blacklist_line(m: *mut SeqFile, start: *mut c_void, end: *mut c_void, sym: *mut c_void) {
+pub unsafe fn seq_blacklist_line(
+    m: *mut SeqFile,
+    start: *mut c_void,
+    end: *mut c_void,
+    sym: *mut c_void,
+) {
     // SAFETY: the arguments match the format's conversions.
     unsafe { seq_printf(m, c"0x%px-0x%px\t%ps\n".as_ptr().cast(), start, end, sym) }
 }
@@ -1219,7 +1349,13 @@ pub unsafe fn seq_list_next(v: *mut c_void, head: *mut ListHead, pos: *mut i64) 
 ///
 /// # Safety
 /// `to` has `count` bytes, `from` has `available` bytes, `ppos` is valid.
-pub unsafe fn simple_read_from_buffer(to: *mut c_void, count: usize, ppos: *mut i64, from: *const c_void, available: usize) -> isize {
+pub unsafe fn simple_read_from_buffer(
+    to: *mut c_void,
+    count: usize,
+    ppos: *mut i64,
+    from: *const c_void,
+    available: usize,
+) -> isize {
     // SAFETY: the caller's contract.
     unsafe { c_simple_read_from_buffer(to, count, ppos, from, available) }
 }
@@ -1237,7 +1373,13 @@ pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut boo
 ///
 /// # Safety
 /// The arguments the sysctl core passed to a `proc_handler`.
-pub unsafe fn proc_dointvec_minmax(table: *const CtlTable, write: c_int, buffer: *mut c_void, length: *mut usize, ppos: *mut i64) -> c_int {
+pub unsafe fn proc_dointvec_minmax(
+    table: *const CtlTable,
+    write: c_int,
+    buffer: *mut c_void,
+    length: *mut usize,
+    ppos: *mut i64,
+) -> c_int {
     // SAFETY: the caller's contract.
     unsafe { c_proc_dointvec_minmax(table, write, buffer, length, ppos) }
 }

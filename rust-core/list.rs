@@ -134,10 +134,10 @@ pub struct RcuIter {
 /// critical section (or hold the update-side lock) while iterating.
 #[inline]
 pub unsafe fn iter_rcu(head: *mut ListHead) -> RcuIter {
-    // SAFETY: `head` is live and the caller is an RCU reader or holds the
-    // update-side lock (this function's `# Safety`), as `next_rcu()` requires.
     RcuIter {
         head,
+        // SAFETY: `head` is live and the caller is an RCU reader or holds the
+        // update-side lock (this function's `# Safety`), as `next_rcu()` requires.
         pos: unsafe { next_rcu(head) },
     }
 }
@@ -401,9 +401,9 @@ pub struct HlistIter {
 /// `head` is live; lock held or RCU read side.
 #[inline]
 pub unsafe fn hlist_iter(head: *mut HlistHead) -> HlistIter {
-    // SAFETY: `head` is live and the lock is held or the caller is an RCU reader
-    // (this function's `# Safety`), as `hlist_first_rcu()` requires.
     HlistIter {
+        // SAFETY: `head` is live and the lock is held or the caller is an RCU reader
+        // (this function's `# Safety`), as `hlist_first_rcu()` requires.
         pos: unsafe { hlist_first_rcu(head) },
     }
 }

@@ -150,9 +150,9 @@ fn do_optimize_kprobes(_tl: &TextLocks<'_>) {
     sys::lockdep_assert_held_text_mutex();
     sys::lockdep_assert_cpus_held();
     // Optimization never be done when disarmed.
-    // SAFETY: `_tl` proves `kprobe_mutex` held, which guards the list.
     if state::all_disarmed()
         || !state::allow_optimization()
+        // SAFETY: `_tl` proves `kprobe_mutex` held, which guards the list.
         || unsafe { list::list_empty(optimizing_list()) }
     {
         return;

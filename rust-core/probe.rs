@@ -60,8 +60,8 @@ impl<'a> Probe<'a> {
     #[inline(always)]
     pub unsafe fn from_raw(p: *mut Kprobe) -> Probe<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
-        // SAFETY: `p` is non-null (this function's `# Safety`).
         Probe {
+            // SAFETY: `p` is non-null (this function's `# Safety`).
             ptr: unsafe { NonNull::new_unchecked(p) },
             _life: PhantomData,
         }
@@ -267,8 +267,8 @@ impl<'a> Aggr<'a> {
     #[inline(always)]
     pub unsafe fn from_raw(ap: *mut Kprobe) -> Aggr<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
-        // SAFETY: `ap` is live for `'a` (this function's `# Safety`).
         Aggr {
+            // SAFETY: `ap` is live for `'a` (this function's `# Safety`).
             p: unsafe { Probe::from_raw(ap) },
         }
     }
@@ -453,8 +453,8 @@ impl<'a> Hashed<'a> {
     #[inline(always)]
     pub unsafe fn from_raw(p: *mut Kprobe) -> Hashed<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
-        // SAFETY: a hashed probe is live while `kprobe_mutex` is held.
         Hashed {
+            // SAFETY: a hashed probe is live while `kprobe_mutex` is held.
             p: unsafe { Probe::from_raw(p) },
         }
     }
@@ -625,8 +625,8 @@ impl<'a> RetProbe<'a> {
     #[inline(always)]
     pub unsafe fn from_raw(rp: *mut Kretprobe) -> RetProbe<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
-        // SAFETY: non-null (this function's `# Safety`).
         RetProbe {
+            // SAFETY: non-null (this function's `# Safety`).
             rp: unsafe { NonNull::new_unchecked(rp) },
             _life: PhantomData,
         }
@@ -682,8 +682,8 @@ impl<'a> JProbe<'a> {
     #[inline(always)]
     pub unsafe fn from_raw(jp: *mut Jprobe) -> JProbe<'a> {
         // INVARIANT: the caller's guarantee (this function's `# Safety`).
-        // SAFETY: non-null (this function's `# Safety`).
         JProbe {
+            // SAFETY: non-null (this function's `# Safety`).
             jp: unsafe { NonNull::new_unchecked(jp) },
             _life: PhantomData,
         }

@@ -69,7 +69,8 @@ const MIN_SLOTS: usize = 64;
 /// 32-bit immediate for the assembly.
 pub const GOLDEN_RATIO_32: u32 = 0x61C8_8647;
 
-/// The most slots a table has: `cap << 32` must fit in 64 bits.
+/// The most slots a table has: `cap_hi`, `(cap - TAIL) << 32`, must fit in
+/// 64 bits.
 const MAX_SLOTS: usize = u32::MAX as usize;
 
 /// The slots after the last home slot: a walk reads this many slots past
@@ -208,7 +209,7 @@ impl TableRef {
         }
     }
 
-    /// The home slot of `addr`: below `cap`.
+    /// The home slot of `addr`: below `cap - TAIL`.
     #[inline(always)]
     fn home(self, addr: *mut KprobeOpcode) -> usize {
         home(addr, self.cap())
@@ -534,6 +535,14 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
 /// Live entries and slots of the published table (tests, statistics).
 pub fn stats(km: &KprobeMutex) -> (usize, usize) {
     (LIVE.load(Ordering::Relaxed), table(km).cap())
+}
+
+/// The published table's `cap_hi`, which only the kernel's assembly
+/// `get_kprobe()` reads (host tests).
+#[cfg(test)]
+pub(crate) fn cap_hi(km: &KprobeMutex) -> u64 {
+    // SAFETY: the published table, live under `km`.
+    unsafe { ptr::addr_of!((*table(km).0).cap_hi).read() }
 }
 
 /// Live and tomb slots of the published table (host tests).

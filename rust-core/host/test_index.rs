@@ -97,6 +97,13 @@ fn finds_every_probe_and_nothing_else_up_to_50000() {
             ins(&km, p).expect("memory");
         }
         let (live, cap) = index::stats(&km);
+        // What the assembly `get_kprobe()` multiplies by: homes below
+        // `cap - TAIL`, in the static table and in every rebuilt one.
+        assert_eq!(
+            index::cap_hi(&km),
+            ((cap - index::TAIL) as u64) << 32,
+            "n={n}"
+        );
         drop(km);
         assert_eq!(live, n);
         // At most 3/4 used.
@@ -327,7 +334,7 @@ fn lookups_during_rebuilds_find_the_probes() {
 /// hash is a bijection of the low 32 bits).
 fn with_hash(h: u32) -> usize {
     // Newton's iteration for the inverse modulo 2^32: five steps from an
-    // odd seed (correct to 3 bits) reach 96 bits.
+    // `g` itself (its own inverse modulo 8: correct to 3 bits) reach 96 bits.
     let g = index::GOLDEN_RATIO_32;
     let mut inv = g;
     for _ in 0..5 {
@@ -369,7 +376,8 @@ fn no_home_in_the_tail_and_a_cluster_at_the_end_wraps_around() {
     for (i, &p) in ps.iter().enumerate() {
         assert_eq!(get(a[i]), p, "probe {i}");
     }
-    // Misses whose walk wraps around end at the first empty slot.
+    // Misses end at the first empty slot: one whose walk wraps around (home
+    // 61) and one from home 0.
     assert!(get(with_hash(u32::MAX - 6)).is_null());
     assert!(get(with_hash(6)).is_null());
     // Removing the ones in the tail and at slot 0 leaves tombs the others

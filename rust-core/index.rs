@@ -551,22 +551,13 @@ pub(crate) fn used(_km: &KprobeMutex) -> usize {
     USED.load(Ordering::Relaxed)
 }
 
-/// The slot that holds the probe at `addr`, if any (host tests).
+/// The slot that holds the probe at `addr`, if any (host tests): the
+/// writer's look-up, then the slot of what it found.
 #[cfg(test)]
 pub(crate) fn position(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<usize> {
-    let t = table(km);
-    let mut i = t.home(addr);
-    loop {
-        let p = t.slot(i).load(Ordering::Relaxed);
-        if p == empty() {
-            return None;
-        }
-        // SAFETY: an indexed probe or the static tomb, live under `km`.
-        if unsafe { (*p).addr } == addr {
-            return Some(i);
-        }
-        i = t.next(i);
-    }
+    let p = lookup_locked(km, addr)?;
+    // SAFETY: the index holds hashed probes only, live while `km` is held.
+    find_index(table(km), unsafe { Hashed::from_raw(p.as_ptr()) })
 }
 
 /// Empties the index (host tests, under `sys::exclusive()`).

@@ -208,10 +208,7 @@ extern "C" {
     /// The assembly below.
     pub fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
 }
-#[cfg(all(
-    CONFIG_RUST,
-    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
-))]
+// In every build: what the assembly below assumes of the index.
 const _: () = assert!(
     index::TAIL == 2,
     "the assembly reads two slots past the home unrolled"

@@ -14,6 +14,8 @@
 #   KP_HOSTDIFF_SEQS   number of sequences (default 1000)
 #   KP_HOSTDIFF_OPS    operations per sequence (default 200)
 #   KP_HOSTDIFF_SEED   first seed (default 1); sequence i uses seed SEED+i
+#   KP_HOSTDIFF_JOBS   worker processes (default: the CPUs; tools/testing/
+#                      hostdiff/run.py runs the sequences)
 #   KP_HOSTDIFF_RUST   a prebuilt Rust driver to use instead of building
 #                      build/hostdiff/hostdiff-rust (cargo, then make)
 #   KP_HOSTDIFF_STRICT=1  also compare `  ?` lines (pure arch queries)
@@ -91,86 +93,11 @@ python3 "$HD/gen.py" "$SEED" "$OPS" "$SEQS" "$OUT/seq" || die "gen.py failed"
 
 info "rust driver: $RUST"
 
-# The lines that are compared (MODEL.md, "Trace"; classify.py applies the
-# same rule).
-filter() {
-	if [ "${KP_HOSTDIFF_STRICT:-0}" = 1 ]; then cat "$1"
-	elif [ "${KP_HOSTDIFF_LOOSE:-0}" = 1 ]; then grep -v -e '^  ?' -e '^  ~' "$1" || true
-	else grep -v '^  ?' "$1" || true
-	fi
-}
-
 step "hostdiff: run"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-crash=0 nondet=0 diverge=0 intended=0 n=0
-resync_ok=0 resync_real=0 resync_open=0
-t0=$(date +%s)
-for ((i = SEED; i < SEED + SEQS; i++)); do
-	s=$OUT/seq/seq-$i.txt t=$OUT/trace/seq-$i
-	n=$((n + 1))
-	rc=0
-	timeout 60 "$OUT/hostdiff-c" "$s" >"$t.c" 2>"$t.c.err" || rc=$?
-	if [ "$rc" != 0 ] || [ -s "$t.c.err" ]; then
-		crash=$((crash + 1))
-		[ "$crash" -gt 3 ] || { warn "hostdiff-c failed (exit $rc) on $s"; head -n 15 "$t.c.err" >&2; }
-		continue
-	fi
-	timeout 60 "$OUT/hostdiff-c" "$s" >"$t.c2" 2>/dev/null || true
-	if ! cmp -s "$t.c" "$t.c2"; then
-		nondet=$((nondet + 1))
-		[ "$nondet" -gt 3 ] || { warn "hostdiff-c is not deterministic on $s"; diff "$t.c" "$t.c2" | head -n 10 >&2; }
-	fi
-	rm -f "$t.c2" "$t.c.err"
-	rc=0
-	timeout 60 "$RUST" "$s" >"$t.rust" 2>"$t.rust.err" || rc=$?
-	if [ "$rc" != 0 ] || ! cmp -s <(filter "$t.c") <(filter "$t.rust"); then
-		diverge=$((diverge + 1))
-		cp "$s" "$OUT/diverge/"
-		d=$OUT/diverge/seq-$i.diff
-		crc=0
-		why=$(python3 "$HD/classify.py" "$t.c" "$t.rust") || crc=$?
-		if [ "$rc" != 0 ]; then
-			why="real: hostdiff-rust exit $rc: $(head -c 300 "$t.rust.err" | tr '\n' ' ')"
-			crc=1
-		elif [ "$crc" != 1 ] && [ "$crc" != 3 ]; then
-			why="real: classify.py failed (exit $crc): $why"
-			crc=1
-		fi
-		{ echo "# $why"; diff -u <(filter "$t.c") <(filter "$t.rust") || true; } >"$d"
-		if [ "$crc" = 3 ] && [ "${KP_HOSTDIFF_RESYNC:-1}" = 1 ]; then
-			rrc=0
-			rwhy=$(python3 "$HD/resync.py" "$OUT/hostdiff-c" "$RUST" "$s" "$OUT/diverge/seq-$i.resync") || rrc=$?
-			echo "# resync: $rwhy" >>"$d"
-			case $rrc in
-			0) resync_ok=$((resync_ok + 1)) ;;
-			3) resync_open=$((resync_open + 1)) ;;
-			*) resync_real=$((resync_real + 1)); crc=1; why="real after resync: $rwhy" ;;
-			esac
-		fi
-		if [ "$crc" = 3 ]; then
-			intended=$((intended + 1))
-			mv "$d" "$OUT/diverge/seq-$i.intended.diff"
-		else
-			real=$((diverge - intended))
-			if [ "$real" -le 3 ]; then
-				warn "sequence $s diverges: $why; first lines of the diff (c -> rust):"
-				head -n 25 "$d" >&2
-			fi
-		fi
-	fi
-done
-t1=$(date +%s)
-info "$n sequences in $((t1 - t0)) s; traces in $OUT/trace/"
-
-if [ "$crash" = 0 ]; then echo "PASS hostdiff/c-clean"
-else echo "FAIL hostdiff/c-clean $crash of $n sequences crashed or reported (see $OUT/trace/*.c.err)"; fi
-if [ "$nondet" = 0 ] && [ "$crash" -lt "$n" ]; then echo "PASS hostdiff/c-deterministic"
-else echo "FAIL hostdiff/c-deterministic $nondet of $n sequences gave two different traces"; fi
-real=$((diverge - intended))
-[ "${KP_HOSTDIFF_RESYNC:-1}" != 1 ] ||
-	info "resync: $resync_ok intended divergences identical after dropping the anomaly operations, $resync_real real, $resync_open unresolved"
-if [ "$real" = 0 ] && [ "$crash" -lt "$n" ]; then echo "PASS hostdiff/rust-identical"
-else echo "FAIL hostdiff/rust-identical $real of $n sequences diverge for real (see $OUT/diverge/seq-*.diff; intended ones: *.intended.diff)"; fi
-echo "hostdiff: $n sequences, $diverge diverge, $intended intended"
-[ "$crash" = 0 ] && [ "$nondet" = 0 ] && [ "$real" = 0 ] && [ "$selftest" = 0 ]
+# The loop, the classification and the checks' lines (run.py; it compares
+# the lines MODEL.md "Trace" and classify.compared() say).
+rc=0
+python3 "$HD/run.py" "$OUT/hostdiff-c" "$RUST" "$OUT" "$SEED" "$SEQS" || rc=$?
+[ "$rc" = 0 ] && [ "$selftest" = 0 ]

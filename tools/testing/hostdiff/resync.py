@@ -37,10 +37,9 @@ def run(exe, seq):
     return p.returncode, p.stdout, p.stderr
 
 
-def main():
-    if len(sys.argv) != 5:
-        sys.exit("usage: resync.py HOSTDIFF_C HOSTDIFF_RUST SEQFILE OUTPREFIX")
-    cexe, rexe, seqfile, outprefix = sys.argv[1:]
+def resync(cexe, rexe, seqfile, outprefix):
+    """(code, line): what main() prints and exits with (run.py calls this
+    in its worker processes)."""
     with open(seqfile) as f:
         ops = [l.rstrip("\n") for l in f if l.split("#")[0].split()]
     dropped = []
@@ -51,8 +50,7 @@ def main():
                 f.write("\n".join(ops) + "\n")
             crc, cout, cerr = run(cexe, seq)
             if crc != 0 or cerr:
-                print(f"unresolved: hostdiff-c failed (exit {crc}) after dropping {dropped}")
-                return 3
+                return 3, f"unresolved: hostdiff-c failed (exit {crc}) after dropping {dropped}"
             rrc, rout, rerr = run(rexe, seq)
             with open(tc, "wb") as f:
                 f.write(cout)
@@ -66,8 +64,7 @@ def main():
                 # Identical but for the batched ftrace calls (classify.py).
                 code = 0
             if code == 0:
-                print(f"identical after dropping {len(dropped)} anomaly operation(s): {dropped}")
-                return 0
+                return 0, f"identical after dropping {len(dropped)} anomaly operation(s): {dropped}"
             if code == 1:
                 with open(outprefix + ".txt", "w") as f:
                     f.write("\n".join(ops) + "\n")
@@ -76,14 +73,20 @@ def main():
                 with open(outprefix + ".diff", "w") as f:
                     f.write(f"# {why} (after dropping {dropped})\n")
                     f.writelines(l + "\n" for l in difflib.unified_diff(c, r, "c", "rust", lineterm=""))
-                print(f"{why} (after dropping {dropped}; see {outprefix}.diff)")
-                return 1
+                return 1, f"{why} (after dropping {dropped}; see {outprefix}.diff)"
             m = re.search(r" at op (\d+) '(.*?)'", why)
             i = int(m.group(1))
             dropped.append(ops[i - 1])
             del ops[i - 1]
-    print(f"unresolved: still intended after dropping {dropped}")
-    return 3
+    return 3, f"unresolved: still intended after dropping {dropped}"
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit("usage: resync.py HOSTDIFF_C HOSTDIFF_RUST SEQFILE OUTPREFIX")
+    code, line = resync(*sys.argv[1:])
+    print(line)
+    return code
 
 
 if __name__ == "__main__":

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""run.py HOSTDIFF_C HOSTDIFF_RUST OUT SEED SEQS: the run loop of
+scripts/hostdiff.sh, over OUT/seq/seq-SEED.txt .. seq-(SEED+SEQS-1).txt,
+in KP_HOSTDIFF_JOBS worker processes (default: the CPUs there are).
+
+For each sequence, as the loop in the shell did before: hostdiff-c twice
+(a crash or anything on its stderr counts as c-clean's failure; two
+different traces as c-deterministic's), hostdiff-rust once; where the
+compared lines (classify.compared) differ or hostdiff-rust fails, the
+sequence is copied to OUT/diverge/ and classified (classify.verdict); an
+intended divergence is looked past (resync.resync, unless
+KP_HOSTDIFF_RESYNC=0).  OUT/diverge/seq-N.diff (real) or
+seq-N.intended.diff holds the verdict and diff -u of the compared lines.
+Traces stay in OUT/trace/.  One process classifies every sequence its
+worker ran: no interpreter start per sequence.
+
+Prints, in seed order, the warnings the shell loop printed (the first
+three crashes, nondeterministic sequences and real divergences, to
+stderr), then the PASS/FAIL lines and the summary line of
+scripts/hostdiff.sh (see there).  Exit status 0 when every check passed.
+"""
+
+import concurrent.futures
+import difflib
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, HERE)
+import classify  # noqa: E402
+import resync  # noqa: E402
+
+
+def run(exe, seq):
+    """(exit status, stdout, stderr); 124 on a timeout, as timeout(1)."""
+    try:
+        p = subprocess.run([exe, seq], capture_output=True, timeout=60)
+    except subprocess.TimeoutExpired as e:
+        return 124, e.stdout or b"", (e.stderr or b"") + b"\n(timed out after 60 s)"
+    return p.returncode, p.stdout, p.stderr
+
+
+def compared(data):
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [l for l in lines if classify.compared(l)]
+
+
+def one(cexe, rexe, out, i):
+    """Run sequence i.  The result: kind ('crash', 'same', 'intended' or
+    'real'), msg and detail for the warnings, nondet (the diff of the two
+    C traces) when they differ, resync (resync.resync's code) when it
+    ran."""
+    s = f"{out}/seq/seq-{i}.txt"
+    t = f"{out}/trace/seq-{i}"
+    res = {"i": i, "seq": s}
+    rc, cout, cerr = run(cexe, s)
+    with open(t + ".c", "wb") as f:
+        f.write(cout)
+    if rc != 0 or cerr:
+        with open(t + ".c.err", "wb") as f:
+            f.write(cerr)
+        res.update(kind="crash", msg=f"hostdiff-c failed (exit {rc}) on {s}",
+                   detail="\n".join(cerr.decode(errors="replace").split("\n")[:15]))
+        return res
+    _, cout2, _ = run(cexe, s)
+    if cout2 != cout:
+        res["nondet"] = "\n".join(difflib.unified_diff(
+            cout.decode(errors="replace").split("\n"), cout2.decode(errors="replace").split("\n"),
+            "c", "c2", lineterm="", n=0))
+    rrc, rout, rerr = run(rexe, s)
+    with open(t + ".rust", "wb") as f:
+        f.write(rout)
+    with open(t + ".rust.err", "wb") as f:
+        f.write(rerr)
+    c, r = compared(cout), compared(rout)
+    if rrc == 0 and c == r:
+        res["kind"] = "same"
+        return res
+    shutil.copy(s, f"{out}/diverge/")
+    d = f"{out}/diverge/seq-{i}.diff"
+    try:
+        code, why = classify.verdict(t + ".c", t + ".rust")
+        if code not in (1, 3):
+            why, code = f"real: classify.py gave {code}: {why}", 1
+    except Exception as e:  # a classifier bug is a failure, not a pass
+        why, code = f"real: classify.py failed: {type(e).__name__}: {e}", 1
+    if rrc != 0:
+        why = f"real: hostdiff-rust exit {rrc}: " + rerr[:300].decode(errors="replace").replace("\n", " ")
+        code = 1
+    text = [f"# {why}"] + list(difflib.unified_diff(c, r, "c", "rust", lineterm=""))
+    if code == 3 and os.environ.get("KP_HOSTDIFF_RESYNC", "1") == "1":
+        try:
+            rcode, rwhy = resync.resync(cexe, rexe, s, f"{out}/diverge/seq-{i}.resync")
+        except Exception as e:
+            rcode, rwhy = 1, f"real: resync.py failed: {type(e).__name__}: {e}"
+        text.append(f"# resync: {rwhy}")
+        res["resync"] = rcode
+        if rcode not in (0, 3):
+            code, why = 1, f"real after resync: {rwhy}"
+    if code == 3:
+        d = f"{out}/diverge/seq-{i}.intended.diff"
+    with open(d, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write("\n".join(text) + "\n")
+    res.update(kind="intended" if code == 3 else "real", msg=f"sequence {s} diverges: {why}",
+               detail="\n".join(text[:25]))
+    return res
+
+
+def warn(msg):
+    print(f"*** WARNING: {msg}", file=sys.stderr)
+
+
+def main():
+    if len(sys.argv) != 6:
+        sys.exit("usage: run.py HOSTDIFF_C HOSTDIFF_RUST OUT SEED SEQS")
+    cexe, rexe, out = sys.argv[1:4]
+    seed, seqs = int(sys.argv[4]), int(sys.argv[5])
+    jobs = int(os.environ.get("KP_HOSTDIFF_JOBS", "0")) or os.cpu_count() or 1
+    t0 = time.time()
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
+        results = list(ex.map(one, *zip(*((cexe, rexe, out, i) for i in range(seed, seed + seqs))),
+                              chunksize=8))
+    n = len(results)
+    crash = nondet = diverge = intended = real = 0
+    resynced = {0: 0, 1: 0, 3: 0}
+    for r in results:
+        if r["kind"] == "crash":
+            crash += 1
+            if crash <= 3:
+                warn(r["msg"])
+                print(r["detail"], file=sys.stderr)
+            continue
+        if "nondet" in r:
+            nondet += 1
+            if nondet <= 3:
+                warn(f"hostdiff-c is not deterministic on {r['seq']}")
+                print("\n".join(r["nondet"].split("\n")[:10]), file=sys.stderr)
+        if r["kind"] == "same":
+            continue
+        diverge += 1
+        if "resync" in r:
+            resynced[r["resync"] if r["resync"] in (0, 3) else 1] += 1
+        if r["kind"] == "intended":
+            intended += 1
+        else:
+            real += 1
+            if real <= 3:
+                warn(r["msg"] + "; first lines of the diff (c -> rust):")
+                print(r["detail"], file=sys.stderr)
+    print(f"==> hostdiff: {n} sequences in {time.time() - t0:.0f} s ({jobs} worker processes); "
+          f"traces in {out}/trace/", file=sys.stderr)
+    if os.environ.get("KP_HOSTDIFF_RESYNC", "1") == "1":
+        print(f"==> resync: {resynced[0]} intended divergences identical after dropping the anomaly "
+              f"operations, {resynced[1]} real, {resynced[3]} unresolved", file=sys.stderr)
+    if crash == 0:
+        print("PASS hostdiff/c-clean")
+    else:
+        print(f"FAIL hostdiff/c-clean {crash} of {n} sequences crashed or reported (see {out}/trace/*.c.err)")
+    if nondet == 0 and crash < n:
+        print("PASS hostdiff/c-deterministic")
+    else:
+        print(f"FAIL hostdiff/c-deterministic {nondet} of {n} sequences gave two different traces")
+    if real == 0 and crash < n:
+        print("PASS hostdiff/rust-identical")
+    else:
+        print(f"FAIL hostdiff/rust-identical {real} of {n} sequences diverge for real "
+              f"(see {out}/diverge/seq-*.diff; intended ones: *.intended.diff)")
+    print(f"hostdiff: {n} sequences, {diverge} diverge, {intended} intended")
+    return 0 if crash == 0 and nondet == 0 and real == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

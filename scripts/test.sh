@@ -208,12 +208,16 @@ config_suite() {
 # 6. further configs (default: the `debug` pair, lockdep/KASAN/UBSAN/
 # kmemleak): built, booted, the guest suites and the differential scenarios
 # on both variants.  KP_TEST_CONFIGS="" skips them; `make matrix` runs all.
+# Their guest job is the quick one (KP_GUEST_QUICK=1, see
+# tools/testing/guest/test-job.sh: a subset of ftracetest, no kprobes-o
+# sweep, the rest reported as SKIP); KP_GUEST_QUICK=0 runs it whole.
 for cfg in ${KP_TEST_CONFIGS-debug}; do
 	step "test: config $cfg (both variants)"
 	cres=$WORK/results/matrix/$cfg
 	mkdir -p "$cres"
 	if KP_CONFIG=$cfg "$ROOT/scripts/build.sh" $VARIANTS; then
-		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} "$ROOT/scripts/config-suites.sh" --differential \
+		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} KP_GUEST_QUICK=${KP_GUEST_QUICK-1} \
+			"$ROOT/scripts/config-suites.sh" --differential \
 			>"$cres/config-suites.log" || true
 		record_lines "$cres/config-suites.log"
 		grep -E '^FAIL ' "$cres/config-suites.log" >&2 || true

@@ -18,6 +18,14 @@ HAVE_MODULES=0; [ -e /proc/modules ] && HAVE_MODULES=1
 HAVE_KPDEBUGFS=0; [ -d $D/kprobes ] && HAVE_KPDEBUGFS=1
 NO_MODULES="no loadable modules (!CONFIG_MODULES)"
 NO_KPDEBUGFS="no debugfs (!CONFIG_DEBUG_FS)"
+# kpt.quick=1 (make test's runs of the debug pair, KP_GUEST_QUICK in
+# scripts/config-suites.sh): the same job with the two slow parts cut to
+# what exercises the core, on both variants alike; what is left out is
+# reported as SKIP.  On a lockdep/KASAN kernel under TCG each ftracetest
+# case costs 30-60 s (its set-up walks every trace event) and probing
+# every function of kprobes.o 4 minutes.  `make matrix` runs it all.
+QUICK=0; grep -qw kpt.quick=1 /proc/cmdline && QUICK=1
+QUICK_WHY="left out of make test's quick job on this config (kpt.quick=1); make matrix runs it"
 
 # --- KUnit: kprobes_test ran at boot (CONFIG_KPROBES_SANITY_TEST=y); its KTAP
 # log is in debugfs, or only in the kernel log without debugfs.
@@ -202,7 +210,9 @@ kwrite $T/kprobe_events ''
 # the cross-variant comparison (tools/testing/kprobes_o.py): NAME absent (no
 # text symbol of that name), NAME refused, or NAME ok +OFFSET FLAGS.  The
 # probe is defined (disabled) and removed at once.
-if [ -s /extra/kprobes-o-functions ] && [ $HAVE_KPDEBUGFS = 1 ]; then
+if [ $QUICK = 1 ]; then
+	skip kprobes-o functions-probed "$QUICK_WHY"
+elif [ -s /extra/kprobes-o-functions ] && [ $HAVE_KPDEBUGFS = 1 ]; then
 	awk 'NR == FNR { want[$1] = 1; next } ($2 == "t" || $2 == "T") && NF == 3 && ($3 in want) { print $3 }' \
 		/extra/kprobes-o-functions /proc/kallsyms | sort -u >/tmp/kprobes-o-present
 	section kprobes-o
@@ -224,9 +234,29 @@ fi
 # --- ftracetest (tools/testing/selftests/ftrace), KTAP output.
 section ftracetest
 FTRACETEST_CASES=${FTRACETEST_CASES:-test.d/kprobe test.d/dynevent}
+if [ $QUICK = 1 ]; then
+	# The cases that drive the core itself: registration and removal,
+	# enable/disable of a busy event, ftrace-based probes beside the
+	# function tracer, module probes, several probes on one address,
+	# optimization, kretprobe instances.  The others test trace_kprobe's
+	# argument parser and the other dynamic events, or, as
+	# multiple_kprobes (4 minutes here), what the differential's scale
+	# batches do.
+	quick="add_and_remove busy_check kprobe_ftrace kprobe_module kprobe_multiprobe
+		kprobe_opt_types kretprobe_maxactive"
+	FTRACETEST_CASES=
+	for f in $(cd /kselftest/ftrace && ls test.d/kprobe/*.tc test.d/dynevent/*.tc); do
+		b=$(basename "$f" .tc)
+		case " $(echo $quick) " in
+		*" $b "*) FTRACETEST_CASES="$FTRACETEST_CASES $f" ;;
+		*) skipped="${skipped:-} ${f#test.d/}" ;;
+		esac
+	done
+fi
 cd /kselftest/ftrace && ./ftracetest -K -l /tmp/ftracetest-logs $FTRACETEST_CASES 2>&1
 cd /
 section end
+for f in ${skipped:-}; do skip ftracetest-case "$f" "$QUICK_WHY"; done
 
 # --- jprobes (CONFIG_KPROBES_RUST_JPROBES): the Rust core's compatibility
 # layer, tools/testing/guest/jprobes.sh.  Rust-only: every check is SKIP

@@ -33,6 +33,10 @@ static bool unsafe;
 module_param(unsafe, bool, 0444);
 MODULE_PARM_DESC(unsafe, "allow the 'unsafe' phase (cases where upstream WARNs or oopses)");
 
+static uint big_div = 1;
+module_param(big_div, uint, 0444);
+MODULE_PARM_DESC(big_div, "divide the sizes of the phase big batches (1-20; the job's quick form on debug kernels)");
+
 /* ---- output ------------------------------------------------------------ */
 
 #define KPD_BUF_SZ (1 << 20)
@@ -1460,7 +1464,8 @@ struct kpd_big_family {
  * members, the ftrace batches are smaller and their invalid member comes
  * early (together ~1 minute per kernel).
  */
-static const struct kpd_big_family kpd_big_families[] = {
+/* Not const: n and bad_at are divided by big_div at load (kpd_init). */
+static struct kpd_big_family kpd_big_families[] = {
 	/* kprobes on function entries (ftrace), by name; member bad_at: no such symbol */
 	{ "kprobe_entry", false, 1000, 100, kpd_bg, kpd_bg_name, 0, 0, "kpd_no_such_symbol" },
 	/* int3 kprobes at +9, by address; member bad_at: +10 (inside an instruction) */
@@ -2013,9 +2018,16 @@ static struct dentry *kpd_dir;
 
 static int __init kpd_init(void)
 {
+	unsigned int i;
 	int ret;
 
 	kpd_frec_ptr = kpd_frec;
+	if (big_div < 1 || big_div > 20)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(kpd_big_families); i++) {
+		kpd_big_families[i].n /= big_div;
+		kpd_big_families[i].bad_at /= big_div;
+	}
 	kpd_buf = vzalloc(KPD_BUF_SZ);
 	big = vzalloc(sizeof(*big) * KPD_BIG_N);
 	bigp = vzalloc(sizeof(*bigp) * KPD_BIG_N);

@@ -116,7 +116,10 @@ seed_from_c() {
 	rm -rf "$or.tmp"
 	mkdir -p "$(dirname "$or")"
 	cp -a "$oc/." "$or.tmp"
-	rm -f "$or.tmp/.kp-config-key"
+	# Its config key stays: configure() compares it with this variant's
+	# and config's own, so a c seed (another variant) or another config's
+	# seed is configured again, a seed of the same config and variant
+	# (cfgcheck's pipeline row) is not.
 	mv "$or.tmp" "$or"
 }
 

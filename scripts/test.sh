@@ -63,16 +63,36 @@ while read -r t; do skipped "cargo-test/$t" "ignored: see the test's documentati
 grep -q '^test result:' "$RESULTS/cargo-test.log" || record 1 cargo-test "cargo test did not run (log: $RESULTS/cargo-test.log)"
 [ "$rc" = 0 ] || [ "$cf" != 0 ] || record 1 cargo-test "cargo test exited $rc (log: $RESULTS/cargo-test.log)"
 
-step "test: cargo miri test (host tests under Miri, $MIRI_TOOLCHAIN)"
+# Miri interprets on one thread, so the tests are dealt round-robin to one
+# `cargo miri test --exact` process per CPU (KP_MIRI_SHARDS), each with its
+# own target directory; together they must run every test of the list.
+shards=${KP_MIRI_SHARDS:-$JOBS}
+step "test: cargo miri test (host tests under Miri, $MIRI_TOOLCHAIN, $shards processes)"
+mapfile -t mtests < <(cd "$ROOT" && cargo test -q -p kprobes_core -- --list 2>/dev/null | sed -n 's/: test$//p')
+rm -f "$RESULTS"/miri-*.log
+pids=()
+for ((k = 0; k < shards; k++)); do
+	mine=()
+	for ((j = k; j < ${#mtests[@]}; j += shards)); do mine+=("${mtests[j]}"); done
+	[ ${#mine[@]} -gt 0 ] || continue
+	(cd "$ROOT" && CARGO_TARGET_DIR=$ROOT/target/miri-shard$k MIRIFLAGS=-Zmiri-permissive-provenance \
+		cargo "+$MIRI_TOOLCHAIN" miri test -p kprobes_core -- --exact "${mine[@]}" >"$RESULTS/miri-$k.log" 2>&1) &
+	pids+=($!)
+done
 rc=0
-(cd "$ROOT" && MIRIFLAGS=-Zmiri-permissive-provenance cargo "+$MIRI_TOOLCHAIN" miri test -p kprobes_core 2>&1) |
-	tee "$RESULTS/miri.log" | grep -E 'test result:|Undefined Behavior' || true
-rc=${PIPESTATUS[0]}
-read -r mp mf < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } } END { print p+0, f+0 }' "$RESULTS/miri.log")
+for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+cat "$RESULTS"/miri-*.log >"$RESULTS/miri.log" 2>/dev/null || true
+grep -E 'test result:|Undefined Behavior' "$RESULTS/miri.log" || true
+read -r mp mf mi < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1); if ($(i) ~ /^ignored;?$/) g += $(i-1) } } END { print p+0, f+0, g+0 }' "$RESULTS/miri.log")
 P=$((P + mp)) F=$((F + mf))
-echo "miri: $mp passed, $mf failed" >>"$SUM"
+echo "miri: $mp passed, $mf failed ($shards processes)" >>"$SUM"
 if [ "$rc" != 0 ] && [ "$mf" = 0 ]; then
 	record 1 miri "cargo miri test exited $rc: $(grep -m1 -E '^error' "$RESULTS/miri.log") (log: $RESULTS/miri.log)"
+fi
+if [ ${#mtests[@]} = 0 ]; then
+	record 1 miri/ran-every-test "cargo test -p kprobes_core -- --list gave no tests"
+elif [ $((mp + mf + mi)) != ${#mtests[@]} ]; then
+	record 1 miri/ran-every-test "$((mp + mf + mi)) results for ${#mtests[@]} tests listed (log: $RESULTS/miri.log)"
 fi
 
 # 2. generated header and patch series ---------------------------------------

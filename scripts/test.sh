@@ -14,7 +14,8 @@
 #      tools/testing/expectations/), a clean kernel log
 #      (scripts/config-suites.sh)
 #   5. the suites of scripts/suites/: differential, clients, hostdiff
-#   6. the `debug` config pair (KP_TEST_CONFIGS): build, guest suites,
+#   6. with KP_TEST_CONFIGS=debug (on demand; it does not fit CI's
+#      time), the `debug` config pair: build, guest suites,
 #      differential scenarios, the stress suite (scripts/stress.sh, 4
 #      vCPUs, KP_STRESS_S=20 seconds) and the allocation-failure sweep
 #      (scripts/faults.sh), on lockdep/KASAN/UBSAN/kmemleak kernels
@@ -225,13 +226,19 @@ config_suite() {
 	grep -E "$re" "$out.log" | sed "s|^|$cfg |" | tee -a "$SUM" || true
 }
 
-# 6. further configs (default: the `debug` pair, lockdep/KASAN/UBSAN/
+# 6. further configs (KP_TEST_CONFIGS, e.g. the `debug` pair, lockdep/KASAN/UBSAN/
 # kmemleak): built, booted, the guest suites and the differential scenarios
-# on both variants.  KP_TEST_CONFIGS="" skips them; `make matrix` runs all.
+# on both variants.  None by default (see below); `make matrix` runs all.
 # Their guest job is the quick one (KP_GUEST_QUICK=1, see
 # tools/testing/guest/test-job.sh: a subset of ftracetest, no kprobes-o
 # sweep, the rest reported as SKIP); KP_GUEST_QUICK=0 runs it whole.
-for cfg in ${KP_TEST_CONFIGS-debug}; do
+# The debug pair is on demand (KP_TEST_CONFIGS=debug): on the machines CI
+# runs on it takes ~50 minutes (two kernel builds of ~25 and 3, the guest
+# suites ~20) beside the pipeline's ~45, and CI stops at 90 (README,
+# "On-demand checks"; issue 10's order of what CI keeps).
+[ -n "${KP_TEST_CONFIGS:-}" ] ||
+	skipped debug/pair "on demand: KP_TEST_CONFIGS=debug make test (README, On-demand checks)"
+for cfg in ${KP_TEST_CONFIGS:-}; do
 	step "test: config $cfg (both variants)"
 	cres=$WORK/results/matrix/$cfg
 	mkdir -p "$cres"

@@ -29,6 +29,8 @@ differential=0
 # command line; tools/testing/guest/test-job.sh says what it leaves out,
 # tools/testing/differential/job.sh how it shrinks the scale batches).
 quick=; [ "${KP_GUEST_QUICK:-0}" = 1 ] && quick=1
+# The kernel parameters of this script's guest runs (scripts/vm.sh).
+append="${KP_APPEND:-}${quick:+ kpt.quick=1}"
 pfx=
 [ "$KP_CONFIG" = pipeline ] || pfx="$KP_CONFIG/"
 mkdir -p "$RESULTS"
@@ -74,7 +76,7 @@ guest_run() {
 	t0=$SECONDS
 	# A run that fails is read as far as it went: the same checks, with
 	# guest/job-completed and whatever did not run failing.
-	KP_EXTRA_DIR=$xd KP_APPEND="${KP_APPEND:-}${quick:+ kpt.quick=1}" \
+	KP_EXTRA_DIR=$xd KP_APPEND=$append \
 		"$ROOT/scripts/vm.sh" "$v" "$ROOT/tools/testing/guest/test-job.sh" test >&2 ||
 		warn "the $v guest run failed; see $RESULTS/$v/test/console.log"
 	echo $((SECONDS - t0)) >"$RESULTS/$v/test/guest-seconds"
@@ -148,7 +150,7 @@ fi
 if [ "$differential" = 1 ]; then
 	if config_has c CONFIG_MODULES && config_has c CONFIG_DEBUG_FS; then
 		t0=$SECONDS
-		KP_APPEND="${KP_APPEND:-}${quick:+ kpt.quick=1}" \
+		KP_APPEND=$append \
 			"$ROOT/scripts/suites/differential.sh" >"$RESULTS/suite-differential.log" 2>&1 || true
 		guest_s[differential]=$((SECONDS - t0))
 		grep -v -E '^(PASS|FAIL) ' "$RESULTS/suite-differential.log" | tail -n 3 >&2

@@ -37,12 +37,12 @@ import resync  # noqa: E402
 
 
 def run(exe, seq):
-    """(exit status, stdout, stderr); 124 on a timeout, as timeout(1)."""
+    """resync.run(), but 124 on a timeout, as timeout(1) (resync.resync()
+    lets the timeout raise: a real divergence there)."""
     try:
-        p = subprocess.run([exe, seq], capture_output=True, timeout=60)
+        return resync.run(exe, seq)
     except subprocess.TimeoutExpired as e:
         return 124, e.stdout or b"", (e.stderr or b"") + b"\n(timed out after 60 s)"
-    return p.returncode, p.stdout, p.stderr
 
 
 def compared(data):

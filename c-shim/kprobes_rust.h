@@ -18,150 +18,152 @@ extern bool kprobe_ftrace_disabled;
 extern int sysctl_kprobes_optimization;
 #endif
 
-extern void *kprobes_rust_dereference_symbol_descriptor(void *p);
+void *kprobes_rust_dereference_symbol_descriptor(void *p);
 
 #if defined(CONFIG_PREEMPT_COUNT)
-extern void kprobes_rust_preempt_disable(void);
+void kprobes_rust_preempt_disable(void);
 #endif
 
 #if defined(CONFIG_PREEMPT_COUNT)
-extern void kprobes_rust_preempt_enable(void);
+void kprobes_rust_preempt_enable(void);
 #endif
 
 #if defined(CONFIG_JUMP_LABEL)
-extern void kprobes_rust_jump_label_lock(void);
+void kprobes_rust_jump_label_lock(void);
 #endif
 
 #if defined(CONFIG_JUMP_LABEL)
-extern void kprobes_rust_jump_label_unlock(void);
+void kprobes_rust_jump_label_unlock(void);
 #endif
 
-extern int kprobes_rust_jump_label_text_reserved(void *start, void *end);
+int kprobes_rust_jump_label_text_reserved(void *start, void *end);
 
-extern int kprobes_rust_in_gate_area_no_mm(unsigned long addr);
+int kprobes_rust_in_gate_area_no_mm(unsigned long addr);
 
 #if defined(CONFIG_MODULES)
-extern bool kprobes_rust_within_module_init(unsigned long addr, struct module *module);
+bool kprobes_rust_within_module_init(unsigned long addr, struct module *module);
 #endif
 
 #if defined(CONFIG_MODULES)
-extern bool kprobes_rust_module_is_coming(struct module *module);
+bool kprobes_rust_module_is_coming(struct module *module);
 #endif
 
-extern bool kprobes_rust_seq_show_value(struct seq_file *m);
+bool kprobes_rust_seq_show_value(struct seq_file *m);
 
-#if (defined(CONFIG_PREEMPT_RCU) || defined(CONFIG_PREEMPT_COUNT) || defined(CONFIG_DEBUG_LOCK_ALLOC))
-extern void kprobes_rust_rcu_read_lock(void);
+#if (defined(CONFIG_PREEMPT_RCU) || defined(CONFIG_PREEMPT_COUNT) || \
+	defined(CONFIG_DEBUG_LOCK_ALLOC))
+void kprobes_rust_rcu_read_lock(void);
 #endif
 
-#if (defined(CONFIG_PREEMPT_RCU) || defined(CONFIG_PREEMPT_COUNT) || defined(CONFIG_DEBUG_LOCK_ALLOC))
-extern void kprobes_rust_rcu_read_unlock(void);
+#if (defined(CONFIG_PREEMPT_RCU) || defined(CONFIG_PREEMPT_COUNT) || \
+	defined(CONFIG_DEBUG_LOCK_ALLOC))
+void kprobes_rust_rcu_read_unlock(void);
 #endif
 
-extern void kprobes_rust_warn(const char *file, int len, int line);
+void kprobes_rust_warn(const char *file, int len, int line);
 
 #if defined(CONFIG_SYSCTL)
-extern void kprobes_rust_sysctl_mutex_lock(void);
-#endif
-
-#if defined(CONFIG_SYSCTL)
-extern void kprobes_rust_sysctl_mutex_unlock(void);
-#endif
-
-extern void kprobes_rust_synchronize_rcu_tasks(void);
-
-extern void kprobes_rust_kick_optimizer(void);
-
-extern void kprobes_rust_flush_optimizer(void);
-
-extern void kprobes_rust_cpu_relax(void);
-
-extern unsigned int kprobes_rust_num_possible_cpus(void);
-
-#if defined(CONFIG_MODULES)
-extern bool kprobes_rust_within_module_core(unsigned long addr, struct module *module);
-#endif
-
-#if defined(CONFIG_KPROBES_ON_FTRACE)
-extern struct ftrace_ops *kprobes_rust_ftrace_ops(bool ipmodify);
-#endif
-
-#if defined(CONFIG_KPROBES_ON_FTRACE)
-extern void kprobes_rust_warn_ftrace_unregister(int ret);
-#endif
-
-#if defined(CONFIG_KPROBES_ON_FTRACE)
-extern void kprobes_rust_warn_ftrace_disarm(void *addr, int ret);
-#endif
-
-extern int kprobes_rust_register_die_notifier(void);
-
-#if defined(CONFIG_MODULES)
-extern int kprobes_rust_register_module_notifier(void);
+void kprobes_rust_sysctl_mutex_lock(void);
 #endif
 
 #if defined(CONFIG_SYSCTL)
-extern void kprobes_rust_sysctls_init(void);
+void kprobes_rust_sysctl_mutex_unlock(void);
+#endif
+
+void kprobes_rust_synchronize_rcu_tasks(void);
+
+void kprobes_rust_kick_optimizer(void);
+
+void kprobes_rust_flush_optimizer(void);
+
+void kprobes_rust_cpu_relax(void);
+
+unsigned int kprobes_rust_num_possible_cpus(void);
+
+#if defined(CONFIG_MODULES)
+bool kprobes_rust_within_module_core(unsigned long addr, struct module *module);
+#endif
+
+#if defined(CONFIG_KPROBES_ON_FTRACE)
+struct ftrace_ops *kprobes_rust_ftrace_ops(bool ipmodify);
+#endif
+
+#if defined(CONFIG_KPROBES_ON_FTRACE)
+void kprobes_rust_warn_ftrace_unregister(int ret);
+#endif
+
+#if defined(CONFIG_KPROBES_ON_FTRACE)
+void kprobes_rust_warn_ftrace_disarm(void *addr, int ret);
+#endif
+
+int kprobes_rust_register_die_notifier(void);
+
+#if defined(CONFIG_MODULES)
+int kprobes_rust_register_module_notifier(void);
+#endif
+
+#if defined(CONFIG_SYSCTL)
+void kprobes_rust_sysctls_init(void);
 #endif
 
 #if (defined(CONFIG_TINY_RCU) && !defined(CONFIG_KASAN_GENERIC))
-extern void kprobes_rust_kvfree_call_rcu(struct rcu_head *head, void *p);
+void kprobes_rust_kvfree_call_rcu(struct rcu_head *head, void *p);
 #endif
 
-extern size_t kprobes_rust_max_optinsn_size(void);
+size_t kprobes_rust_max_optinsn_size(void);
 
 void dump_kprobe(struct kprobe *kp);
 
 void kprobes_inc_nmissed_count(struct kprobe *p);
 
-extern void kprobe_busy_begin(void);
+void kprobe_busy_begin(void);
 
-extern void kprobe_busy_end(void);
+void kprobe_busy_end(void);
 
 #if defined(CONFIG_DEBUG_FS)
-extern void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
+void *kprobe_seq_start(struct seq_file *_f, loff_t *pos);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern void *kprobe_seq_next(struct seq_file *_f, void *_v, loff_t *pos);
+void *kprobe_seq_next(struct seq_file *_f, void *_v, loff_t *pos);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern void kprobe_seq_stop(struct seq_file *_f, void *_v);
+void kprobe_seq_stop(struct seq_file *_f, void *_v);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern int show_kprobe_addr(struct seq_file *pi, void *v);
+int show_kprobe_addr(struct seq_file *pi, void *v);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern int kprobe_blacklist_seq_show(struct seq_file *m, void *v);
+int kprobe_blacklist_seq_show(struct seq_file *m, void *v);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern void *kprobe_blacklist_seq_start(struct seq_file *_m, loff_t *pos);
+void *kprobe_blacklist_seq_start(struct seq_file *_m, loff_t *pos);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern void *kprobe_blacklist_seq_next(struct seq_file *_m, void *v, loff_t *pos);
+void *kprobe_blacklist_seq_next(struct seq_file *_m, void *v, loff_t *pos);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern void kprobe_blacklist_seq_stop(struct seq_file *_m, void *_v);
+void kprobe_blacklist_seq_stop(struct seq_file *_m, void *_v);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern ptrdiff_t read_enabled_file_bool(struct file *_file,
-                                        char *user_buf,
-                                        size_t count,
-                                        loff_t *ppos);
+ptrdiff_t read_enabled_file_bool(struct file *_file,
+				 char *user_buf,
+				 size_t count,
+				 loff_t *ppos);
 #endif
 
 #if defined(CONFIG_DEBUG_FS)
-extern ptrdiff_t write_enabled_file_bool(struct file *_file,
-                                         const char *user_buf,
-                                         size_t count,
-                                         loff_t *_ppos);
+ptrdiff_t write_enabled_file_bool(struct file *_file,
+				  const char *user_buf,
+				  size_t count,
+				  loff_t *_ppos);
 #endif
 
 #if defined(CONFIG_KPROBES_RUST_JPROBES)
@@ -173,27 +175,27 @@ void jprobe_return(void);
 #endif
 
 #if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern int register_jprobe(struct jprobe *jp);
+int register_jprobe(struct jprobe *jp);
 #endif
 
 #if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern int register_jprobes(struct jprobe **jps, int num);
+int register_jprobes(struct jprobe **jps, int num);
 #endif
 
 #if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern void unregister_jprobe(struct jprobe *jp);
+void unregister_jprobe(struct jprobe *jp);
 #endif
 
 #if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern void unregister_jprobes(struct jprobe **jps, int num);
+void unregister_jprobes(struct jprobe **jps, int num);
 #endif
 
 #if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern int enable_jprobe(struct jprobe *jp);
+int enable_jprobe(struct jprobe *jp);
 #endif
 
 #if defined(CONFIG_KPROBES_RUST_JPROBES)
-extern int disable_jprobe(struct jprobe *jp);
+int disable_jprobe(struct jprobe *jp);
 #endif
 
 int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
@@ -205,16 +207,16 @@ void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
 
 void kretprobe_rethook_handler(struct rethook_node *rh,
-                               void *data,
-                               unsigned long _ret_addr,
-                               struct pt_regs *regs);
+			       void *data,
+			       unsigned long _ret_addr,
+			       struct pt_regs *regs);
 
 #if defined(CONFIG_SYSCTL)
-extern int proc_kprobes_optimization_handler(const struct ctl_table *table,
-                                             int write,
-                                             void *buffer,
-                                             size_t *length,
-                                             loff_t *ppos);
+int proc_kprobes_optimization_handler(const struct ctl_table *table,
+				      int write,
+				      void *buffer,
+				      size_t *length,
+				      loff_t *ppos);
 #endif
 
 #if !!(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
@@ -222,62 +224,62 @@ struct kprobe *get_kprobe(void *addr);
 #endif
 
 #if !(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
-extern struct kprobe *get_kprobe(void *addr);
+struct kprobe *get_kprobe(void *addr);
 #endif
 
-extern kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
+kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
 
-extern void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot, int dirty);
+void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot, int dirty);
 
-extern bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr);
+bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr);
 
-extern int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c,
-                                    unsigned int *symnum,
-                                    unsigned long *value,
-                                    char *type_,
-                                    char *sym);
+int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c,
+			     unsigned int *symnum,
+			     unsigned long *value,
+			     char *type_,
+			     char *sym);
 
-extern bool within_kprobe_blacklist(unsigned long addr);
+bool within_kprobe_blacklist(unsigned long addr);
 
-extern int kprobe_add_ksym_blacklist(unsigned long entry);
+int kprobe_add_ksym_blacklist(unsigned long entry);
 
-extern int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 
-extern int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type_, char *sym);
 
-extern int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset);
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym, unsigned long offset);
 
-extern int register_kprobe(struct kprobe *p);
+int register_kprobe(struct kprobe *p);
 
-extern int register_kprobes(struct kprobe **kps, int num);
+int register_kprobes(struct kprobe **kps, int num);
 
-extern void unregister_kprobe(struct kprobe *p);
+void unregister_kprobe(struct kprobe *p);
 
-extern void unregister_kprobes(struct kprobe **kps, int num);
+void unregister_kprobes(struct kprobe **kps, int num);
 
-extern int enable_kprobe(struct kprobe *kp);
+int enable_kprobe(struct kprobe *kp);
 
-extern int disable_kprobe(struct kprobe *kp);
+int disable_kprobe(struct kprobe *kp);
 
-extern int register_kretprobe(struct kretprobe *rp);
+int register_kretprobe(struct kretprobe *rp);
 
-extern int register_kretprobes(struct kretprobe **rps, int num);
+int register_kretprobes(struct kretprobe **rps, int num);
 
-extern void unregister_kretprobe(struct kretprobe *rp);
+void unregister_kretprobe(struct kretprobe *rp);
 
-extern void unregister_kretprobes(struct kretprobe **rps, int num);
+void unregister_kretprobes(struct kretprobe **rps, int num);
 
-extern bool kprobe_disarmed(struct kprobe *p);
+bool kprobe_disarmed(struct kprobe *p);
 
-extern bool optprobe_queued_unopt(struct optimized_kprobe *op);
+bool optprobe_queued_unopt(struct optimized_kprobe *op);
 
-extern void wait_for_kprobe_optimizer(void);
+void wait_for_kprobe_optimizer(void);
 
 #if defined(CONFIG_KPROBES_ON_FTRACE)
-extern void kprobe_ftrace_kill(void);
+void kprobe_ftrace_kill(void);
 #endif
 
-extern void kprobe_free_init_mem(void);
+void kprobe_free_init_mem(void);
 
 void kprobes_rust_optimizer_work(void);
 

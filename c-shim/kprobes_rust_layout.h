@@ -9,84 +9,84 @@
  */
 
 struct kprobes_rust_view_rcu_head {
-  struct kprobes_rust_view_rcu_head *next;
-  void (*func)(struct kprobes_rust_view_rcu_head*);
+	struct kprobes_rust_view_rcu_head *next;
+	void (*func)(struct kprobes_rust_view_rcu_head *head);
 };
 
 struct kprobes_rust_view_hlist_node {
-  struct kprobes_rust_view_hlist_node *next;
-  struct kprobes_rust_view_hlist_node **pprev;
+	struct kprobes_rust_view_hlist_node *next;
+	struct kprobes_rust_view_hlist_node **pprev;
 };
 
 struct kprobes_rust_view_list_head {
-  struct kprobes_rust_view_list_head *next;
-  struct kprobes_rust_view_list_head *prev;
+	struct kprobes_rust_view_list_head *next;
+	struct kprobes_rust_view_list_head *prev;
 };
 
 struct kprobes_rust_view_kprobe {
-  struct kprobes_rust_view_hlist_node hlist;
-  struct kprobes_rust_view_list_head list;
-  unsigned long nmissed;
-  kprobe_opcode_t *addr;
-  const char *symbol_name;
-  unsigned int offset;
-  kprobe_pre_handler_t pre_handler;
-  kprobe_post_handler_t post_handler;
-  kprobe_opcode_t opcode;
-  struct arch_specific_insn ainsn;
-  uint32_t flags;
+	struct kprobes_rust_view_hlist_node hlist;
+	struct kprobes_rust_view_list_head list;
+	unsigned long nmissed;
+	kprobe_opcode_t *addr;
+	const char *symbol_name;
+	unsigned int offset;
+	kprobe_pre_handler_t pre_handler;
+	kprobe_post_handler_t post_handler;
+	kprobe_opcode_t opcode;
+	struct arch_specific_insn ainsn;
+	u32 flags;
 };
 
 struct kprobes_rust_view_jprobe {
-  struct kprobes_rust_view_kprobe kp;
-  void *entry;
+	struct kprobes_rust_view_kprobe kp;
+	void *entry;
 };
 
 struct kprobes_rust_view_kprobe_insn_cache {
-  struct mutex mutex;
-  void *(*alloc)(void);
-  void (*free)(void*);
-  const char *sym;
-  struct kprobes_rust_view_list_head pages;
-  size_t insn_size;
-  int nr_garbage;
+	struct mutex mutex; /* the C struct's lock: see include/linux/kprobes.h */
+	void *(*alloc)(void);
+	void (*free)(void *page);
+	const char *sym;
+	struct kprobes_rust_view_list_head pages;
+	size_t insn_size;
+	int nr_garbage;
 };
 
 struct kprobes_rust_view_kretprobe {
-  struct kprobes_rust_view_kprobe kp;
-  kretprobe_handler_t handler;
-  kretprobe_handler_t entry_handler;
-  int maxactive;
-  int nmissed;
-  size_t data_size;
-  struct rethook *rh;
+	struct kprobes_rust_view_kprobe kp;
+	kretprobe_handler_t handler;
+	kretprobe_handler_t entry_handler;
+	int maxactive;
+	int nmissed;
+	size_t data_size;
+	struct rethook *rh;
 };
 
 struct kprobes_rust_view_optimized_kprobe {
-  struct kprobes_rust_view_kprobe kp;
-  struct kprobes_rust_view_list_head list;
-  struct arch_optimized_insn optinsn;
+	struct kprobes_rust_view_kprobe kp;
+	struct kprobes_rust_view_list_head list;
+	struct arch_optimized_insn optinsn;
 };
 
 struct kprobes_rust_view_hlist_head {
-  struct kprobes_rust_view_hlist_node *first;
+	struct kprobes_rust_view_hlist_node *first;
 };
 
 struct kprobes_rust_view_kprobe_blacklist_entry {
-  struct kprobes_rust_view_list_head list;
-  size_t start_addr;
-  size_t end_addr;
-  struct kprobes_rust_view_rcu_head rcu;
+	struct kprobes_rust_view_list_head list;
+	size_t start_addr;
+	size_t end_addr;
+	struct kprobes_rust_view_rcu_head rcu;
 };
 
 struct kprobes_rust_view_kretprobe_instance {
-  struct rethook_node node;
-  uint8_t data[0];
+	struct rethook_node node;
+	u8 data[];
 };
 
 struct kprobes_rust_view_kretprobe_blackpoint {
-  const char *name;
-  void *addr;
+	const char *name;
+	void *addr;
 };
 
 #endif  /* _KPROBES_RUST_LAYOUT_H */

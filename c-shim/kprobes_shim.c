@@ -34,7 +34,6 @@
 
 #include "kprobes_rust.h"
 
-
 /* __weak defaults of the arch hooks, which Rust cannot define in 6.12. */
 
 bool __weak arch_within_kprobe_blacklist(unsigned long addr)
@@ -133,9 +132,11 @@ int kprobes_rust_jump_label_text_reserved(void *start, void *end)
 	return jump_label_text_reserved(start, end);
 }
 
-/* An extern function only where the architecture has a gate area
+/*
+ * An extern function only where the architecture has a gate area
  * (__HAVE_ARCH_GATE_AREA: x86_64 with X86_VSYSCALL_EMULATION), otherwise
- * a static inline returning 0. */
+ * a static inline returning 0.
+ */
 int kprobes_rust_in_gate_area_no_mm(unsigned long addr)
 {
 	return in_gate_area_no_mm(addr);
@@ -195,30 +196,36 @@ void kprobes_rust_warn(const char *file, int len, int line)
 
 /* --- Exported entry points (defined in rust-core/exports.rs) ------------- */
 
-EXPORT_SYMBOL_GPL(register_kprobe);
-EXPORT_SYMBOL_GPL(register_kprobes);
-EXPORT_SYMBOL_GPL(unregister_kprobe);
-EXPORT_SYMBOL_GPL(unregister_kprobes);
-EXPORT_SYMBOL_GPL(register_kretprobe);
-EXPORT_SYMBOL_GPL(register_kretprobes);
-EXPORT_SYMBOL_GPL(unregister_kretprobe);
-EXPORT_SYMBOL_GPL(unregister_kretprobes);
-EXPORT_SYMBOL_GPL(disable_kprobe);
-EXPORT_SYMBOL_GPL(enable_kprobe);
+/*
+ * Rust in 6.12 cannot emit a ksymtab entry, so each is exported here by
+ * name, as rust/exports.c does for the Rust crates' own symbols.
+ */
+#define KPROBES_RUST_EXPORT(sym) EXPORT_SYMBOL_GPL(sym)
+
+KPROBES_RUST_EXPORT(register_kprobe);
+KPROBES_RUST_EXPORT(register_kprobes);
+KPROBES_RUST_EXPORT(unregister_kprobe);
+KPROBES_RUST_EXPORT(unregister_kprobes);
+KPROBES_RUST_EXPORT(register_kretprobe);
+KPROBES_RUST_EXPORT(register_kretprobes);
+KPROBES_RUST_EXPORT(unregister_kretprobe);
+KPROBES_RUST_EXPORT(unregister_kretprobes);
+KPROBES_RUST_EXPORT(disable_kprobe);
+KPROBES_RUST_EXPORT(enable_kprobe);
 #ifdef CONFIG_KPROBES_RUST_JPROBES
-EXPORT_SYMBOL_GPL(register_jprobe);
-EXPORT_SYMBOL_GPL(unregister_jprobe);
-EXPORT_SYMBOL_GPL(register_jprobes);
-EXPORT_SYMBOL_GPL(unregister_jprobes);
-EXPORT_SYMBOL_GPL(disable_jprobe);
-EXPORT_SYMBOL_GPL(enable_jprobe);
-EXPORT_SYMBOL_GPL(jprobe_return);
+KPROBES_RUST_EXPORT(register_jprobe);
+KPROBES_RUST_EXPORT(unregister_jprobe);
+KPROBES_RUST_EXPORT(register_jprobes);
+KPROBES_RUST_EXPORT(unregister_jprobes);
+KPROBES_RUST_EXPORT(disable_jprobe);
+KPROBES_RUST_EXPORT(enable_jprobe);
+KPROBES_RUST_EXPORT(jprobe_return);
 #endif
 
 /* --- __weak defaults (upstream's) ----------------------------------------- */
 
 kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
-					unsigned int __unused)
+					    unsigned int __unused)
 {
 	return ((kprobe_opcode_t *)(kallsyms_lookup_name(name)));
 }
@@ -250,7 +257,7 @@ void __weak free_optinsn_page(void *page)
 }
 
 int __weak kprobe_exceptions_notify(struct notifier_block *self,
-					unsigned long val, void *data)
+				    unsigned long val, void *data)
 {
 	return NOTIFY_DONE;
 }
@@ -325,6 +332,7 @@ static void kprobe_optimizer(struct work_struct *work)
 {
 	kprobes_rust_optimizer_work();
 }
+
 static DECLARE_DELAYED_WORK(optimizing_work, kprobe_optimizer);
 #define OPTIMIZE_DELAY 5
 

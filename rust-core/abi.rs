@@ -47,13 +47,19 @@ macro_rules! entry_fentry {
 /// allowances) apply to each of those items.  cbindgen does not expand
 /// macros: `scripts/gen-header.sh` hands it the same signature.
 macro_rules! ftrace_export {
-    ($(#[$a:meta])* unsafe fn $name:ident($($arg:ident: $t:ty),* $(,)?) $(-> $r:ty)? $body:block) => {
+    (
+        $(#[$a:meta])* unsafe fn $name:ident($($arg:ident: $t:ty),* $(,)?) $(-> $r:ty)?
+        $body:block
+    ) => {
         ftrace_export!(@emit [unsafe] $(#[$a])* $name($($arg: $t),*) $(-> $r)? $body);
     };
     ($(#[$a:meta])* fn $name:ident($($arg:ident: $t:ty),* $(,)?) $(-> $r:ty)? $body:block) => {
         ftrace_export!(@emit [] $(#[$a])* $name($($arg: $t),*) $(-> $r)? $body);
     };
-    (@emit [$($u:tt)*] $(#[$a:meta])* $name:ident($($arg:ident: $t:ty),*) $(-> $r:ty)? $body:block) => {
+    (
+        @emit [$($u:tt)*] $(#[$a:meta])* $name:ident($($arg:ident: $t:ty),*) $(-> $r:ty)?
+        $body:block
+    ) => {
         // `improper_ctypes`: the arguments are pointers to C structs, FFI-safe
         // as pointers; the lint looks at the pointee, and bindgen renders
         // some (`seq_file`'s `lockdep_map` without lockdep) as empty structs.

@@ -40,5 +40,5 @@ pub struct RcuHead {
     /// Next callback.
     pub next: *mut RcuHead,
     /// The callback.
-    pub func: Option<unsafe extern "C" fn(*mut RcuHead)>,
+    pub func: Option<unsafe extern "C" fn(head: *mut RcuHead)>,
 }

@@ -246,7 +246,11 @@ ftrace_export! {
     ///
     /// # Safety
     /// `pos` is the seq_file core's valid position pointer.
-    unsafe fn kprobe_seq_next(_f: *mut sys::SeqFile, _v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
+    unsafe fn kprobe_seq_next(
+        _f: *mut sys::SeqFile,
+        _v: *mut c_void,
+        pos: *mut crate::types::Loff,
+    ) -> *mut c_void {
         // SAFETY: `pos` is the position the seq_file core passes to this
         // `next` callback (`# Safety` above); the view ends with the call.
         let mut pos = unsafe { SeqPos::from_raw(pos) };
@@ -298,9 +302,13 @@ ftrace_export! {
     ///
     /// # Safety
     /// `pos` is the seq_file core's valid position pointer.
-    unsafe fn kprobe_blacklist_seq_start(_m: *mut sys::SeqFile, pos: *mut crate::types::Loff) -> *mut c_void {
+    unsafe fn kprobe_blacklist_seq_start(
+        _m: *mut sys::SeqFile,
+        pos: *mut crate::types::Loff,
+    ) -> *mut c_void {
         crate::locks::kprobe_mutex().keep_held();
-        // SAFETY: `pos` is valid (`# Safety` above); `kprobe_mutex`, taken above, keeps the list stable until the stop.
+        // SAFETY: `pos` is valid (`# Safety` above); `kprobe_mutex`, taken above, keeps the list
+        // stable until the stop.
         unsafe { sys::seq_list_start(&raw mut crate::blacklist::KPROBE_BLACKLIST, *pos) }
     }
 }
@@ -310,8 +318,13 @@ ftrace_export! {
     ///
     /// # Safety
     /// `v` is the entry the last start/next returned, `pos` is valid; `kprobe_mutex` is held.
-    unsafe fn kprobe_blacklist_seq_next(_m: *mut sys::SeqFile, v: *mut c_void, pos: *mut crate::types::Loff) -> *mut c_void {
-        // SAFETY: `v` is an entry of the list that `kprobe_mutex` keeps stable, `pos` is valid (`# Safety` above).
+    unsafe fn kprobe_blacklist_seq_next(
+        _m: *mut sys::SeqFile,
+        v: *mut c_void,
+        pos: *mut crate::types::Loff,
+    ) -> *mut c_void {
+        // SAFETY: `v` is an entry of the list that `kprobe_mutex` keeps stable, `pos` is valid
+        // (`# Safety` above).
         unsafe { sys::seq_list_next(v, &raw mut crate::blacklist::KPROBE_BLACKLIST, pos) }
     }
 }
@@ -334,11 +347,19 @@ ftrace_export! {
     ///
     /// # Safety
     /// `user_buf` is a user buffer of `count` bytes, `ppos` the valid file position.
-    unsafe fn read_enabled_file_bool(_file: *mut sys::File, user_buf: *mut c_char, count: usize, ppos: *mut crate::types::Loff) -> isize {
+    unsafe fn read_enabled_file_bool(
+        _file: *mut sys::File,
+        user_buf: *mut c_char,
+        count: usize,
+        ppos: *mut crate::types::Loff,
+    ) -> isize {
         let buf: [u8; 3] = [if crate::state::all_disarmed() { b'0' } else { b'1' }, b'\n', 0];
         // SAFETY: `user_buf` is a user buffer of `count` bytes and `ppos` is valid
         // (`# Safety` above); `buf` holds the 2 bytes offered.
-        unsafe { sys::simple_read_from_buffer(user_buf.cast(), count, ppos, buf.as_ptr().cast::<core::ffi::c_void>(), 2) }
+        unsafe {
+            let from = buf.as_ptr().cast::<core::ffi::c_void>();
+            sys::simple_read_from_buffer(user_buf.cast(), count, ppos, from, 2)
+        }
     }
 }
 
@@ -347,7 +368,12 @@ ftrace_export! {
     ///
     /// # Safety
     /// `user_buf` is a user buffer of `count` bytes.
-    unsafe fn write_enabled_file_bool(_file: *mut sys::File, user_buf: *const c_char, count: usize, _ppos: *mut crate::types::Loff) -> isize {
+    unsafe fn write_enabled_file_bool(
+        _file: *mut sys::File,
+        user_buf: *const c_char,
+        count: usize,
+        _ppos: *mut crate::types::Loff,
+    ) -> isize {
         let mut enable = false;
         // SAFETY: `user_buf` is a user buffer of `count` bytes (`# Safety` above), as
         // `kstrtobool_from_user()` requires.
@@ -355,7 +381,11 @@ ftrace_export! {
         if ret != 0 {
             return ret as isize;
         }
-        let ret = if enable { crate::arm::arm_all_kprobes() } else { crate::arm::disarm_all_kprobes() };
+        let ret = if enable {
+            crate::arm::arm_all_kprobes()
+        } else {
+            crate::arm::disarm_all_kprobes()
+        };
         match ret {
             Ok(()) => count as isize,
             Err(e) => e.to_errno() as isize,

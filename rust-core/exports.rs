@@ -47,7 +47,8 @@ ftrace_export! {
     /// the cache's mutex) is an empty struct, which the lint flags.
     #[allow(improper_ctypes)]
     unsafe fn __get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
-        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what `slots::Cache::from_raw()` requires.
+        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what
+        // `slots::Cache::from_raw()` requires.
         slots::get_insn_slot(unsafe { slots::Cache::from_raw(c) })
     }
 }
@@ -62,7 +63,8 @@ ftrace_export! {
     /// the cache's mutex) is an empty struct, which the lint flags.
     #[allow(improper_ctypes)]
     unsafe fn __free_insn_slot(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: c_int) {
-        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what `slots::Cache::from_raw()` requires.
+        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what
+        // `slots::Cache::from_raw()` requires.
         slots::free_insn_slot(unsafe { slots::Cache::from_raw(c) }, slot, dirty != 0)
     }
 }
@@ -76,7 +78,8 @@ ftrace_export! {
     /// the cache's mutex) is an empty struct, which the lint flags.
     #[allow(improper_ctypes)]
     unsafe fn __is_insn_slot_addr(c: *mut KprobeInsnCache, addr: c_ulong) -> bool {
-        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what `slots::Cache::from_raw()` requires.
+        // SAFETY: `c` is a live, initialized cache (`# Safety` above), what
+        // `slots::Cache::from_raw()` requires.
         slots::is_insn_slot_addr(unsafe { slots::Cache::from_raw(c) }, addr as usize)
     }
 }
@@ -98,8 +101,17 @@ ftrace_export! {
         type_: *mut c_char,
         sym: *mut c_char,
     ) -> c_int {
-        // SAFETY: `c` is a live cache; the out pointers are valid (`sym` for KSYM_NAME_LEN bytes) and unshared (`# Safety`).
-        to_errno(unsafe { slots::cache_get_kallsym(slots::Cache::from_raw(c), &mut *symnum, &mut *value, &mut *type_, &mut *sym.cast()) })
+        // SAFETY: `c` is a live cache; the out pointers are valid (`sym` for KSYM_NAME_LEN bytes)
+        // and unshared (`# Safety`).
+        to_errno(unsafe {
+            slots::cache_get_kallsym(
+                slots::Cache::from_raw(c),
+                &mut *symnum,
+                &mut *value,
+                &mut *type_,
+                &mut *sym.cast(),
+            )
+        })
     }
 }
 
@@ -114,7 +126,8 @@ ftrace_export! {
     /// `kprobe_add_ksym_blacklist()`: blacklists the symbol at `entry`; returns
     /// its size or a negative errno.
     fn kprobe_add_ksym_blacklist(entry: c_ulong) -> c_int {
-        blacklist::add_ksym_blacklist(entry as usize).map_or_else(|e| e.to_errno(), |size| size as c_int)
+        blacklist::add_ksym_blacklist(entry as usize)
+            .map_or_else(|e| e.to_errno(), |size| size as c_int)
     }
 }
 
@@ -130,10 +143,18 @@ ftrace_export! {
     /// `kprobe_get_kallsym()`: kallsyms entries of the insn slot pages.
     ///
     /// # Safety
-    /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes, unshared during the call (`kallsym_iter`'s).
-    unsafe fn kprobe_get_kallsym(symnum: c_uint, value: *mut c_ulong, type_: *mut c_char, sym: *mut c_char) -> c_int {
-        // SAFETY: valid out pointers, `sym` for KSYM_NAME_LEN bytes, unshared during the call (`# Safety` above).
-        to_errno(slots::kprobe_get_kallsym(symnum, unsafe { &mut *value }, unsafe { &mut *type_ }, unsafe { &mut *sym.cast() }))
+    /// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes, unshared during the call
+    /// (`kallsym_iter`'s).
+    unsafe fn kprobe_get_kallsym(
+        symnum: c_uint,
+        value: *mut c_ulong,
+        type_: *mut c_char,
+        sym: *mut c_char,
+    ) -> c_int {
+        // SAFETY: valid out pointers, `sym` for KSYM_NAME_LEN bytes, unshared during the call
+        // (`# Safety` above).
+        let (value, type_, sym) = unsafe { (&mut *value, &mut *type_, &mut *sym.cast()) };
+        to_errno(slots::kprobe_get_kallsym(symnum, value, type_, sym))
     }
 }
 
@@ -142,8 +163,13 @@ ftrace_export! {
     ///
     /// # Safety
     /// `sym` is null or a C string.
-    unsafe fn kprobe_on_func_entry(addr: *mut KprobeOpcode, sym: *const c_char, offset: c_ulong) -> c_int {
-        // SAFETY: `sym` is null or a C string (`# Safety` above), which the caller keeps for the call.
+    unsafe fn kprobe_on_func_entry(
+        addr: *mut KprobeOpcode,
+        sym: *const c_char,
+        offset: c_ulong,
+    ) -> c_int {
+        // SAFETY: `sym` is null or a C string (`# Safety` above), which the caller keeps for the
+        // call.
         let sym = (!sym.is_null()).then(|| unsafe { core::ffi::CStr::from_ptr(sym.cast()) });
         to_errno(addr::kprobe_on_func_entry(addr, sym, offset))
     }
@@ -157,7 +183,8 @@ ftrace_export! {
     /// `p` is non-null and stays alive and untouched by the caller until it
     /// is unregistered, its `symbol_name` null or a C string; process context.
     unsafe fn register_kprobe(p: *mut Kprobe) -> c_int {
-        // SAFETY: `p` lives until unregistered, with a valid `symbol_name` (`# Safety` above): a `Probe`.
+        // SAFETY: `p` lives until unregistered, with a valid `symbol_name` (`# Safety` above): a
+        // `Probe`.
         to_errno(register::register_kprobe(unsafe { Probe::from_raw(p) }))
     }
 }
@@ -169,7 +196,8 @@ ftrace_export! {
     /// `kps` holds `num` probes, each as for [`register_kprobe`]; process context.
     unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
         // SAFETY: `num` probes, each as for `register_kprobe()` (`# Safety` above): a `ProbeArray`.
-        to_errno(register::register_kprobes(unsafe { ProbeArray::from_raw(kps, num.max(0) as usize) }))
+        let kps = unsafe { ProbeArray::from_raw(kps, num.max(0) as usize) };
+        to_errno(register::register_kprobes(kps))
     }
 }
 
@@ -237,8 +265,10 @@ ftrace_export! {
     /// # Safety
     /// `rps` holds `num` kretprobes, each as for [`register_kretprobe`]; process context.
     unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
-        // SAFETY: `num` kretprobes, each as for `register_kretprobe()` (`# Safety` above): a `RetProbeArray`.
-        to_errno(kretprobe::register_kretprobes(unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) }))
+        // SAFETY: `num` kretprobes, each as for `register_kretprobe()` (`# Safety` above): a
+        // `RetProbeArray`.
+        let rps = unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) };
+        to_errno(kretprobe::register_kretprobes(rps))
     }
 }
 
@@ -263,7 +293,8 @@ ftrace_export! {
     /// [`unregister_kretprobe`]; process context.
     unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
         // SAFETY: `rps` holds `num` such kretprobes (`# Safety` above): a `RetProbeArray`.
-        kretprobe::unregister_kretprobes(unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) })
+        let rps = unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) };
+        kretprobe::unregister_kretprobes(rps)
     }
 }
 
@@ -330,7 +361,8 @@ pub unsafe extern "C" fn kprobes_rust_module_callback(
     val: c_ulong,
     module: *mut crate::sys::Module,
 ) -> c_int {
-    // SAFETY: the notifier passes a live `module` (`# Safety` above), as `module::module_callback()` requires.
+    // SAFETY: the notifier passes a live `module` (`# Safety` above), as
+    // `module::module_callback()` requires.
     unsafe { module::module_callback(val, module) }
 }
 
@@ -341,7 +373,8 @@ pub unsafe extern "C" fn kprobes_rust_module_callback(
 #[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
 #[no_mangle]
 pub unsafe extern "C" fn kprobes_rust_init() -> c_int {
-    // SAFETY: the early initcall runs before `smp_init()`, any use of the core and the freeing of init memory (`# Safety` above); the token lives for this call.
+    // SAFETY: the early initcall runs before `smp_init()`, any use of the core and the freeing of
+    // init memory (`# Safety` above); the token lives for this call.
     init::init_kprobes(&unsafe { crate::views::Boot::assume() })
 }
 

@@ -19,7 +19,10 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
     // them here; nothing can have hashed a probe before this initcall).
     if let Err(e) = crate::blacklist::populate(boot.kprobe_blacklist_section()) {
         let err = e.to_errno();
-        crate::kp_pr!(err, "Failed to populate blacklist (error {err}), kprobes not restricted, be careful using them!\n");
+        crate::kp_pr!(
+            err,
+            "Failed to populate blacklist (error {err}), kprobes not restricted, be careful using them!\n"
+        );
     }
 
     let bl = sys::kretprobe_blacklist();
@@ -35,7 +38,8 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
                 (*e).addr = sys::kprobe_lookup_name((*e).name, 0).cast();
                 if (*e).addr.is_null() {
                     sys::printk_s(
-                        c"\x013kprobes: Failed to lookup symbol '%s' for kretprobe blacklist. Maybe the target function is removed or renamed.\n",
+                        c"\x013kprobes: Failed to lookup symbol '%s' for kretprobe blacklist. \
+                          Maybe the target function is removed or renamed.\n",
                         (*e).name,
                     );
                 }

@@ -184,7 +184,8 @@ ftrace_export! {
     /// # Safety
     /// `jps` holds `num` jprobes, each as for [`register_jprobe`]; process context.
     unsafe fn register_jprobes(jps: *mut *mut Jprobe, num: c_int) -> c_int {
-        // SAFETY: `num` jprobes, each as for `register_jprobe()` (`# Safety` above): a `JProbeArray`.
+        // SAFETY: `num` jprobes, each as for `register_jprobe()` (`# Safety` above): a
+        // `JProbeArray`.
         to_errno(register_all(unsafe { JProbeArray::from_raw(jps, num.max(0) as usize) }))
     }
 }

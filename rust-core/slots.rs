@@ -161,7 +161,8 @@ impl<'a> Cache<'a> {
     fn lock(self) -> Locked<'a> {
         // SAFETY: `mutex` is initialized and lives for `'a` (type invariants), as long as the
         // `Locked<'a>` that owns the guard; we may sleep: the only callers, `get_insn_slot()` and
-        // `free_insn_slot()`, run in process context, as `__get_insn_slot()`/`__free_insn_slot()` require.
+        // `free_insn_slot()`, run in process context, as `__get_insn_slot()`/`__free_insn_slot()`
+        // require.
         let guard = unsafe { locks::mutex(ptr::addr_of_mut!((*self.as_ptr()).mutex)) };
         // INVARIANT: the mutex was taken just above and `guard`, dropped
         // with the `Locked`, releases it.
@@ -585,10 +586,10 @@ pub fn get_insn_slot(c: Cache<'_>) -> *mut KprobeOpcode {
             unsafe { sys::kfree(kip.cast()) };
             break 'retry;
         }
-        // SAFETY: `kip` is a fresh `kmalloc()` of `insn_page_size(spp)` bytes (aligned for the struct):
-        // the header and the `spp` slot states are in bounds, and nobody sees it until `list_add_rcu()`
-        // publishes it (release store) once filled in; the list head is live (`Cache` invariants) and
-        // its updaters are serialized by the mutex, which `m` holds.
+        // SAFETY: `kip` is a fresh `kmalloc()` of `insn_page_size(spp)` bytes (aligned for the
+        // struct): the header and the `spp` slot states are in bounds, and nobody sees it until
+        // `list_add_rcu()` publishes it (release store) once filled in; the list head is live
+        // (`Cache` invariants) and its updaters are serialized by the mutex, which `m` holds.
         unsafe {
             (*kip).insns = insns;
             list::init_list_head(ptr::addr_of_mut!((*kip).list));

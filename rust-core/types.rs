@@ -97,7 +97,7 @@ pub struct KprobeInsnCache {
     /// Allocates an executable page.
     pub alloc: Option<unsafe extern "C" fn() -> *mut c_void>,
     /// Frees a page from `alloc`.
-    pub free: Option<unsafe extern "C" fn(*mut c_void)>,
+    pub free: Option<unsafe extern "C" fn(page: *mut c_void)>,
     /// Symbol name of the pages for kallsyms and perf.
     pub sym: *const c_char,
     /// List of [`crate::slots::KprobeInsnPage`], RCU-protected.
@@ -153,8 +153,8 @@ pub struct Kretprobe {
     pub rh: *mut Rethook,
 }
 
-/// `struct jprobe` of `<linux/jprobes.h>` (`CONFIG_KPROBES_RUST_JPROBES`) (checked by the C shim's layout
-/// asserts).
+/// `struct jprobe` of `<linux/jprobes.h>` (`CONFIG_KPROBES_RUST_JPROBES`) (checked by the C
+/// shim's layout asserts).
 #[repr(C)]
 pub struct Jprobe {
     /// The entry probe.

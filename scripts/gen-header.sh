@@ -20,6 +20,7 @@ for pair in kprobes_rust.h:cbindgen.toml kprobes_rust_layout.h:cbindgen-layout.t
 	hdr=$ROOT/c-shim/$h
 	(cd "$src" && cbindgen --quiet --config "$cfg" --output "$tmp" .) ||
 		die "cbindgen failed ($cfg)"
+	python3 "$ROOT/scripts/kstyle-c.py" "$tmp" || die "scripts/kstyle-c.py failed"
 	if [ "${1:-}" = --check ]; then
 		if ! diff -u "$hdr" "$tmp"; then
 			die "c-shim/$h is stale" "run scripts/gen-header.sh and commit the result"

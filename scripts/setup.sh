@@ -18,7 +18,9 @@ fi
 
 DEBS="clang lld llvm libclang-dev flex bison bc libelf-dev libssl-dev cpio
       qemu-system-x86 busybox-static kmod rsync python3 git make gcc xz-utils
-      file diffutils linux-perf bpftrace"
+      file diffutils linux-perf bpftrace python3-ply python3-git"
+# python3-ply and python3-git: the kernel's scripts/spdxcheck.py, which
+# checkpatch.pl runs on each patch's SPDX lines (make test).
 
 need_root() {
 	[ "$(id -u)" = 0 ] || die "setup needs root to install Debian packages" \

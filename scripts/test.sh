@@ -153,6 +153,32 @@ done <"$RESULTS/safety.txt"
 step "test: patch series"
 if "$ROOT/scripts/patches.sh" >"$RESULTS/patches.log" 2>&1; then record 0 patches/git-am-on-pristine
 else tail -n 5 "$RESULTS/patches.log" >&2; record 1 patches/git-am-on-pristine "log: $RESULTS/patches.log"; fi
+# The kernel's own style checker on each patch: no ERROR and no WARNING
+# (`checkpatch.pl --strict`, run in the kernel tree).  The CHECKs left are
+# counted in the summary; README ("Applying the patch series") gives their
+# reasons.
+step "test: scripts/checkpatch.pl --strict on each patch"
+for pf in "$WORK"/patches/*.patch; do
+	[ -e "$pf" ] || { record 1 patches/checkpatch "no patches in $WORK/patches"; break; }
+	n=$(basename "$pf" .patch)
+	# Debian's python3 first: checkpatch runs scripts/spdxcheck.py, which
+	# needs the python3-ply and python3-git that set-up installs (a
+	# python3 earlier in PATH, e.g. pyenv's, lacks them).
+	(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --show-types "$pf") \
+		>"$RESULTS/checkpatch-$n.txt" 2>&1 || :
+	ne=$(grep -c '^ERROR:' "$RESULTS/checkpatch-$n.txt" || :)
+	nw=$(grep -c '^WARNING:' "$RESULTS/checkpatch-$n.txt" || :)
+	nc=$(grep -c '^CHECK:' "$RESULTS/checkpatch-$n.txt" || :)
+	echo "checkpatch ${n%%-*}: $ne errors, $nw warnings, $nc checks" >>"$SUM"
+	if grep -q '^Traceback' "$RESULTS/checkpatch-$n.txt"; then
+		record 1 "patches/checkpatch-${n%%-*}" "a helper script failed (log: $RESULTS/checkpatch-$n.txt)"
+	elif [ "$ne" = 0 ] && [ "$nw" = 0 ] && grep -q '^total: ' "$RESULTS/checkpatch-$n.txt"; then
+		record 0 "patches/checkpatch-${n%%-*}"
+	else
+		grep -E -A 3 '^(ERROR|WARNING):' "$RESULTS/checkpatch-$n.txt" | head -n 12 >&2
+		record 1 "patches/checkpatch-${n%%-*}" "$ne errors, $nw warnings (log: $RESULTS/checkpatch-$n.txt)"
+	fi
+done
 
 # 3. builds --------------------------------------------------------------------
 "$ROOT/scripts/build.sh" $VARIANTS

@@ -5,3 +5,5 @@ for f in $(project_files Kbuild rust-core c-shim arch); do
 	esac
 	add "$f" "kernel/kprobes_rust/$f"
 done
+# The new directory in the KPROBES entry of MAINTAINERS.
+g apply --cached "$SERIES/0002-kprobes-add-the-Rust-kprobes-core.diff"

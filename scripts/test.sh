@@ -77,7 +77,7 @@ miri_nice=19; [ "${KP_MIRI_BG:-1}" = 1 ] || miri_nice=0
 step "test: cargo miri test (host tests under Miri, $MIRI_TOOLCHAIN, $shards processes, nice $miri_nice)"
 mapfile -t mtests < <(cd "$ROOT" && cargo test -q -p kprobes_core -- --list 2>/dev/null | sed -n 's/: test$//p')
 rm -f "$RESULTS"/miri-*.log
-miri_pids=() miri_t0=$SECONDS miri_done=0
+miri_pids=() miri_t0=$SECONDS miri_epoch=$(date +%s) miri_done=0
 trap 'kill "${miri_pids[@]}" 2>/dev/null || :' EXIT
 for ((k = 0; k < shards; k++)); do
 	mine=()
@@ -98,7 +98,11 @@ miri_collect() {
 	grep -E 'test result:|Undefined Behavior' "$RESULTS/miri.log" || true
 	read -r mp mf mi < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1); if ($(i) ~ /^ignored;?$/) g += $(i-1) } } END { print p+0, f+0, g+0 }' "$RESULTS/miri.log")
 	P=$((P + mp)) F=$((F + mf))
-	echo "miri: $mp passed, $mf failed ($shards processes, nice $miri_nice, done $((SECONDS - miri_t0)) s after their start)" >>"$SUM"
+	# When the last shard finished: its log's last write.
+	local last
+	last=$(stat -c %Y "$RESULTS"/miri-*.log 2>/dev/null | sort -n | tail -n 1) || :
+	echo "miri: $mp passed, $mf failed ($shards processes, nice $miri_nice;" \
+		"finished $((${last:-$miri_epoch} - miri_epoch)) s after their start, collected after $((SECONDS - miri_t0)) s)" >>"$SUM"
 	if [ "$rc" != 0 ] && [ "$mf" = 0 ]; then
 		record 1 miri "cargo miri test exited $rc: $(grep -m1 -E '^error' "$RESULTS/miri.log") (log: $RESULTS/miri.log)"
 	fi

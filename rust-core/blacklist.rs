@@ -38,9 +38,9 @@
 //! *Publication.*  The index is a copy, so what matters is that it never
 //! answers for a list other than the one a reader could have walked.
 //! Every change of the list (an entry added, an entry removed) first
-//! withdraws the index ([`INDEX`] becomes null; the old array is freed by
+//! withdraws the index (`INDEX` becomes null; the old array is freed by
 //! `kfree_rcu()`), and the writer publishes a new one of the changed list
-//! when it is done ([`publish_index`]: at the end of [`populate`],
+//! when it is done (`publish_index()`: at the end of [`populate`],
 //! [`add_module`] and [`remove_module`], under `kprobe_mutex`; the arch's
 //! calls of `kprobe_add_ksym_blacklist()`/`kprobe_add_area_blacklist()`
 //! happen within `populate()`).  So a published index holds exactly the

@@ -30,8 +30,8 @@
 //! registration rules: the filter is set before the ops is registered, and
 //! the ops is unregistered before its last addresses leave the filter (an
 //! ops registered with an empty filter would trace every function).  The
-//! use counts count what ftrace has ([`FTRACE_ENABLED`],
-//! [`IPMODIFY_ENABLED`]); pending addresses are added to them by the
+//! use counts count what ftrace has (`FTRACE_ENABLED`,
+//! `IPMODIFY_ENABLED`); pending addresses are added to them by the
 //! flush.  A disarm of an address whose arming is still pending cancels it
 //! (and the other way round), so a batch rolled back before its flush
 //! leaves ftrace untouched.  Without a batch, or when the batch has no

@@ -7,9 +7,9 @@
 //! - normal hlist traversal and RCU add/del while `kprobe_mutex` is held, or
 //! - RCU hlist traversal with preemption disabled (breakpoint handlers).
 //!
-//! [`get_kprobe`] (and [`lookup`], its Rust body) runs in the int3/ftrace/optprobe handlers: it
-//! is on the kprobe blacklist, cannot panic (no indexing that can fail, wrapping arithmetic), does
-//! not allocate and does not sleep.
+//! [`get_kprobe`] (and [`crate::index::lookup`], its Rust body) runs in the int3/ftrace/optprobe
+//! handlers: it is on the kprobe blacklist, cannot panic (no indexing that can fail, wrapping
+//! arithmetic), does not allocate and does not sleep.
 
 use crate::error::Result;
 use crate::ffi::c_void;

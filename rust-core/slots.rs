@@ -17,8 +17,8 @@
 //!
 //! The C structs are reached through views made at the FFI edge
 //! (`exports.rs`): a [`Cache`] for a `struct kprobe_insn_cache`, a
-//! [`Locked`] cache whose mutex the current task holds, and for its pages a
-//! [`Page`] (under the mutex) or a [`PageRcu`] (in an RCU read-side
+//! `Locked` cache whose mutex the current task holds, and for its pages a
+//! `Page` (under the mutex) or a `PageRcu` (in an RCU read-side
 //! section).  No reference to the shared structs is ever formed: other CPUs
 //! take the mutex and walk the list while we run, so every field is read
 //! and written through raw pointers, as the C code does.

@@ -38,20 +38,19 @@ def kstyle(text):
     for line in text.split("\n"):
         # A function prototype: an identifier directly followed by `(`
         # (a function-pointer variable has `(*` and keeps its extern).
-        # Its continuation lines, aligned with the `(`, move left as much.
-        if shift and line.startswith(" " * shift):
+        # Its continuation lines, aligned with the `(`, move left as much;
+        # the prototype ends with its `;`.
+        if shift:
             line = line[shift:]
         elif line.startswith("extern ") and re.search(r"\b[A-Za-z_]\w*\(", line):
             line = line[len("extern ") :]
             shift = len("extern ")
-        if not line.startswith(" "):
-            shift = 0 if line.endswith(";") or not line else shift
+        if line.endswith(";"):
+            shift = 0
         m = re.match(r"^( +)", line)
         if m:
             n = len(m.group(1))
             line = "\t" * (n // 8) + " " * (n % 8) + line[n:]
-            if line.endswith(";"):
-                shift = 0
         line = re.sub(r"\buint(8|16|32|64)_t\b", r"u\1", line)
         line = re.sub(r"\bint(8|16|32|64)_t\b", r"s\1", line)
         line = re.sub(r"^(\t\S.*\w)\[0\];$", r"\1[];", line)

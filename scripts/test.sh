@@ -55,7 +55,12 @@ step "test: cargo test (host, simulated kernel)"
 rc=0
 (cd "$ROOT" && cargo test --workspace 2>&1) | tee "$RESULTS/cargo-test.log" | grep -E '^test |test result:' || true
 rc=${PIPESTATUS[0]}
-read -r cp cf < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1) } } END { print p+0, f+0 }' "$RESULTS/cargo-test.log")
+# libtest_counts LOG: the passed, failed and ignored tests its libtest
+# `test result:` lines add up to.
+libtest_counts() {
+	awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1); if ($(i) ~ /^ignored;?$/) g += $(i-1) } } END { print p+0, f+0, g+0 }' "$1"
+}
+read -r cp cf _ < <(libtest_counts "$RESULTS/cargo-test.log")
 P=$((P + cp)) F=$((F + cf))
 echo "cargo test: $cp passed, $cf failed" >>"$SUM"
 # An #[ignore]d test (a known bug's reproducer) is reported as skipped.
@@ -77,7 +82,7 @@ miri_nice=19; [ "${KP_MIRI_BG:-1}" = 1 ] || miri_nice=0
 step "test: cargo miri test (host tests under Miri, $MIRI_TOOLCHAIN, $shards processes, nice $miri_nice)"
 mapfile -t mtests < <(cd "$ROOT" && cargo test -q -p kprobes_core -- --list 2>/dev/null | sed -n 's/: test$//p')
 rm -f "$RESULTS"/miri-*.log
-miri_pids=() miri_t0=$SECONDS miri_epoch=$(date +%s) miri_done=0
+miri_pids=() miri_t0=$SECONDS miri_epoch=$(date +%s)
 trap 'kill "${miri_pids[@]}" 2>/dev/null || :' EXIT
 for ((k = 0; k < shards; k++)); do
 	mine=()
@@ -93,10 +98,10 @@ miri_collect() {
 	local rc=0 p mp mf mi
 	step "test: waiting for cargo miri test (started $((SECONDS - miri_t0)) s ago)"
 	for p in "${miri_pids[@]}"; do wait "$p" || rc=$?; done
-	miri_pids=() miri_done=1
+	miri_pids=()
 	cat "$RESULTS"/miri-*.log >"$RESULTS/miri.log" 2>/dev/null || true
 	grep -E 'test result:|Undefined Behavior' "$RESULTS/miri.log" || true
-	read -r mp mf mi < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i) ~ /^passed;?$/) p += $(i-1); if ($(i) ~ /^failed;?$/) f += $(i-1); if ($(i) ~ /^ignored;?$/) g += $(i-1) } } END { print p+0, f+0, g+0 }' "$RESULTS/miri.log")
+	read -r mp mf mi < <(libtest_counts "$RESULTS/miri.log")
 	P=$((P + mp)) F=$((F + mf))
 	# When the last shard finished: its log's last write.
 	local last
@@ -165,22 +170,22 @@ step "test: scripts/checkpatch.pl --strict on each patch"
 for pf in "$WORK"/patches/*.patch; do
 	[ -e "$pf" ] || { record 1 patches/checkpatch "no patches in $WORK/patches"; break; }
 	n=$(basename "$pf" .patch)
+	num=${n%%-*} log=$RESULTS/checkpatch-$n.txt
 	# Debian's python3 first: checkpatch runs scripts/spdxcheck.py, which
 	# needs the python3-ply and python3-git that set-up installs (a
 	# python3 earlier in PATH, e.g. pyenv's, lacks them).
-	(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --show-types "$pf") \
-		>"$RESULTS/checkpatch-$n.txt" 2>&1 || :
-	ne=$(grep -c '^ERROR:' "$RESULTS/checkpatch-$n.txt" || :)
-	nw=$(grep -c '^WARNING:' "$RESULTS/checkpatch-$n.txt" || :)
-	nc=$(grep -c '^CHECK:' "$RESULTS/checkpatch-$n.txt" || :)
-	echo "checkpatch ${n%%-*}: $ne errors, $nw warnings, $nc checks" >>"$SUM"
-	if grep -q '^Traceback' "$RESULTS/checkpatch-$n.txt"; then
-		record 1 "patches/checkpatch-${n%%-*}" "a helper script failed (log: $RESULTS/checkpatch-$n.txt)"
-	elif [ "$ne" = 0 ] && [ "$nw" = 0 ] && grep -q '^total: ' "$RESULTS/checkpatch-$n.txt"; then
-		record 0 "patches/checkpatch-${n%%-*}"
+	(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --show-types "$pf") >"$log" 2>&1 || :
+	ne=$(grep -c '^ERROR:' "$log" || :)
+	nw=$(grep -c '^WARNING:' "$log" || :)
+	nc=$(grep -c '^CHECK:' "$log" || :)
+	echo "checkpatch $num: $ne errors, $nw warnings, $nc checks" >>"$SUM"
+	if grep -q '^Traceback' "$log"; then
+		record 1 "patches/checkpatch-$num" "a helper script failed (log: $log)"
+	elif [ "$ne" = 0 ] && [ "$nw" = 0 ] && grep -q '^total: ' "$log"; then
+		record 0 "patches/checkpatch-$num"
 	else
-		grep -E -A 3 '^(ERROR|WARNING):' "$RESULTS/checkpatch-$n.txt" | head -n 12 >&2
-		record 1 "patches/checkpatch-${n%%-*}" "$ne errors, $nw warnings (log: $RESULTS/checkpatch-$n.txt)"
+		grep -E -A 3 '^(ERROR|WARNING):' "$log" | head -n 12 >&2
+		record 1 "patches/checkpatch-$num" "$ne errors, $nw warnings (log: $log)"
 	fi
 done
 
@@ -304,7 +309,8 @@ for cfg in ${KP_TEST_CONFIGS:-}; do
 	fi
 done
 
-[ "$miri_done" = 1 ] || miri_collect
+# The background Miri run (a foreground one was collected above).
+[ "$miri_nice" = 0 ] || miri_collect
 
 step "test: summary in $SUM"
 echo "reference checks of the C kernel alone: $RP passed, $RF failed, $RS skipped (failures also count below)" | tee -a "$SUM"

@@ -14,6 +14,8 @@
 extern bool kprobe_ftrace_disabled;
 #endif
 
+extern bool kprobes_expedited_gp;
+
 #if defined(CONFIG_SYSCTL)
 extern int sysctl_kprobes_optimization;
 #endif

@@ -424,6 +424,16 @@ void __init kprobes_rust_sysctls_init(void)
 }
 #endif /* CONFIG_SYSCTL */
 
+/*
+ * kprobes.expedited_gp: whether unregistration waits for an expedited RCU
+ * grace period instead of a normal one (rust-core/rcu_policy.rs); its
+ * default is CONFIG_KPROBES_RUST_EXPEDITED_GP.
+ */
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "kprobes."
+module_param_named(expedited_gp, kprobes_expedited_gp, bool, 0644);
+MODULE_PARM_DESC(expedited_gp, "Unregistration waits for expedited RCU grace periods");
+
 static int __init init_kprobes(void)
 {
 	return kprobes_rust_init();

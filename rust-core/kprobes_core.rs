@@ -74,6 +74,7 @@ pub mod jprobe;
 pub mod once;
 mod print;
 pub mod probe;
+pub mod rcu_policy;
 /// Without `CONFIG_KPROBES_ON_FTRACE`: upstream's stubs (no probe is ever
 /// an ftrace probe then; `check_ftrace_location()` refuses ftrace sites).
 #[cfg(not(CONFIG_KPROBES_ON_FTRACE))]
@@ -179,6 +180,7 @@ pub fn reset_for_test() {
     state::reset();
     opt::reset();
     ftrace::reset();
+    rcu_policy::set_expedited(false);
     #[cfg(not(KP_MODEL))]
     sys::reset_arch();
 }

@@ -23,6 +23,7 @@ use crate::ffi::{c_int, c_ulong, c_void};
 use crate::flags;
 use crate::locks::KprobeMutex;
 use crate::probe::{Probe, RetProbe, RetProbeArray};
+use crate::rcu_policy;
 use crate::register;
 use crate::sys;
 use crate::types::{Kprobe, Kretprobe, KretprobeInstance, PtRegs, RethookNode};
@@ -239,12 +240,8 @@ fn unregister_tops(km: &KprobeMutex, rps: RetProbeArray<'_>) {
 
 /// The part of `unregister_kretprobes()` after `kprobe_mutex`.
 fn unregister_wait_and_free(rps: RetProbeArray<'_>) {
-    // Upstream waits with synchronize_rcu().  An expedited grace period is
-    // the same guarantee (no handler still runs on these probes once it
-    // returns) at a fraction of the cost: ~6.4 k guest instructions instead
-    // of ~12 ms of guest time per call (bench row gp_*), which is most of
-    // the cost of unregistering kretprobes one by one.
-    sys::synchronize_rcu_expedited();
+    // synchronize_rcu(), as upstream (`kprobes.expedited_gp`: expedited).
+    rcu_policy::synchronize_unregister();
     for r in rps.iter().flatten() {
         if !r.kp().addr().is_null() {
             // SAFETY: a non-null `kp.addr` means `unregister_top()` succeeded, and

@@ -15,6 +15,7 @@ use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
 use crate::probe::{Aggr, Array, Hashed, NewProbe, Probe, ProbeArray, View};
+use crate::rcu_policy;
 use crate::registry;
 use crate::state;
 use crate::sys;
@@ -463,12 +464,8 @@ pub fn unregister_tops<'a, V: View<'a>>(
 /// The part of `unregister_kprobes()` after `kprobe_mutex`: one grace
 /// period, then `__unregister_kprobe_bottom()` of each member.
 pub fn unregister_wait_and_free<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> Probe<'a>) {
-    // Upstream waits with synchronize_rcu().  An expedited grace period is
-    // the same guarantee (no handler still runs on these probes once it
-    // returns) at a fraction of the cost: ~6.4 k guest instructions instead
-    // of ~12 ms of guest time per call (bench row gp_*), which is most of
-    // the cost of unregistering probes one by one (kprobe_events does).
-    sys::synchronize_rcu_expedited();
+    // synchronize_rcu(), as upstream (`kprobes.expedited_gp`: expedited).
+    rcu_policy::synchronize_unregister();
     for p in kps.iter().flatten().map(kp) {
         if !p.addr().is_null() {
             // SAFETY: its `addr` is non-null only if `unregister_top()` succeeded

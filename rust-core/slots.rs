@@ -27,6 +27,7 @@ use crate::error::{code::ERANGE, Result};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong};
 use crate::list;
 use crate::locks;
+use crate::rcu_policy;
 use crate::sys;
 use crate::types::{KprobeInsnCache, KprobeOpcode, ListHead};
 use core::marker::PhantomData;
@@ -374,9 +375,8 @@ impl<'l> Page<'l> {
         // SAFETY: the page is on the cache's list and we hold the mutex that
         // serializes the list's updaters (type invariant).
         unsafe { list::list_del_rcu(ptr::addr_of_mut!((*self.ptr).list)) };
-        // Upstream: synchronize_rcu(); expedited gives the same
-        // guarantee (see unregister_kprobes()).
-        sys::synchronize_rcu_expedited();
+        // Upstream: synchronize_rcu() (`kprobes.expedited_gp`: expedited).
+        rcu_policy::synchronize_unregister();
         let cache = self.cache().as_ptr();
         // SAFETY: the cache is live and its `free` is not written any more
         // (`Cache` invariants); the read forms no reference.
@@ -635,9 +635,8 @@ fn collect_one_slot(mut kip: Page<'_>, idx: usize) -> Option<Page<'_>> {
 /// Outside RCU read-side sections: sleeps.
 fn collect_garbage_slots(m: &mut Locked<'_>) -> c_int {
     // Ensure no-one is interrupted on the garbages.  Upstream:
-    // synchronize_rcu(); expedited gives the same guarantee and this runs
-    // every ~26 freed optimized probes (see unregister_kprobes()).
-    sys::synchronize_rcu_expedited();
+    // synchronize_rcu() (`kprobes.expedited_gp`: expedited).
+    rcu_policy::synchronize_unregister();
 
     for mut kip in m.pages_safe() {
         if kip.ngarbage() != 0 {

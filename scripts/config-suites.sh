@@ -176,10 +176,11 @@ for v in ("c", "rust"):
     checks[v] = {c["name"]: ("SKIP" if c.get("skip") else "PASS" if c["ok"] else "FAIL") for c in d["checks"]}
 # ftracetest per-test results of the reference (c) run are not checks of
 # their own (they are rust's expectations): compare the rest.  The jprobes
-# suite is Rust-only (CONFIG_KPROBES_RUST_JPROBES; SKIP on c): reported
-# apart, as rust_only, not as differences.
+# suite (CONFIG_KPROBES_RUST_JPROBES) and the rcu-policy checks
+# (kprobes.expedited_gp) are Rust-only (SKIP on c): reported apart, as
+# rust_only, not as differences.
 names = sorted(set(checks["c"]) | set(checks["rust"]))
-rust_only = ("jprobes/",)
+rust_only = ("jprobes/", "rcu-policy/")
 out["differ"] = [n for n in names if not n.startswith(("ftracetest/",) + rust_only)
                  and checks["c"].get(n) != checks["rust"].get(n)]
 out["rust_only"] = {v: {r: sum(1 for n, x in checks[v].items() if n.startswith(rust_only) and x == r)

@@ -68,6 +68,17 @@ add() {
 	g update-index --add --cacheinfo "$mode,$blob,$2"
 }
 
+# apply [-R] DIFF: stage an edit (-R: the edit reversed) in the series
+# index.  The steps are sourced in a `||` list, where `set -e` does not
+# stop at a failed command, so a diff that does not apply dies here.
+apply() {
+	local how=
+	[ "$1" != -R ] || how=" in reverse"
+	g apply --cached "$@" ||
+		die "series: ${*: -1} does not apply$how" \
+		    "regenerate it against the project's files (scripts/series/README)"
+}
+
 commit() { # MSGFILE
 	local tree
 	tree=$(g write-tree)

@@ -32,8 +32,11 @@ pub const ENOMEM: c_int = 12;
 pub struct Record {
     /// Live kmalloc'ed blocks.
     pub allocs: isize,
-    /// `synchronize_rcu()` calls.
+    /// Grace periods waited for (`synchronize_rcu()` and
+    /// `synchronize_rcu_expedited()` calls).
     pub grace_periods: usize,
+    /// Of those, `synchronize_rcu_expedited()` calls.
+    pub expedited_grace_periods: usize,
     /// `perf_event_ksymbol()` calls: (type, addr, len, unregister, sym).
     pub ksym_events: Vec<(u16, u64, u32, bool, String)>,
     /// Lines of `WARN_ON` hits.
@@ -103,9 +106,10 @@ pub fn rcu_read_unlock() {
 }
 
 /// `synchronize_rcu_expedited()`: a grace period, like [`synchronize_rcu`]
-/// (the simulation has no notion of how long one takes).
+/// (the simulation has no notion of how long one takes), counted apart.
 pub fn synchronize_rcu_expedited() {
     synchronize_rcu();
+    record(|r| r.expedited_grace_periods += 1);
 }
 
 /// `synchronize_rcu()`: must not be called inside a read-side section.

@@ -749,6 +749,36 @@ fn kretprobe_pairs_entry_and_return_with_data_and_counts_misses() {
     assert_eq!(allocs(), a0, "rethook and its instances freed");
 }
 
+/// `kprobes.expedited_gp`: unregistration waits with `synchronize_rcu()`
+/// (upstream's) by default and with `synchronize_rcu_expedited()` when the
+/// parameter is set; one grace period per batch either way.
+#[test]
+fn unregistration_grace_period_follows_kprobes_expedited_gp() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    let gps = || record(|r| (r.grace_periods, r.expedited_grace_periods));
+    for expedited in [false, true] {
+        crate::rcu_policy::set_expedited(expedited);
+        let mut v: Vec<*mut Kprobe> = (0..3)
+            .map(|i| kp(20 + i, F0 + 0x20 + i as usize, false))
+            .collect();
+        let rp = krp(REC);
+        let (g0, e0) = gps();
+        // SAFETY: test probes live until the end of the test and are only
+        // reached through their raw pointers.
+        unsafe {
+            assert_eq!(register_kprobes(v.as_mut_ptr(), 3), 0);
+            assert_eq!(register_kretprobe(rp), 0);
+            assert_eq!(gps(), (g0, e0), "registration waits for none");
+            unregister_kprobes(v.as_mut_ptr(), 3);
+            unregister_kretprobe(rp);
+        }
+        let e = if expedited { 2 } else { 0 };
+        assert_eq!(gps(), (g0 + 2, e0 + e), "expedited_gp={expedited}");
+    }
+    crate::rcu_policy::set_expedited(false);
+}
+
 #[test]
 fn kretprobe_defaults_and_errors() {
     let _g = sys::exclusive();

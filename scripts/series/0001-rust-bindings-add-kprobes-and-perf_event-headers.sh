@@ -1,1 +1,1 @@
-g apply --cached "$SERIES/0001-rust-bindings-add-kprobes-and-perf_event-headers.diff"
+apply "$SERIES/0001-rust-bindings-add-kprobes-and-perf_event-headers.diff"

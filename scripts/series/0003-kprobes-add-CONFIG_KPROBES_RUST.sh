@@ -1,1 +1,1 @@
-g apply --cached "$SERIES/0003-kprobes-add-CONFIG_KPROBES_RUST.diff"
+apply "$SERIES/0003-kprobes-add-CONFIG_KPROBES_RUST.diff"

@@ -1,4 +1,4 @@
 # The jprobes API header, the option and the sample.
 add include/linux/jprobes.h include/linux/jprobes.h
-g apply --cached "$SERIES/0004-kprobes-add-jprobes-to-the-Rust-kprobes-core.diff"
+apply "$SERIES/0004-kprobes-add-jprobes-to-the-Rust-kprobes-core.diff"
 add samples/kprobes/jprobe_example.c samples/kprobes/jprobe_example.c

@@ -173,6 +173,28 @@ else
 	skip kprobe_events unlisted "$NO_KPDEBUGFS"
 fi
 
+# --- kprobes.expedited_gp, the Rust core's switch of the grace period that
+# unregistration waits for (rust-core/rcu_policy.rs, patch 0005): present,
+# off as build.sh configures it (CONFIG_KPROBES_RUST_EXPEDITED_GP unset),
+# and kprobe_events' unregistration works with it on.  SKIP on a kernel
+# without it (the C core).
+section rcu-policy
+KEXP=/sys/module/kprobes/parameters/expedited_gp
+if [ -e $KEXP ]; then
+	v=$(cat $KEXP); [ "$v" = N ]; result rcu-policy default-off $? "expedited_gp=$v"
+	check rcu-policy set kwrite $KEXP 1
+	check rcu-policy define kwrite $T/kprobe_events 'p:kpt/exp do_sys_openat2'
+	check rcu-policy enable kwrite $T/events/kpt/exp/enable 1
+	check rcu-policy disable kwrite $T/events/kpt/exp/enable 0
+	check rcu-policy remove kwrite $T/kprobe_events ''
+	check rcu-policy reset kwrite $KEXP 0
+else
+	for t in default-off set define enable disable remove reset; do
+		skip rcu-policy $t "no kprobes.expedited_gp (the C core)"
+	done
+fi
+section end
+
 # --- the blacklist: populated from every source, and enforced.
 section blacklist
 if [ $HAVE_KPDEBUGFS = 1 ]; then

@@ -459,6 +459,10 @@ void hd_register_sysctl_init(const char *path, struct ctl_table *table, size_t n
 /* ---- initcalls: expose the static init functions to the driver -------- */
 #define early_initcall(fn) int hd_early_initcall(void) { return fn(); }
 #define subsys_initcall(fn) int hd_subsys_initcall(void) { return fn(); }
+/* Boot parameters: the model has no command line (defaults stay). */
+#define MODULE_PARAM_PREFIX ""
+#define module_param_named(name, value, type, perm) extern int hd_param_##name
+#define MODULE_PARM_DESC(name, desc) extern int hd_param_desc_##name
 #define late_initcall(fn) int hd_late_initcall(void) { return fn(); }
 
 #endif /* HD_KSTUB_H */

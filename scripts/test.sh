@@ -149,6 +149,19 @@ else
 	record 1 lint/rustfmt-clean "log: $RESULTS/rustfmt.log"
 fi
 
+# The kernel's `make rustdoc` documents the rust/ crates only; the core's
+# documentation is built by cargo from the same source (the host build),
+# with every rustdoc warning (broken or private intra-doc links, bad
+# markup) an error, private items included.
+step "test: rustdoc of the core (cargo doc -D warnings, private items too)"
+if (cd "$ROOT" && RUSTDOCFLAGS="-D warnings" cargo doc -p kprobes_core --no-deps --document-private-items \
+	--target-dir "$WORK/rustdoc") >"$RESULTS/rustdoc.log" 2>&1; then
+	record 0 lint/rustdoc-clean
+else
+	grep -E '^(error|warning)' -A 4 "$RESULTS/rustdoc.log" | head -n 20 >&2
+	record 1 lint/rustdoc-clean "log: $RESULTS/rustdoc.log"
+fi
+
 step "test: safety figures and ratchet (tools/testing/safety.py)"
 python3 "$ROOT/tools/testing/safety.py" >"$RESULTS/safety.txt" 2>&1 || echo "FAIL lint/safety-script-error" >>"$RESULTS/safety.txt"
 while read -r res name rest; do

@@ -23,7 +23,12 @@
 # (those rows R times in a row, the later ones suffixed _repR) override the
 # guest job's (tools/testing/bench/job.sh), e.g. the scale rows alone at full
 # size: KPB_RUN=scale KPB_EVN= KPB_NO_REPEAT=1 KPB_OUT=/tmp/x make bench
-# (use a KPB_OUT for partial runs: bench/ holds full runs only); KPB_PROFILE=1 also
+# (use a KPB_OUT for partial runs: bench/ holds full runs only);
+# KPB_POLICY_RUN (default reg,regentry) and KPB_POLICY_EVN (default
+# "10 100 1000") are the run tokens and kprobe_events sizes repeated under
+# the other RCU policies (job.sh; empty for none); KPB_COST4=0 skips the
+# 4-vCPU boot of the cost4 rows (the policy's cost on the other CPUs);
+# KPB_PROFILE=1 also
 # runs tools/testing/bench/prof-job.sh on both kernels (registration
 # profile: calls and instructions of the kernel services the core uses).
 . "$(dirname "$0")/lib.sh"
@@ -60,7 +65,7 @@ if ! kmake c M="$B/mod" modules >"$B/build.log" 2>&1; then
 fi
 cp "$B"/mod/*.ko "$B/extra/"
 if [ "${KPB_QUICK:-0}" = 1 ]; then
-	echo 'KPB_ITERS=2000 KPB_MAXN=100 KPB_MEMN=100 KPB_EVN="10 100"' >"$B/extra/kpb.conf"
+	echo 'KPB_ITERS=2000 KPB_MAXN=100 KPB_MEMN=100 KPB_EVN="10 100" KPB_POLICY_EVN="10"' >"$B/extra/kpb.conf"
 	OUT=${KPB_OUT:-$B/out}
 	warn "KPB_QUICK=1: small sizes, results in $OUT (not committed figures)"
 else
@@ -69,21 +74,28 @@ fi
 [ -z "${KPB_RUN:-}" ] || echo "KPB_RUN=$KPB_RUN" >>"$B/extra/kpb.conf"
 [ -z "${KPB_EVN+set}" ] || echo "KPB_EVN=\"$KPB_EVN\"" >>"$B/extra/kpb.conf"
 [ -z "${KPB_EVREP:-}" ] || echo "KPB_EVREP=$KPB_EVREP" >>"$B/extra/kpb.conf"
+[ -z "${KPB_POLICY_RUN+set}" ] || echo "KPB_POLICY_RUN=\"$KPB_POLICY_RUN\"" >>"$B/extra/kpb.conf"
+[ -z "${KPB_POLICY_EVN+set}" ] || echo "KPB_POLICY_EVN=\"$KPB_POLICY_EVN\"" >>"$B/extra/kpb.conf"
+# The cost4 boot (4 vCPUs): the same modules, only the cost4 rows.
+rm -rf "$B/extra4"
+cp -a "$B/extra" "$B/extra4"
+echo 'KPB_RUN=cost4 KPB_EVN= KPB_POLICY_RUN= KPB_POLICY_EVN=' >>"$B/extra4/kpb.conf"
 
 # --- the runs -------------------------------------------------------------
 # run VARIANT NAME: one guest run; KPB-ERROR or a missing KPB-DONE fails it.
 bz() { sha256sum "$(outdir "$1")/arch/x86/boot/bzImage" | cut -c1-16; }
 declare -A booted
+# run VARIANT NAME [VCPUS EXTRA_DIR]
 run() {
-	local v=$1 name=$2 res=$RESULTS/$1/$2 try
+	local v=$1 name=$2 res=$RESULTS/$1/$2 try smp=${3:-${KPB_SMP:-1}} extra=${4:-$B/extra}
 	for try in 1 2; do
 		booted[$name-$v]=$(bz "$v")
-		step "bench: $v kernel ($name), under icount: takes several minutes"
+		step "bench: $v kernel ($name, $smp vCPUs), under icount: takes several minutes"
 		# A C run takes ~35 minutes (the scale rows at every probeable
 		# function register 27,518 probes one by one four times; the
 		# regall rows 32,500 int3 probes one by one and in a batch): more
 		# than vm.sh's default limit for a hung guest.
-		if KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-5400} KP_SMP=${KPB_SMP:-1} KP_ICOUNT=1 KP_EXTRA_DIR="$B/extra" \
+		if KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-5400} KP_SMP=$smp KP_ICOUNT=1 KP_EXTRA_DIR="$extra" \
 			scripts/vm.sh "$v" "$SRC/job.sh" "$name"; then
 			break
 		fi
@@ -103,6 +115,13 @@ run() {
 
 run c bench
 run rust bench
+# The RCU policy's cost on the other CPUs: 4 vCPUs (KPB_COST4=0: skipped).
+extra=()
+if [ "${KPB_COST4:-1}" != 0 ]; then
+	run c bench-cost4 4 "$B/extra4"
+	run rust bench-cost4 4 "$B/extra4"
+	extra=(--c-extra "$RESULTS/c/bench-cost4/results.log" --rust-extra "$RESULTS/rust/bench-cost4/results.log")
+fi
 repeat=()
 if [ "${KPB_NO_REPEAT:-0}" != 1 ]; then
 	run c bench-repeat
@@ -121,9 +140,9 @@ fi
 # --- the report -------------------------------------------------------------
 step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
-	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" --out "$OUT" \
+	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" "${extra[@]}" --out "$OUT" \
 	--notes "$SRC/analysis.md" \
-	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
+	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_COST4:+ (KPB_COST4=$KPB_COST4)}${KPB_POLICY_RUN+ (KPB_POLICY_RUN=$KPB_POLICY_RUN)}${KPB_POLICY_EVN+ (KPB_POLICY_EVN=$KPB_POLICY_EVN)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
 	--meta "vcpus=${KPB_SMP:-1}" \
 	--meta "commit=$commit" --meta "dirty=$dirty" \
 	--meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \

@@ -9,6 +9,7 @@
 #   KPB-INFO / KPB-META ...       context
 . /kpt/lib.sh
 KPB_RUN=hits,scale,scaleall,gp,endis,reg,regentry,regall,mem KPB_ITERS=20000 KPB_MAXN=5000 KPB_MEMN=2000 KPB_EVN="10 100 1000 5000" KPB_EVREP=1
+KPB_POLICY_RUN=reg,regentry KPB_POLICY_EVN="10 100 1000"
 [ -f /extra/kpb.conf ] && . /extra/kpb.conf
 
 section bench
@@ -16,7 +17,7 @@ echo "KPB-META kernel $(uname -r)"
 echo "KPB-META build $(uname -v)"
 echo "KPB-META variant $(sed -n 's/.*kpt.variant=\([a-z]*\).*/\1/p' /proc/cmdline)"
 echo "KPB-META cpus $(cat /sys/devices/system/cpu/online)"
-echo "KPB-META params run=$KPB_RUN iters=$KPB_ITERS maxn=$KPB_MAXN memn=$KPB_MEMN evn=$KPB_EVN"
+echo "KPB-META params run=$KPB_RUN iters=$KPB_ITERS maxn=$KPB_MAXN memn=$KPB_MEMN evn=$KPB_EVN policy_run=$KPB_POLICY_RUN policy_evn=$KPB_POLICY_EVN"
 dmesg_mark
 for m in $(ls /extra/kpb_fns*.ko | sort -V); do
 	insmod "$m" || echo "KPB-ERROR insmod $m failed"
@@ -28,22 +29,63 @@ case ",$KPB_RUN," in *,scaleall,*)
 	mkdir -p /tmp && cat /proc/kallsyms >/tmp/kpb.kallsyms ||
 		echo "KPB-ERROR copying /proc/kallsyms" ;;
 esac
-# kpb_load RUN: one load of the module running RUN, its results printed.
+# kpb_load RUN [SUFFIX [MAXN]]: one load of the module running RUN, its
+# results printed, each row's name followed by SUFFIX (the RCU policy).
 kpb_load() {
-	if ! insmod /extra/kprobes_bench.ko run="$1" iters="$KPB_ITERS" maxn="$KPB_MAXN" memn="$KPB_MEMN"; then
+	if ! insmod /extra/kprobes_bench.ko run="$1" iters="$KPB_ITERS" maxn="${3:-$KPB_MAXN}" memn="$KPB_MEMN"; then
 		echo "KPB-ERROR insmod kprobes_bench.ko run=$1 failed"
 		dmesg | tail -n 30
 		exit 1
 	fi
-	cat $D/kprobes_bench/results
+	sed "s/^\(KPB\|KPB-SKIP\) \([^ ]*\)/\1 \2${2:-}/" $D/kprobes_bench/results
 	rmmod kprobes_bench
 }
+# The RCU policy (README "Performance"): `normal`, both kernels as booted
+# (synchronize_rcu() in unregistration, as upstream); `rcuexp`, every
+# grace period of the kernel expedited (/sys/kernel/rcu_expedited, on both
+# kernels: equal policy); `kexp`, the Rust core's own kprobes.expedited_gp=1
+# (Rust kernel only).  kpb_policy NAME sets it and fails if it cannot.
+RCUEXP=/sys/kernel/rcu_expedited KEXP=/sys/module/kprobes/parameters/expedited_gp
+kpb_policy() {
+	local e=0 k=0
+	case $1 in rcuexp) e=1 ;; kexp) k=1 ;; esac
+	echo $e > $RCUEXP || { echo "KPB-ERROR cannot write $RCUEXP"; return 1; }
+	if [ -e $KEXP ]; then
+		echo $k > $KEXP || { echo "KPB-ERROR cannot write $KEXP"; return 1; }
+	elif [ $k = 1 ]; then
+		return 1
+	fi
+	echo "KPB-INFO policy $1: rcu_expedited=$(cat $RCUEXP) kprobes.expedited_gp=$(cat $KEXP 2>/dev/null || echo none)"
+}
+# The policies this kernel has besides `normal`.
+policies=rcuexp
+[ -e $KEXP ] && policies="rcuexp kexp"
+grep -q 'kpt.variant=rust' /proc/cmdline && [ ! -e $KEXP ] && echo "KPB-ERROR the rust kernel has no $KEXP"
+kpb_policy normal || exit 1
 # The memory rows count slab and vmalloc pages, so they run first, in a load of their
 # own: both kernels then start them from the same slab state (after the
 # other rows, it depends on how quickly each core freed their probes).
 case ",$KPB_RUN," in *,mem,*) kpb_load mem ;; esac
-rest=$(echo ",$KPB_RUN," | sed 's/,mem,/,/; s/^,//; s/,$//')
+# cost4 (KPB_SMP=4 in bench.sh): once per policy.
+case ",$KPB_RUN," in *,cost4,*)
+	kpb_load cost4
+	for p in $policies; do
+		kpb_policy $p || exit 1
+		kpb_load cost4 _$p
+	done
+	kpb_policy normal || exit 1 ;;
+esac
+rest=$(echo ",$KPB_RUN," | sed 's/,mem,/,/; s/,cost4,/,/; s/^,//; s/,$//')
 [ -z "$rest" ] || kpb_load "$rest"
+# The registration rows up to N=1000 again under the other policies
+# (KPB_POLICY_RUN: the run tokens, empty for none).
+if [ -n "$KPB_POLICY_RUN" ]; then
+	for p in $policies; do
+		kpb_policy $p || exit 1
+		kpb_load "$KPB_POLICY_RUN" _$p $((KPB_MAXN < 1000 ? KPB_MAXN : 1000))
+	done
+	kpb_policy normal || exit 1
+fi
 insmod /extra/kprobes_bench.ko run=none	# for its debugfs clock (kprobe_events rows)
 dmesg | grep -E 'WARNING|BUG|Oops' && echo "KPB-ERROR kernel warning during the module's benchmark"
 
@@ -57,43 +99,54 @@ echo 0 > /proc/sys/debug/kprobes-optimization
 read a < $NOW; read b < $NOW
 ovh=$((b - a))
 echo "KPB-INFO kprobe_events read-pair overhead $ovh ns"
-for n in $KPB_EVN; do
-	[ "$n" -le "$KPB_MAXN" ] || continue
-	i=0; : > /tmp/defs
-	while [ $i -lt "$n" ]; do echo "p:kpb/e$i kpb_fn_$i+9" >> /tmp/defs; i=$((i + 1)); done
-	defs=$(cat /tmp/defs)
-	# KPB_EVREP=R: the phases R times in a row; the rows of repetition r > 1
-	# are named with a suffix _repR (how much a phase moves within a boot).
-	rep=0
-	while [ $rep -lt "$KPB_EVREP" ]; do
-		rep=$((rep + 1))
-		sfx=; [ $rep = 1 ] || sfx=_rep$rep
-		read a < $NOW; echo "$defs" > /dev/null; read b < $NOW
-		eovh=$((b - a))
-		read t0 < $NOW
-		echo "$defs" >> $T/kprobe_events
-		read t1 < $NOW
-		echo 1 > $T/events/kpb/enable
-		read t2 < $NOW
-		got=$(grep -c 'kpb_fn_' $D/kprobes/list)
-		read t2b < $NOW
-		echo 0 > $T/events/kpb/enable
-		read t3 < $NOW
-		echo > $T/kprobe_events
-		read t4 < $NOW
-		left=$(grep -c 'kpb_fn_' $D/kprobes/list)
-		if [ "$got" != "$n" ] || [ "$left" != 0 ]; then
-			echo "KPB-ERROR kprobe_events n=$n: $got probes listed after enable (want $n), $left after removal"
-			continue 2
-		fi
-		def=$((t1 - t0 - eovh)) en=$((t2 - t1 - ovh)) dis=$((t3 - t2b - ovh)) rm=$((t4 - t3 - ovh))
-		echo "KPB events_define_$n$sfx ns $def"
-		echo "KPB events_enable_$n$sfx ns $en"
-		echo "KPB events_disable_$n$sfx ns $dis"
-		echo "KPB events_remove_$n$sfx ns $rm"
-		echo "KPB events_all_$n$sfx ns $((def + en + dis + rm))"
+# kpb_events "SIZES" [POLICY_SUFFIX]: the kprobe_events rows.
+kpb_events() {
+	for n in $1; do
+		[ "$n" -le "$KPB_MAXN" ] || continue
+		i=0; : > /tmp/defs
+		while [ $i -lt "$n" ]; do echo "p:kpb/e$i kpb_fn_$i+9" >> /tmp/defs; i=$((i + 1)); done
+		defs=$(cat /tmp/defs)
+		# KPB_EVREP=R: the phases R times in a row; the rows of repetition r > 1
+		# are named with a suffix _repR (how much a phase moves within a boot).
+		rep=0
+		while [ $rep -lt "$KPB_EVREP" ]; do
+			rep=$((rep + 1))
+			sfx=; [ $rep = 1 ] || sfx=_rep$rep
+			read a < $NOW; echo "$defs" > /dev/null; read b < $NOW
+			eovh=$((b - a))
+			read t0 < $NOW
+			echo "$defs" >> $T/kprobe_events
+			read t1 < $NOW
+			echo 1 > $T/events/kpb/enable
+			read t2 < $NOW
+			got=$(grep -c 'kpb_fn_' $D/kprobes/list)
+			read t2b < $NOW
+			echo 0 > $T/events/kpb/enable
+			read t3 < $NOW
+			echo > $T/kprobe_events
+			read t4 < $NOW
+			left=$(grep -c 'kpb_fn_' $D/kprobes/list)
+			if [ "$got" != "$n" ] || [ "$left" != 0 ]; then
+				echo "KPB-ERROR kprobe_events n=$n: $got probes listed after enable (want $n), $left after removal"
+				continue 2
+			fi
+			def=$((t1 - t0 - eovh)) en=$((t2 - t1 - ovh)) dis=$((t3 - t2b - ovh)) rm=$((t4 - t3 - ovh))
+			echo "KPB events_define_$n$sfx${2:-} ns $def"
+			echo "KPB events_enable_$n$sfx${2:-} ns $en"
+			echo "KPB events_disable_$n$sfx${2:-} ns $dis"
+			echo "KPB events_remove_$n$sfx${2:-} ns $rm"
+			echo "KPB events_all_$n$sfx${2:-} ns $((def + en + dis + rm))"
+		done
 	done
-done
+}
+kpb_events "$KPB_EVN"
+if [ -n "$KPB_POLICY_EVN" ]; then
+	for p in $policies; do
+		kpb_policy $p || exit 1
+		kpb_events "$KPB_POLICY_EVN" _$p
+	done
+	kpb_policy normal || exit 1
+fi
 echo 1 > /proc/sys/debug/kprobes-optimization
 rmmod kprobes_bench || echo "KPB-ERROR rmmod kprobes_bench failed"
 for m in /extra/kpb_fns*.ko; do m=${m##*/}; rmmod "${m%.ko}" || echo "KPB-ERROR rmmod $m failed"; done

@@ -33,13 +33,16 @@
 #include <linux/slab.h>
 #include <linux/hash.h>
 #include <linux/fprobe.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/cpumask.h>
 
 #define KPB_MAIN
 #include "kpb_funcs.h"	/* the probe targets, in the kpb_fns*.ko modules */
 
 static char *run = "hits,reg,mem";
 module_param(run, charp, 0444);
-MODULE_PARM_DESC(run, "comma list of: hits, scale, scaleall, gp, endis, reg, regentry, regbatch, regall, mem");
+MODULE_PARM_DESC(run, "comma list of: hits, scale, scaleall, gp, endis, reg, regentry, regbatch, regall, mem, cost4");
 static int iters = 20000;
 module_param(iters, int, 0444);
 MODULE_PARM_DESC(iters, "loop iterations per hit-path measurement");
@@ -883,6 +886,190 @@ static void kpb_gp_rows(void)
 	kpb_result("gp_synchronize_rcu_expedited", "ns", div_u64((t1 - t0) * 100, KPB_GP_N));
 }
 
+/* ---- the grace periods' cost on the other CPUs (run token cost4) -------- */
+/*
+ * What waiting for grace periods in unregister_kprobe() costs the rest of
+ * the system, under the RCU policy the guest job set (the job suffixes the
+ * rows with it): KPB_COST_N disabled kprobes at +9 of the generated
+ * functions are unregistered one by one from CPU 0 while every other online
+ * CPU runs a kthread that calls a function with an enabled kprobe in a loop
+ * (the hit loop).  Disabled probes: unregistering them patches no text, so
+ * the only cross-CPU work is the grace period's.  Rows:
+ *   cost4_unreg_one_N        guest ns of the N unregistrations
+ *   cost4_call_ipis_per_unreg  function-call IPIs (x86 irq_call_count: what
+ *                            an expedited grace period sends; /proc/interrupts
+ *                            "CAL") received by all CPUs, per unregistration
+ *   cost4_resched_ipis_per_unreg  rescheduling IPIs ("RES"), the same way
+ *   cost4_hitloop_slowdown_pct  how much slower the hit loops ran during the
+ *                            unregistrations than during a baseline window
+ *                            before them (iterations per guest ns, summed
+ *                            over the loop CPUs), in percent
+ * Each loop reports a quiescent state every KPB_COST_QS calls (below).
+ * Under -icount the vCPUs share one instruction clock (each advances it
+ * while it runs), so a CPU that idles gives its share to the others.  To
+ * keep the shares fixed, CPU 0 also runs a nice-19 spinner that takes the
+ * CPU whenever the unregistering task sleeps (in a normal grace period),
+ * and the baseline window has the spinner alone on CPU 0.
+ */
+#define KPB_COST_N 1000
+#define KPB_COST_QS 100
+#define KPB_COST_BASE_MS 200
+
+static unsigned long kpb_cost_iters[NR_CPUS];
+static struct kprobe kpb_cost_kp;
+
+static int kpb_cost_loop(void *arg)
+{
+	unsigned long *n = arg;
+	int (*fn)(int) = kpb_func(KPB_NFUNCS - 1);
+
+	while (!kthread_should_stop()) {
+		kpb_sink += fn(kpb_sink);
+		WRITE_ONCE(*n, *n + 1);
+		/*
+		 * A quiescent state every KPB_COST_QS calls, as a task that
+		 * returns to user space between its system calls would have
+		 * (__schedule() reports one even when it picks the same task):
+		 * without it, a grace period waits until RCU forces the loop
+		 * out (~190 ms of guest time each, measured).
+		 */
+		if (!(*n % KPB_COST_QS))
+			schedule();
+	}
+	return 0;
+}
+
+/* CPU 0's filler: runs whenever the unregistering task sleeps. */
+static int kpb_cost_spin(void *arg)
+{
+	while (!kthread_should_stop())
+		schedule();	/* a quiescent state each time, as the loops */
+	return 0;
+}
+
+static unsigned long kpb_cost_sum(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += READ_ONCE(kpb_cost_iters[cpu]);
+	return sum;
+}
+
+#ifdef CONFIG_X86
+static void kpb_cost_ipis(u64 *call, u64 *resched)
+{
+	int cpu;
+
+	*call = *resched = 0;
+	for_each_online_cpu(cpu) {
+		*call += READ_ONCE(per_cpu(irq_stat, cpu).irq_call_count);
+		*resched += READ_ONCE(per_cpu(irq_stat, cpu).irq_resched_count);
+	}
+}
+#else
+static void kpb_cost_ipis(u64 *call, u64 *resched)
+{
+	*call = *resched = 0;
+}
+#endif
+
+static void kpb_cost_rows(void)
+{
+	struct task_struct *tasks[NR_CPUS] = {}, *spin;
+	u64 t0, t1, t2, c0, c1, r0, r1;
+	unsigned long i0, i1, i2;
+	bool unregistered = false;
+	int cpu, i, r;
+
+	if (num_online_cpus() < 2 || !cpu_online(0)) {
+		kpb_line("KPB-SKIP cost4 needs CPU 0 and another CPU online (%u online)",
+			 num_online_cpus());
+		return;
+	}
+	r = set_cpus_allowed_ptr(current, cpumask_of(0));
+	if (r) {
+		kpb_err("cost4: moving to CPU 0: %d", r);
+		return;
+	}
+	kpb_kp_init(&kpb_cost_kp, (void *)kpb_func(KPB_NFUNCS - 1) + KPB_MID_OFF, false);
+	r = register_kprobe(&kpb_cost_kp);
+	if (r) {
+		kpb_err("cost4: the hit loop's kprobe: %d", r);
+		goto out_cpu;
+	}
+	kpb_prepare(KPB_COST_N, KPB_MID_OFF);
+	for (i = 0; i < KPB_COST_N; i++)
+		kpb_kps[i].flags = KPROBE_FLAG_DISABLED;
+	r = register_kprobes(kpb_kpp, KPB_COST_N);
+	if (r) {
+		kpb_err("cost4: register_kprobes(%d): %d", KPB_COST_N, r);
+		goto out_kp;
+	}
+	memset(kpb_cost_iters, 0, sizeof(kpb_cost_iters));
+	for_each_online_cpu(cpu) {
+		if (cpu == 0)
+			continue;
+		tasks[cpu] = kthread_create_on_cpu(kpb_cost_loop, &kpb_cost_iters[cpu], cpu,
+						   "kpb_loop/%u");
+		if (IS_ERR(tasks[cpu])) {
+			kpb_err("cost4: hit loop thread on CPU %d: %ld", cpu, PTR_ERR(tasks[cpu]));
+			tasks[cpu] = NULL;
+			goto out_threads;
+		}
+		wake_up_process(tasks[cpu]);
+	}
+	spin = kthread_create_on_cpu(kpb_cost_spin, NULL, 0, "kpb_spin/%u");
+	if (IS_ERR(spin)) {
+		kpb_err("cost4: spinner thread: %ld", PTR_ERR(spin));
+		goto out_threads;
+	}
+	sched_set_normal(spin, MAX_NICE);
+	wake_up_process(spin);
+
+	msleep(20);	/* the loops run */
+	t0 = ktime_get_ns();
+	i0 = kpb_cost_sum();
+	msleep(KPB_COST_BASE_MS);
+	t1 = ktime_get_ns();
+	i1 = kpb_cost_sum();
+	kpb_cost_ipis(&c0, &r0);
+	for (i = 0; i < KPB_COST_N; i++)
+		unregister_kprobe(&kpb_kps[i]);
+	unregistered = true;
+	t2 = ktime_get_ns();
+	i2 = kpb_cost_sum();
+	kpb_cost_ipis(&c1, &r1);
+	kthread_stop(spin);
+
+	kpb_result("cost4_unreg_one_" __stringify(KPB_COST_N), "ns", (t2 - t1) * 100);
+	kpb_result("cost4_call_ipis_per_unreg", "IPIs", div_u64((c1 - c0) * 100, KPB_COST_N));
+	kpb_result("cost4_resched_ipis_per_unreg", "IPIs", div_u64((r1 - r0) * 100, KPB_COST_N));
+	if (i1 > i0 && t1 > t0 && t2 > t1) {
+		/* rates in iterations per guest ns, as hundredths of a percent */
+		u64 base = div64_u64((u64)(i1 - i0) * 1000000000ULL, t1 - t0);
+		u64 during = div64_u64((u64)(i2 - i1) * 1000000000ULL, t2 - t1);
+
+		kpb_line("KPB-INFO cost4 loops on %u CPUs: baseline %lu iterations in %llu ns, during the unregistrations %lu in %llu ns",
+			 num_online_cpus() - 1, i1 - i0, t1 - t0, i2 - i1, t2 - t1);
+		kpb_result("cost4_hitloop_slowdown_pct", "%",
+			   div64_s64(((s64)base - (s64)during) * 10000, base));
+	} else {
+		kpb_err("cost4: the hit loops did not run (%lu, %lu iterations)", i1 - i0, i2 - i1);
+	}
+out_threads:
+	for_each_online_cpu(cpu)
+		if (tasks[cpu])
+			kthread_stop(tasks[cpu]);
+	if (!unregistered)
+		unregister_kprobes(kpb_kpp, KPB_COST_N);
+out_kp:
+	unregister_kprobe(&kpb_cost_kp);
+out_cpu:
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
 /* ---- enable/disable ------------------------------------------------------ */
 /*
  * disable_kprobe() and enable_kprobe() of one registered probe at +9 of a
@@ -1222,6 +1409,8 @@ static int __init kpb_init(void)
 		kpb_fprobe_rows();
 	if (kpb_want("mem"))
 		kpb_mem();
+	if (kpb_want("cost4"))
+		kpb_cost_rows();
 	kpb_set_optimization(1);
 	kpb_line("KPB-INFO done errors=%d in %llu ns", kpb_errors, ktime_get_ns() - t0);
 	return 0;

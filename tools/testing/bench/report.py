@@ -221,6 +221,50 @@ def scale_table(cs, rs, all_n=(None, None)):
     return md + [""]
 
 
+# The RCU policy (job.sh): rows NAME (both kernels as booted: upstream's
+# synchronize_rcu() in unregistration), NAME_rcuexp (every grace period of
+# the kernel expedited, both kernels: equal policy) and NAME_kexp (the Rust
+# core's kprobes.expedited_gp=1; the C core has no such switch).
+RUST_ONLY = "_kexp"
+POLICY_RE = re.compile(r"(.+)_(rcuexp|kexp)$")
+
+
+def policy_table(cs, rs):
+    """Markdown lines: each row measured under the three policies."""
+    base = []
+    for n in list(cs) + list(rs):
+        m = POLICY_RE.match(n)
+        if m and m.group(1) not in base and (m.group(1) in cs or m.group(1) in rs):
+            base.append(m.group(1))
+    if not base:
+        return []
+
+    def cell(d, n):
+        return fmt(d[n][1]) if n in d else ""
+
+    def q(a, b):
+        return f"{a[1] / b[1]:.3f}" if a and b and b[1] > 0 else "n/a"
+    md = ["## RCU grace-period policy", "",
+          "Each row under three policies (README \"Performance\"): **normal**, both kernels as "
+          "booted, unregistration waits with `synchronize_rcu()` as upstream (the rest of this "
+          "report); **rcuexp**, every grace period of the kernel expedited "
+          "(`/sys/kernel/rcu_expedited=1`) on both kernels, an equal policy; **kexp**, the Rust "
+          "core's own `kprobes.expedited_gp=1` (patch 0005), which expedites only the core's "
+          "waits; C has no such switch.  Rust/C compares equal policies; kexp/normal is what the "
+          "switch does on the Rust kernel; kexp/C normal is the Rust kernel with the switch "
+          "against upstream as shipped.", "",
+          "| row | unit | C normal | Rust normal | Rust/C | C rcuexp | Rust rcuexp | Rust/C "
+          "| Rust kexp | kexp/normal | kexp/C normal |",
+          "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for b in base:
+        unit = (cs.get(b) or rs.get(b) or cs.get(b + "_rcuexp") or rs.get(b + "_kexp"))[0]
+        e, k = b + "_rcuexp", b + "_kexp"
+        md.append(f"| {b} | {unit} | {cell(cs, b)} | {cell(rs, b)} | {q(rs.get(b), cs.get(b))} | "
+                  f"{cell(cs, e)} | {cell(rs, e)} | {q(rs.get(e), cs.get(e))} | {cell(rs, k)} | "
+                  f"{q(rs.get(k), rs.get(b))} | {q(rs.get(k), cs.get(b))} |")
+    return md + [""]
+
+
 BATCH_RE = re.compile(r"(unreg|reg)_(ftrace|fprobe)_batch_(\d+)$")
 
 
@@ -497,6 +541,27 @@ NOTES = """\
   symbol table (500 functions here) and the C core does about ten of them per
   `register_kprobe`: a large part of the per-probe cost; targets in vmlinux
   would see binary-search lookups instead.
+- **RCU policy rows** (`NAME_rcuexp`, `NAME_kexp`; the table "RCU
+  grace-period policy"): after the rows above, the job repeats the
+  registration rows (run tokens `reg,regentry`, N up to 1,000) and the
+  kprobe_events rows (N = 10, 100, 1,000) with `/sys/kernel/rcu_expedited`
+  = 1 on both kernels, and on the Rust kernel with
+  `/sys/module/kprobes/parameters/expedited_gp` = 1 (rcu_expedited 0).
+- **cost4 rows** (a second boot of each kernel, 4 vCPUs, icount): 1,000
+  disabled kprobes unregistered one by one from CPU 0 while a kthread on
+  each other CPU calls a function with an enabled kprobe in a loop
+  (reporting a quiescent state every 100 calls with `schedule()`, as a
+  task returning to user space would); once per policy.  Rows: guest ns of
+  the 1,000 unregistrations; function-call and rescheduling IPIs received
+  by all CPUs per unregistration (x86 `irq_stat`, /proc/interrupts' CAL
+  and RES); the loops' slowdown during the unregistrations against a
+  200 ms window before them, in percent.  The vCPUs share one icount
+  clock, so CPU 0 runs a nice-19 spinner whenever the unregistering task
+  sleeps (the loops' share of the clock then stays the same).  How much a
+  slowdown moves between runs has not been measured; a smoke run of the
+  C kernel under the normal policy gave -1.95% (faster during the
+  unregistrations than before them), so a few percent either way is not
+  a cost.
 - **kprobe_events rows**: N definitions `p:kpb/eI kpb_fn_I+9` written with one
   `echo` (define = create + register disabled), the group's `enable` written
   1 then 0, and the file truncated (remove); each phase between two reads of
@@ -526,6 +591,8 @@ def main():
     ap.add_argument("--c", required=True)
     ap.add_argument("--rust", required=True)
     ap.add_argument("--repeat")
+    ap.add_argument("--c-extra", help="another C log (the 4-vCPU cost4 boot), merged")
+    ap.add_argument("--rust-extra", help="another Rust log, merged")
     ap.add_argument("--out", required=True)
     ap.add_argument("--meta", action="append", default=[])
     ap.add_argument("--notes", help="hand-written markdown appended to results.md")
@@ -534,6 +601,13 @@ def main():
     c, corder, cerr, cmeta = parse(a.c)
     r, _, rerr, rmeta = parse(a.rust)
     problems = [f"c: {e}" for e in cerr] + [f"rust: {e}" for e in rerr]
+    for who, path, rows_, order_ in (("c", a.c_extra, c, corder), ("rust", a.rust_extra, r, None)):
+        if path:
+            xr, xorder, xerr, _ = parse(path)
+            problems += [f"{who} (extra): {e}" for e in xerr]
+            rows_.update(xr)
+            if order_ is not None:
+                order_ += [n for n in xorder if n not in order_]
     meta = dict(m.split("=", 1) for m in a.meta)
     meta["kernel_c"] = cmeta.get("kernel", "?") + " " + cmeta.get("build", "")
     meta["kernel_rust"] = rmeta.get("kernel", "?") + " " + rmeta.get("build", "")
@@ -546,13 +620,15 @@ def main():
     if a.repeat:
         c2, _, c2err, _ = parse(a.repeat)
         problems += [f"c (repeat): {e}" for e in c2err]
-        diffs = [n for n in corder if c2.get(n) != c.get(n)]
+        # the rows of the first run's boot (not the merged extra boot's)
+        rep_rows = [n for n in corder if n in c2 or not n.startswith("cost4_")]
+        diffs = [n for n in rep_rows if c2.get(n) != c.get(n)]
 
         def rel(n):
             a, b = c[n][1], c2.get(n, (None, float("nan")))[1]
             return abs(b - a) / abs(a) * 100 if a else float("inf")
-        repeat = {"rows": len(corder), "identical": not diffs,
-                  "identical_rows": len(corder) - len(diffs),
+        repeat = {"rows": len(rep_rows), "identical": not diffs,
+                  "identical_rows": len(rep_rows) - len(diffs),
                   "differing_rows": {n: [c[n][1], c2.get(n, (None, None))[1], round(rel(n), 5)]
                                      for n in diffs}}
         meta["repeatability"] = repeat
@@ -591,6 +667,8 @@ def main():
                      "target": ttext or None, "meets_target": met})
     for n in r:
         if n not in c:
+            if n.endswith(RUST_ONLY):
+                continue  # the policy table
             if skipped("c", n):
                 one_sided(n, r[n][0], None, r[n][1], "c")
             else:
@@ -648,6 +726,7 @@ def main():
     md += ["", "![Rust/C ratios](ratios.svg)", "", "![(Un)registration per probe against N](registration.svg)", ""]
     md += scale_table(scale_rows(c), rscale, (cmeta.get("scale_all_n"), rmeta.get("scale_all_n")))
     md += fprobe_table(c, r)
+    md += policy_table(c, r)
     md += ["| row | unit | C | C, 2nd run | Rust | Rust/C | target | met |",
            "|---|---|--:|--:|--:|--:|---|---|"]
     for x in rows:

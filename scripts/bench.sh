@@ -20,7 +20,8 @@
 # kprobes_bench.ko's runs: hits,scale,gp,endis,reg,regentry,regall,mem;
 # regbatch is regentry without its one-by-one rows) and
 # KPB_EVN="sizes" (of the kprobe_events rows; empty for none), KPB_EVREP=R
-# (those rows R times in a row, the later ones suffixed _repR) override the
+# (those rows R times in a row, the later ones suffixed _repR), KPB_MAXN
+# (the largest N of the registration and scale rows) override the
 # guest job's (tools/testing/bench/job.sh), e.g. the scale rows alone at full
 # size: KPB_RUN=scale KPB_EVN= KPB_NO_REPEAT=1 KPB_OUT=/tmp/x make bench
 # (use a KPB_OUT for partial runs: bench/ holds full runs only);
@@ -74,6 +75,7 @@ fi
 [ -z "${KPB_RUN:-}" ] || echo "KPB_RUN=$KPB_RUN" >>"$B/extra/kpb.conf"
 [ -z "${KPB_EVN+set}" ] || echo "KPB_EVN=\"$KPB_EVN\"" >>"$B/extra/kpb.conf"
 [ -z "${KPB_EVREP:-}" ] || echo "KPB_EVREP=$KPB_EVREP" >>"$B/extra/kpb.conf"
+[ -z "${KPB_MAXN:-}" ] || echo "KPB_MAXN=$KPB_MAXN" >>"$B/extra/kpb.conf"
 [ -z "${KPB_POLICY_RUN+set}" ] || echo "KPB_POLICY_RUN=\"$KPB_POLICY_RUN\"" >>"$B/extra/kpb.conf"
 [ -z "${KPB_POLICY_EVN+set}" ] || echo "KPB_POLICY_EVN=\"$KPB_POLICY_EVN\"" >>"$B/extra/kpb.conf"
 # The cost4 boot (4 vCPUs): the same modules, only the cost4 rows.
@@ -142,7 +144,7 @@ step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" "${extra[@]}" --out "$OUT" \
 	--notes "$SRC/analysis.md" \
-	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_COST4:+ (KPB_COST4=$KPB_COST4)}${KPB_POLICY_RUN+ (KPB_POLICY_RUN=$KPB_POLICY_RUN)}${KPB_POLICY_EVN+ (KPB_POLICY_EVN=$KPB_POLICY_EVN)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
+	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_COST4:+ (KPB_COST4=$KPB_COST4)}${KPB_POLICY_RUN+ (KPB_POLICY_RUN=$KPB_POLICY_RUN)}${KPB_POLICY_EVN+ (KPB_POLICY_EVN=$KPB_POLICY_EVN)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_MAXN:+ (KPB_MAXN=$KPB_MAXN)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
 	--meta "vcpus=${KPB_SMP:-1}" \
 	--meta "commit=$commit" --meta "dirty=$dirty" \
 	--meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \

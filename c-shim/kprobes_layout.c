@@ -2,13 +2,15 @@
 /*
  * Build-time layout checks, C side: the Rust core's view of every structure
  * it shares with C (rust-core/types.rs, rendered by cbindgen into
- * <linux/kprobes_rust_layout.h> as struct kprobes_rust_view_*) must match
+ * kprobes_rust_layout.h as struct kprobes_rust_view_*) must match
  * the kernel's definition in size and in the offset of every field.  The
  * Rust side asserts the same against bindgen (types.rs, mod layout).
  * No code is generated from this file.
  */
 #include <linux/build_bug.h>
+#ifdef CONFIG_KPROBES_RUST_JPROBES
 #include <linux/jprobes.h>
+#endif
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
 #include <linux/stddef.h>
@@ -87,6 +89,8 @@ SAME_SIZE(kretprobe_blackpoint, kretprobe_blackpoint);
 SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, name);
 SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, addr);
 
+#ifdef CONFIG_KPROBES_RUST_JPROBES
 SAME_SIZE(jprobe, jprobe);
 SAME_FIELD(jprobe, jprobe, kp);
 SAME_FIELD(jprobe, jprobe, entry);
+#endif

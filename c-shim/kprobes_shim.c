@@ -18,7 +18,9 @@
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/init.h>
+#ifdef CONFIG_KPROBES_RUST_JPROBES
 #include <linux/jprobes.h>
+#endif
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kdebug.h>

@@ -24,8 +24,8 @@ t = t.replace("*** SUBJECT HERE ***", subject.strip()).replace("*** BLURB HERE *
 open(cl, "w").write(t)
 PY
 	die "writing the cover letter failed"
-n=$(ls "$out"/*.patch | grep -vc /0000-cover-letter.patch)
-step "patches: wrote $n patches and a cover letter to $out"
+patches=$(ls "$out"/*.patch | grep -v /0000-cover-letter.patch)
+step "patches: wrote $(echo "$patches" | wc -l) patches and a cover letter to $out"
 ls "$out" | sed 's/^/    /'
 
 step "patches: checking that the series applies with 'git am' to pristine $(cat "$WORK/kernel-source-version")"
@@ -36,7 +36,7 @@ git -C "$KSRC" worktree unlock "$chk" 2>/dev/null || true
 git -C "$KSRC" worktree remove --force --force "$chk" 2>/dev/null || rm -rf "$chk"
 git -C "$KSRC" worktree prune
 git -C "$KSRC" worktree add -q --detach "$chk" pristine
-git -C "$chk" -c user.name=check -c user.email=check@localhost am -q $(ls "$out"/*.patch | grep -v /0000-cover-letter.patch) ||
+git -C "$chk" -c user.name=check -c user.email=check@localhost am -q $patches ||
 	die "the series does not apply with git am (worktree left in $chk)"
 want=$(git -C "$KSRC" rev-parse 'kprobes-rust^{tree}')
 got=$(git -C "$chk" rev-parse 'HEAD^{tree}')

@@ -29,15 +29,15 @@ case ",$KPB_RUN," in *,scaleall,*)
 	mkdir -p /tmp && cat /proc/kallsyms >/tmp/kpb.kallsyms ||
 		echo "KPB-ERROR copying /proc/kallsyms" ;;
 esac
-# kpb_load RUN [SUFFIX [MAXN]]: one load of the module running RUN, its
+# kpb_load RUN [MAXN [SUFFIX]]: one load of the module running RUN, its
 # results printed, each row's name followed by SUFFIX (the RCU policy).
 kpb_load() {
-	if ! insmod /extra/kprobes_bench.ko run="$1" iters="$KPB_ITERS" maxn="${3:-$KPB_MAXN}" memn="$KPB_MEMN"; then
+	if ! insmod /extra/kprobes_bench.ko run="$1" iters="$KPB_ITERS" maxn="${2:-$KPB_MAXN}" memn="$KPB_MEMN"; then
 		echo "KPB-ERROR insmod kprobes_bench.ko run=$1 failed"
 		dmesg | tail -n 30
 		exit 1
 	fi
-	sed "s/^\(KPB\|KPB-SKIP\) \([^ ]*\)/\1 \2${2:-}/" $D/kprobes_bench/results
+	sed "s/^\(KPB\|KPB-SKIP\) \([^ ]*\)/\1 \2${3:-}/" $D/kprobes_bench/results
 	rmmod kprobes_bench
 }
 # The RCU policy (README "Performance"): `normal`, both kernels as booted
@@ -62,6 +62,16 @@ policies=rcuexp
 [ -e $KEXP ] && policies="rcuexp kexp"
 grep -q 'kpt.variant=rust' /proc/cmdline && [ ! -e $KEXP ] && echo "KPB-ERROR the rust kernel has no $KEXP"
 kpb_policy normal || exit 1
+# kpb_in_policies CMD ARGS...: `CMD ARGS... _POLICY` under each policy
+# besides normal, then normal again.
+kpb_in_policies() {
+	local p
+	for p in $policies; do
+		kpb_policy $p || exit 1
+		"$@" _$p
+	done
+	kpb_policy normal || exit 1
+}
 # The memory rows count slab and vmalloc pages, so they run first, in a load of their
 # own: both kernels then start them from the same slab state (after the
 # other rows, it depends on how quickly each core freed their probes).
@@ -69,23 +79,14 @@ case ",$KPB_RUN," in *,mem,*) kpb_load mem ;; esac
 # cost4 (KPB_SMP=4 in bench.sh): once per policy.
 case ",$KPB_RUN," in *,cost4,*)
 	kpb_load cost4
-	for p in $policies; do
-		kpb_policy $p || exit 1
-		kpb_load cost4 _$p
-	done
-	kpb_policy normal || exit 1 ;;
+	kpb_in_policies kpb_load cost4 "$KPB_MAXN" ;;
 esac
 rest=$(echo ",$KPB_RUN," | sed 's/,mem,/,/; s/,cost4,/,/; s/^,//; s/,$//')
 [ -z "$rest" ] || kpb_load "$rest"
 # The registration rows up to N=1000 again under the other policies
 # (KPB_POLICY_RUN: the run tokens, empty for none).
-if [ -n "$KPB_POLICY_RUN" ]; then
-	for p in $policies; do
-		kpb_policy $p || exit 1
-		kpb_load "$KPB_POLICY_RUN" _$p $((KPB_MAXN < 1000 ? KPB_MAXN : 1000))
-	done
-	kpb_policy normal || exit 1
-fi
+[ -z "$KPB_POLICY_RUN" ] ||
+	kpb_in_policies kpb_load "$KPB_POLICY_RUN" $((KPB_MAXN < 1000 ? KPB_MAXN : 1000))
 insmod /extra/kprobes_bench.ko run=none	# for its debugfs clock (kprobe_events rows)
 dmesg | grep -E 'WARNING|BUG|Oops' && echo "KPB-ERROR kernel warning during the module's benchmark"
 
@@ -140,13 +141,7 @@ kpb_events() {
 	done
 }
 kpb_events "$KPB_EVN"
-if [ -n "$KPB_POLICY_EVN" ]; then
-	for p in $policies; do
-		kpb_policy $p || exit 1
-		kpb_events "$KPB_POLICY_EVN" _$p
-	done
-	kpb_policy normal || exit 1
-fi
+[ -z "$KPB_POLICY_EVN" ] || kpb_in_policies kpb_events "$KPB_POLICY_EVN"
 echo 1 > /proc/sys/debug/kprobes-optimization
 rmmod kprobes_bench || echo "KPB-ERROR rmmod kprobes_bench failed"
 for m in /extra/kpb_fns*.ko; do m=${m##*/}; rmmod "${m%.ko}" || echo "KPB-ERROR rmmod $m failed"; done

@@ -557,11 +557,12 @@ NOTES = """\
   and RES); the loops' slowdown during the unregistrations against a
   200 ms window before them, in percent.  The vCPUs share one icount
   clock, so CPU 0 runs a nice-19 spinner whenever the unregistering task
-  sleeps (the loops' share of the clock then stays the same).  How much a
-  slowdown moves between runs has not been measured; a smoke run of the
-  C kernel under the normal policy gave -1.95% (faster during the
-  unregistrations than before them), so a few percent either way is not
-  a cost.
+  sleeps (the loops' share of the clock then stays the same).  Only the
+  IPI counts are a measurement: under icount the vCPUs run round-robin,
+  one at a time, so an IPI or a quiescent state waits for its CPU's turn,
+  which sets the rows' times and slowdowns (in the run of 582313e, 73 to
+  141 s for the 1,000 unregistrations, slowdowns from -31% to +6%, the
+  kernels 15 points apart under the same policy).
 - **kprobe_events rows**: N definitions `p:kpb/eI kpb_fn_I+9` written with one
   `echo` (define = create + register disabled), the group's `enable` written
   1 then 0, and the file truncated (remove); each phase between two reads of

@@ -60,12 +60,17 @@ project_files() {
 		while read -r f; do [ -f "$ROOT/$f" ] && echo "$f"; done | sort -u
 }
 
+# stage_file FILE DST: stage FILE (any path) at DST, with FILE's mode.
+stage_file() {
+	local mode=100644 blob
+	[ -x "$1" ] && mode=100755
+	blob=$(g hash-object -w --no-filters "$1")
+	g update-index --add --cacheinfo "$mode,$blob,$2"
+}
+
 # add SRC DST: stage one project file at DST in the series index.
 add() {
-	local mode=100644 blob
-	[ -x "$ROOT/$1" ] && mode=100755
-	blob=$(g hash-object -w --no-filters "$ROOT/$1")
-	g update-index --add --cacheinfo "$mode,$blob,$2"
+	stage_file "$ROOT/$1" "$2"
 }
 
 # apply [-R] DIFF: stage an edit (-R: the edit reversed) in the series
@@ -77,6 +82,49 @@ apply() {
 	g apply --cached "$@" ||
 		die "series: ${*: -1} does not apply$how" \
 		    "regenerate it against the project's files (scripts/series/README)"
+}
+
+# --- the core's files -------------------------------------------------------
+# The project's kernel-side files land in kernel/kprobes_rust/, a few per
+# patch: `core FILE...` (paths relative to the project) stages them, and
+# with them the crate root and Kbuild as far as the files staged so far
+# need them (scripts/series/core-subset.py).  A later patch that changes
+# core files (NNNN-name.core.diff, e.g. the expedited grace period option)
+# applies its diff, so `core` stages the files with those diffs reversed:
+# from $corebase, the project's files with every *.core.diff reversed.
+core_files=$(project_files Kbuild rust-core c-shim |
+	grep -v -e '/Cargo\.' -e '^rust-core/host/' -e '^rust-core/tests/')
+corebase=$(mktemp -d)
+trap 'rm -rf "$corebase"' EXIT
+for f in $core_files; do
+	mkdir -p "$(dirname "$corebase/kernel/kprobes_rust/$f")"
+	cp -p "$ROOT/$f" "$corebase/kernel/kprobes_rust/$f"
+done
+for d in $(ls -r "$SERIES"/*.core.diff 2>/dev/null); do
+	(cd "$corebase" && git apply -R "$d") ||
+		die "series: ${d##*/} does not apply in reverse to the project's files" \
+		    "regenerate it against the project's files (scripts/series/README)"
+done
+
+core() {
+	local f staged what
+	for f in "$@"; do
+		case " $(echo $core_files) " in
+		*" $f "*) ;;
+		*) die "series: core file $f is not a kernel-side file of the project" ;;
+		esac
+		stage_file "$corebase/kernel/kprobes_rust/$f" "kernel/kprobes_rust/$f"
+	done
+	# the files staged so far, and the crate root and Kbuild themselves
+	staged="$(g ls-files --cached -- kernel/kprobes_rust/ | sed 's|^kernel/kprobes_rust/||')
+rust-core/kprobes_core.rs Kbuild"
+	for what in root:rust-core/kprobes_core.rs kbuild:Kbuild; do
+		f=${what#*:}
+		KP_CORE_FILES="$core_files" python3 "$SERIES/core-subset.py" "${what%%:*}" \
+			"$corebase/kernel/kprobes_rust/$f" $staged >"$corebase/subset" ||
+			die "series: core-subset.py failed on $f"
+		stage_file "$corebase/subset" "kernel/kprobes_rust/$f"
+	done
 }
 
 commit() { # MSGFILE
@@ -93,6 +141,15 @@ for msg in "$SERIES"/[0-9]*.msg; do
 	. "${msg%.msg}.sh" || die "series step ${msg##*/} failed"
 	commit "$msg"
 done
+# The whole series has every kernel-side file of the project, as it is.
+for f in $core_files; do
+	[ "$(g rev-parse -q --verify ":kernel/kprobes_rust/$f")" = "$(g hash-object --no-filters "$ROOT/$f")" ] ||
+		die "series: kernel/kprobes_rust/$f at the end of the series differs from the project's $f" \
+		    "stage it with 'core' in a step of scripts/series/, or regenerate the *.core.diff that touches it"
+done
+extra=$(g ls-files --cached -- kernel/kprobes_rust/ | sed 's|^kernel/kprobes_rust/||' |
+	grep -vxF "$core_files" || true)
+[ -z "$extra" ] || die "series: kernel/kprobes_rust/ has files the project does not: $extra"
 unset GIT_INDEX_FILE
 
 head=$(g rev-parse -q --verify refs/heads/kprobes-rust || true)

@@ -44,40 +44,13 @@ git -C "$KSRC" worktree remove --force "$chk"
 [ "$want" = "$got" ] || die "git am result differs from the built tree ($got != $want)"
 step "patches: OK, 'git am' gives exactly the tree both variants are built from"
 
-# KP_PREFIX_BUILDS=1: each prefix of the series compiles the Rust core's
-# objects (kernel/kprobes_rust/, no warning), in a copy of the built rust
-# variant's O= directory (make build first).  The patches before the
-# kernel/Makefile switch add files nothing builds yet.  It checks the
-# prefixes out in $KSRC, one at a time, and checks the series out again
-# at the end: run nothing else on the tree meanwhile.
-[ "${KP_PREFIX_BUILDS:-0}" = 1 ] || exit 0
-[ -f "$(outdir rust)/.config" ] || die "no built rust variant in $(outdir rust)" "run 'make build' first"
-pfx=$WORK/out-prefix
-step "patches: copying $(outdir rust) to $pfx for the prefix builds"
-rm -rf "$pfx"
-cp -a "$(outdir rust)" "$pfx"
-trap 'git -C "$KSRC" checkout -q kprobes-rust' EXIT
-i=0
-for c in $(git -C "$KSRC" rev-list --reverse pristine..kprobes-rust); do
-	i=$((i + 1))
-	subj=$(git -C "$KSRC" log --format=%s -1 "$c")
-	if ! git -C "$KSRC" show "$c:kernel/Makefile" | grep -q 'kprobes_rust/'; then
-		info "prefix $i ($subj): kernel/kprobes_rust/ is not built yet"
-		continue
-	fi
-	git -C "$KSRC" checkout -q "$c"
-	log=$WORK/out-prefix-$i.log
-	"$KSRC/scripts/config" --file "$pfx/.config" -e KPROBES_RUST -e KPROBES_RUST_JPROBES
-	if ! make -C "$KSRC" O="$pfx" LLVM=1 olddefconfig >"$log" 2>&1 ||
-		! make -C "$KSRC" O="$pfx" LLVM=1 -j"$JOBS" kernel/kprobes_rust/ >>"$log" 2>&1; then
-		tail -n 20 "$log" >&2
-		die "prefix $i ($subj) does not build the core; log: $log"
-	fi
-	if grep -q 'warning:' "$log"; then
-		grep -A 3 'warning:' "$log" | head -n 20 >&2
-		die "prefix $i ($subj) builds the core with warnings; log: $log"
-	fi
-	info "prefix $i ($subj): kernel/kprobes_rust/ builds ($(grep -cE '^ *(RUSTC|CC) +kernel/kprobes_rust/' "$log") objects compiled)"
-done
-step "patches: every prefix that builds kernel/kprobes_rust/ compiles it without warnings"
-
+# Each prefix of the series compiles the core (scripts/prefix-builds.sh)
+# when the rust variant is built; KP_PREFIX_BUILDS=0 skips it (make test
+# runs it itself, after the builds).
+if [ "${KP_PREFIX_BUILDS:-1}" = 0 ]; then
+	exit 0
+elif [ ! -f "$(outdir rust)/.config" ]; then
+	info "SKIP prefix builds: no built rust variant in $(outdir rust) (make build first)"
+	exit 0
+fi
+exec "$ROOT/scripts/prefix-builds.sh"

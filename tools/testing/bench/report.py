@@ -249,7 +249,7 @@ def policy_table(cs, rs):
           "booted, unregistration waits with `synchronize_rcu()` as upstream (the rest of this "
           "report); **rcuexp**, every grace period of the kernel expedited "
           "(`/sys/kernel/rcu_expedited=1`) on both kernels, an equal policy; **kexp**, the Rust "
-          "core's own `kprobes.expedited_gp=1` (patch 0005), which expedites only the core's "
+          "core's own `kprobes.expedited_gp=1` (patch 0015), which expedites only the core's "
           "waits; C has no such switch.  Rust/C compares equal policies; kexp/normal is what the "
           "switch does on the Rust kernel; kexp/C normal is the Rust kernel with the switch "
           "against upstream as shipped.", "",

@@ -174,7 +174,7 @@ else
 fi
 
 # --- kprobes.expedited_gp, the Rust core's switch of the grace period that
-# unregistration waits for (rust-core/rcu_policy.rs, patch 0005): present,
+# unregistration waits for (rust-core/rcu_policy.rs, patch 0015): present,
 # off as build.sh configures it (CONFIG_KPROBES_RUST_EXPEDITED_GP unset),
 # and kprobe_events' unregistration works with it on.  SKIP on a kernel
 # without it (the C core).

@@ -1,0 +1,1 @@
+core rust-core/sys_kernel.rs rust-core/locks.rs rust-core/print.rs

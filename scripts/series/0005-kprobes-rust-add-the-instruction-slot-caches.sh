@@ -1,0 +1,1 @@
+core rust-core/slots.rs rust-core/rcu_policy.rs

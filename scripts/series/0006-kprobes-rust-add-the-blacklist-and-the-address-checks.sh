@@ -1,0 +1,1 @@
+core rust-core/blacklist.rs rust-core/addr.rs

@@ -1,0 +1,1 @@
+core rust-core/register.rs

@@ -1,0 +1,1 @@
+core rust-core/kretprobe.rs

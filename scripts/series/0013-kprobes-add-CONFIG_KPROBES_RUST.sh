@@ -1,0 +1,1 @@
+apply "$SERIES/0013-kprobes-add-CONFIG_KPROBES_RUST.diff"

@@ -25,8 +25,8 @@ import re
 import sys
 
 
-def root(text, staged):
-    core = {os.path.basename(f)[:-3] for f in ALL if f.startswith("rust-core/") and f.endswith(".rs")}
+def root(text, staged, every):
+    core = {os.path.basename(f)[:-3] for f in every if f.startswith("rust-core/") and f.endswith(".rs")}
     have = {os.path.basename(f)[:-3] for f in staged if f.startswith("rust-core/") and f.endswith(".rs")}
     missing = core - have
     lines = text.splitlines(keepends=True)
@@ -46,14 +46,12 @@ def root(text, staged):
         return name + ".rs"
 
     def item_end(start):
-        # A top-level item ends at its first line that closes it: a line
-        # ending in `;` at depth 0, or a `}` at column 0.
+        # A top-level item ends at its first line that ends in `;` or `}`
+        # with every brace opened since `start` closed.
         depth = 0
         for j in range(start, len(lines)):
             depth += lines[j].count("{") - lines[j].count("}")
-            if depth <= 0 and (lines[j].rstrip().endswith(";") or lines[j].startswith("}")):
-                return j
-            if depth <= 0 and lines[j].rstrip().endswith("}"):
+            if depth <= 0 and lines[j].rstrip().endswith((";", "}")):
                 return j
         return len(lines) - 1
 
@@ -116,8 +114,8 @@ def kbuild(text, staged):
 
 if __name__ == "__main__":
     what, path, staged = sys.argv[1], sys.argv[2], sys.argv[3:]
-    # ALL: every kernel-side file of the core, from the environment (one
-    # path per line), so that a module's absence is told from a host file.
-    ALL = os.environ.get("KP_CORE_FILES", "").split()
+    # Every kernel-side file of the core (KP_CORE_FILES, whitespace
+    # separated): a module whose file is not one of them is host-only.
+    every = os.environ.get("KP_CORE_FILES", "").split()
     text = open(path).read()
-    sys.stdout.write(root(text, staged) if what == "root" else kbuild(text, staged))
+    sys.stdout.write(root(text, staged, every) if what == "root" else kbuild(text, staged))

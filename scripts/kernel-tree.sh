@@ -109,10 +109,8 @@ done
 core() {
 	local f staged what
 	for f in "$@"; do
-		case " $(echo $core_files) " in
-		*" $f "*) ;;
-		*) die "series: core file $f is not a kernel-side file of the project" ;;
-		esac
+		grep -qxF "$f" <<<"$core_files" ||
+			die "series: core file $f is not a kernel-side file of the project"
 		stage_file "$corebase/kernel/kprobes_rust/$f" "kernel/kprobes_rust/$f"
 	done
 	# the files staged so far, and the crate root and Kbuild themselves

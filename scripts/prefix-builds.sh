@@ -3,8 +3,8 @@
 # Every prefix of the patch series compiles the Rust core's objects
 # (kernel/kprobes_rust/) with `make CLIPPY=1` (clippy-driver, with the
 # kernel's lint flags, compiles the Rust objects) without a warning, in a
-# copy of the built rust variant's O= directory (make build first; make patches runs this, and
-# make test after the builds).  Before the kernel/Makefile switch nothing
+# copy of the built rust variant's O= directory (make build first; make
+# patches runs this, and make test after the builds).  Before the kernel/Makefile switch nothing
 # lists the directory, so for those prefixes the checkout gets
 # `obj-y += kprobes_rust/` (kbuild descends only into listed
 # directories), undone after the build; before the patch that adds

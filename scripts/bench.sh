@@ -20,7 +20,8 @@
 # kprobes_bench.ko's runs: hits,scale,gp,endis,reg,regentry,regall,mem;
 # regbatch is regentry without its one-by-one rows) and
 # KPB_EVN="sizes" (of the kprobe_events rows; empty for none), KPB_EVREP=R
-# (those rows R times in a row, the later ones suffixed _repR), KPB_MAXN
+# (those rows R times in a row, the later ones suffixed _repR), KPB_EVDIAG=1
+# (a line per kprobe_events phase on what the shell and the CPU did), KPB_MAXN
 # (the largest N of the registration and scale rows) override the
 # guest job's (tools/testing/bench/job.sh), e.g. the scale rows alone at full
 # size: KPB_RUN=scale KPB_EVN= KPB_NO_REPEAT=1 KPB_OUT=/tmp/x make bench
@@ -75,6 +76,7 @@ fi
 [ -z "${KPB_RUN:-}" ] || echo "KPB_RUN=$KPB_RUN" >>"$B/extra/kpb.conf"
 [ -z "${KPB_EVN+set}" ] || echo "KPB_EVN=\"$KPB_EVN\"" >>"$B/extra/kpb.conf"
 [ -z "${KPB_EVREP:-}" ] || echo "KPB_EVREP=$KPB_EVREP" >>"$B/extra/kpb.conf"
+[ -z "${KPB_EVDIAG:-}" ] || echo "KPB_EVDIAG=$KPB_EVDIAG" >>"$B/extra/kpb.conf"
 [ -z "${KPB_MAXN:-}" ] || echo "KPB_MAXN=$KPB_MAXN" >>"$B/extra/kpb.conf"
 [ -z "${KPB_POLICY_RUN+set}" ] || echo "KPB_POLICY_RUN=\"$KPB_POLICY_RUN\"" >>"$B/extra/kpb.conf"
 [ -z "${KPB_POLICY_EVN+set}" ] || echo "KPB_POLICY_EVN=\"$KPB_POLICY_EVN\"" >>"$B/extra/kpb.conf"

@@ -100,6 +100,23 @@ echo 0 > /proc/sys/debug/kprobes-optimization
 read a < $NOW; read b < $NOW
 ovh=$((b - a))
 echo "KPB-INFO kprobe_events read-pair overhead $ovh ns"
+# KPB_EVDIAG=1: after each phase, which tasks ran during it and for how
+# long (the change of se.sum_exec_runtime in /proc/PID/sched, in ms; the
+# shell's own figure is stale: it is updated only when it is switched
+# out), and the local timer interrupts and softirqs.  A KPB-INFO evdiag
+# line per phase; the snapshots are taken outside the timed windows.
+kpb_snap() {
+	[ "${KPB_EVDIAG:-0}" = 1 ] || return 1
+	awk 'FNR == 1 { c = $1 } /^se.sum_exec_runtime/ { split(FILENAME, f, "/"); print f[3] "/" c, $3 }' /proc/[0-9]*/sched > /tmp/snap.$1 2>/dev/null
+	echo "irq/LOC $(awk '/LOC:/{print $2}' /proc/interrupts)" >> /tmp/snap.$1
+	awk '$1 != "CPU0" { print "softirq/" $1, $2 }' /proc/softirqs >> /tmp/snap.$1
+}
+# kpb_diag PHASE: what changed since the last kpb_snap (shown if > 0.005).
+kpb_diag() {
+	kpb_snap b || return 1
+	echo "KPB-INFO evdiag $1: $(awk 'NR == FNR { o[$1] = $2; next } ($1 in o) && ($2 - o[$1]) > 0.005 { printf " %s=%.3f", $1, $2 - o[$1] }' /tmp/snap.a /tmp/snap.b)"
+	kpb_snap a
+}
 # kpb_events "SIZES" [POLICY_SUFFIX]: the kprobe_events rows.
 kpb_events() {
 	for n in $1; do
@@ -115,17 +132,23 @@ kpb_events() {
 			sfx=; [ $rep = 1 ] || sfx=_rep$rep
 			read a < $NOW; echo "$defs" > /dev/null; read b < $NOW
 			eovh=$((b - a))
+			kpb_snap a
 			read t0 < $NOW
 			echo "$defs" >> $T/kprobe_events
 			read t1 < $NOW
+			kpb_diag define_$n$sfx${2:-} && read t1 < $NOW
 			echo 1 > $T/events/kpb/enable
 			read t2 < $NOW
+			kpb_diag enable_$n$sfx${2:-}
 			got=$(grep -c 'kpb_fn_' $D/kprobes/list)
+			kpb_snap a
 			read t2b < $NOW
 			echo 0 > $T/events/kpb/enable
 			read t3 < $NOW
+			kpb_diag disable_$n$sfx${2:-} && read t3 < $NOW
 			echo > $T/kprobe_events
 			read t4 < $NOW
+			kpb_diag remove_$n$sfx${2:-}
 			left=$(grep -c 'kpb_fn_' $D/kprobes/list)
 			if [ "$got" != "$n" ] || [ "$left" != 0 ]; then
 				echo "KPB-ERROR kprobe_events n=$n: $got probes listed after enable (want $n), $left after removal"

@@ -14,8 +14,9 @@
  * hits,scale,gp,endis,reg,regentry,mem) and the results are lines
  *	KPB <name> <unit> <value>
  * in /sys/kernel/debug/kprobes_bench/results (also printed with pr_info).
- * /sys/kernel/debug/kprobes_bench/now returns ktime_get_ns(), the time
- * source for the kprobe_events rows timed by the guest job.  A line
+ * /sys/kernel/debug/kprobes_bench/now returns ktime_get_ns() at the first
+ * read of each open, the time source for the kprobe_events rows timed by
+ * the guest job.  A line
  *	KPB-ERROR <what>
  * reports a step that failed (the host script then fails the run).
  */
@@ -1337,11 +1338,21 @@ static void kpb_mem(void)
 /* ---- debugfs ----------------------------------------------------------- */
 static struct dentry *kpb_dir;
 
+/*
+ * The time is taken at the first read of an open file and kept in its
+ * private_data: the shell's `read` builtin reads one byte per read(), so
+ * a time taken at each call would give digits of different instants (a
+ * carry between two of them made the value off by a power of ten, or
+ * negative for a read pair).
+ */
 static ssize_t kpb_now_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
 {
 	char buf[32];
-	int n = scnprintf(buf, sizeof(buf), "%llu\n", ktime_get_ns());
+	int n;
 
+	if (*ppos == 0)
+		f->private_data = (void *)(uintptr_t)ktime_get_ns();
+	n = scnprintf(buf, sizeof(buf), "%llu\n", (u64)(uintptr_t)f->private_data);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 

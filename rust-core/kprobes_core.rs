@@ -32,9 +32,16 @@ pub mod ktypes;
 #[cfg(KP_MODEL)]
 #[path = "../tools/testing/hostdiff/rust/model_handles.rs"]
 pub mod model_handles;
+/// The core's C symbols the simulated kernel calls (host tests).
+/// cbindgen:ignore
+#[cfg(all(not(CONFIG_RUST), not(KP_MODEL)))]
+#[path = "host/sim_exports.rs"]
+mod sim_exports;
 #[cfg(CONFIG_RUST)]
 #[path = "sys_kernel.rs"]
 pub mod sys;
+/// The simulated kernel's services (host tests).
+/// cbindgen:ignore
 #[cfg(all(not(CONFIG_RUST), not(KP_MODEL)))]
 #[path = "host/sim.rs"]
 pub mod sys;

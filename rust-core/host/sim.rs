@@ -307,11 +307,14 @@ pub fn image<R>(f: impl FnOnce(&mut Image) -> R) -> R {
 
 /// The core's state is global, as in the kernel: tests that use it hold
 /// this guard, which serializes them and starts each from a fresh image and
-/// a fresh core (`crate::reset_for_test()`).
+/// a fresh core (`crate::reset_for_test()`, through the C symbol
+/// `kprobes_rust_reset_for_test()`).
 pub fn exclusive() -> MutexGuard<'static, ()> {
     let g = TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     *IMAGE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Image::default());
-    crate::reset_for_test();
+    // SAFETY: the harness's reset takes no argument and may run at any time
+    // no other thread uses the core: `TEST_LOCK` is held.
+    unsafe { kprobes_rust_reset_for_test() };
     g
 }
 
@@ -393,7 +396,9 @@ pub fn arch_within_kprobe_blacklist(addr: usize) -> bool {
 pub fn arch_populate_kprobe_blacklist() -> c_int {
     let ap = image(|i| i.arch_populate.clone());
     for (s, e) in ap.areas {
-        let r = crate::exports::kprobe_add_area_blacklist(s as _, e as _);
+        // SAFETY: `kprobe_add_area_blacklist()` takes two addresses by value
+        // and is called at boot (`init_kprobes()`), as in the kernel.
+        let r = unsafe { kprobe_add_area_blacklist(s as c_ulong, e as c_ulong) };
         if r != 0 {
             return r;
         }
@@ -814,9 +819,6 @@ fn p_s_short(a: usize) -> String {
     lookup(a).map_or(format!("{a:#x}"), |s| s.name)
 }
 
-/// `pre_handler_kretprobe()` (the core's), by its old simulation name.
-pub use crate::kretprobe::pre_handler_kretprobe as sim_pre_handler_kretprobe;
-
 /// `kallsyms_show_value(m->file->f_cred)`.
 ///
 /// # Safety
@@ -935,7 +937,99 @@ pub unsafe fn kallsyms_lookup(
 // (`arm 0x...`, `optimize 0x...`, ...), so tests can assert on the exact
 // sequence of text patching operations.
 
-use crate::types::{KretprobeBlackpoint, ListHead, OptimizedKprobe};
+use crate::types::{
+    KretprobeBlackpoint, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE,
+};
+
+// The core's C symbols the simulation calls, as the kernel's code outside
+// `kprobes.o` does (x86's optprobes and blacklist code, the workqueue): the
+// simulation names no module of the core (`host/sim_exports.rs` gives the
+// host tests' build the symbols that only the kernel and the host
+// differential export otherwise).  Plain C symbols rather than registered
+// hooks: each has the signature of the kernel's function (so the calls are
+// the ones `arch.c` makes in the host differential), and nothing has to
+// install anything before the first test runs.
+extern "C" {
+    fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
+    fn kprobe_disarmed(p: *mut Kprobe) -> bool;
+    fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int;
+    fn kprobes_rust_optimizer_work();
+    fn kprobes_rust_reset_for_test();
+}
+
+// The simulated kernel's own `list.h` (what `arch.c` gets from the
+// stubs): the few operations x86's optimizer code does on `op->list`.
+
+/// `list_for_each_safe()`: the entries of the list at `head`, collected
+/// first, so the caller may unlink or move each.
+///
+/// # Safety
+/// `head` is a live list whose lock the caller holds.
+unsafe fn list_entries(head: *mut ListHead) -> Vec<*mut ListHead> {
+    let mut v = Vec::new();
+    // SAFETY: `head` and its entries are live and not changed meanwhile (the
+    // caller holds the lock, this function's `# Safety`).
+    unsafe {
+        let mut l = (*head).next;
+        while l != head {
+            v.push(l);
+            l = (*l).next;
+        }
+    }
+    v
+}
+
+/// `container_of(l, struct optimized_kprobe, list)`.
+fn op_of_list(l: *mut ListHead) -> *mut OptimizedKprobe {
+    l.cast::<u8>()
+        .wrapping_sub(core::mem::offset_of!(OptimizedKprobe, list))
+        .cast()
+}
+
+/// `__list_del_entry()`.
+///
+/// # Safety
+/// `e` is on a list whose lock the caller holds.
+unsafe fn list_del_entry(e: *mut ListHead) {
+    // SAFETY: `e` and its neighbours are live and only the lock holder, the
+    // caller, accesses them (this function's `# Safety`).
+    unsafe {
+        let (prev, next) = ((*e).prev, (*e).next);
+        (*next).prev = prev;
+        (*prev).next = next;
+    }
+}
+
+/// `list_del_init()`.
+///
+/// # Safety
+/// `e` is on a list whose lock the caller holds.
+unsafe fn list_del_init(e: *mut ListHead) {
+    // SAFETY: as `list_del_entry()` (this function's `# Safety`); `e` is then
+    // the caller's alone, to point at itself.
+    unsafe {
+        list_del_entry(e);
+        (*e).next = e;
+        (*e).prev = e;
+    }
+}
+
+/// `list_move(e, head)`: `e` goes right after `head`.
+///
+/// # Safety
+/// `e` is on a list and `head` is live; the caller holds their lock.
+unsafe fn list_move(e: *mut ListHead, head: *mut ListHead) {
+    // SAFETY: as `list_del_entry()`; `e` is then on no list, and `head` and
+    // its first entry are live under the caller's lock (`# Safety`).
+    unsafe {
+        list_del_entry(e);
+        let next = (*head).next;
+        (*next).prev = e;
+        (*e).next = next;
+        (*e).prev = head;
+        (*head).next = e;
+    }
+}
 
 /// Simulated `struct ctl_table` (the fields the handler's helper reads).
 #[repr(C)]
@@ -1111,7 +1205,10 @@ pub fn flush_optimizer() {
 /// workqueue; tests call it to let "time pass").
 pub fn run_optimizer() {
     if arch(|a| std::mem::take(&mut a.optimizer_pending)) {
-        crate::opt::kprobe_optimizer();
+        // SAFETY: the work function takes no argument; the simulated
+        // workqueue runs it in process context with no lock held, as the
+        // kernel's does.
+        unsafe { kprobes_rust_optimizer_work() };
     }
 }
 /// `cpu_relax()`.
@@ -1251,14 +1348,16 @@ pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
 /// # Safety
 /// `op` is live; kprobe_mutex held.
 pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
-    // SAFETY: caller's contract.
-    unsafe {
-        for i in 1..(*op).optinsn.size {
-            // A simulated text address, not a Rust allocation: no `add`.
-            let p = crate::index::lookup((*op).kp.addr.wrapping_add(i));
-            if !p.is_null() && !crate::opt::kprobe_disarmed(crate::probe::Probe::from_raw(p)) {
-                return -EEXIST;
-            }
+    // SAFETY: `op` is live (this function's `# Safety`).
+    let (addr, size) = unsafe { ((*op).kp.addr, (*op).optinsn.size) };
+    for i in 1..size {
+        // A simulated text address, not a Rust allocation: no `add`.
+        // SAFETY: the caller holds kprobe_mutex, `get_kprobe()`'s context.
+        let p = unsafe { get_kprobe(addr.wrapping_add(i).cast()) };
+        // SAFETY: `p` is hashed (`get_kprobe()` found it), as
+        // `kprobe_disarmed()` requires.
+        if !p.is_null() && !unsafe { kprobe_disarmed(p) } {
+            return -EEXIST;
         }
     }
     0
@@ -1297,15 +1396,17 @@ pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
 /// The optimizer's locks are held.
 pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
     assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
-    // SAFETY: caller's contract.
+    // SAFETY: `list` is the optimizer's list of live optimized kprobes, which
+    // the caller's locks (kprobe_mutex, text_mutex) protect.
     unsafe {
-        for l in crate::list::iter_safe(list) {
-            let op = crate::container_of!(l, OptimizedKprobe, list);
-            if crate::flags::disabled(core::ptr::addr_of!((*op).kp)) {
+        for l in list_entries(list) {
+            let op = op_of_list(l);
+            let flags = core::ptr::read_volatile(core::ptr::addr_of!((*op).kp.flags));
+            if flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE) != 0 {
                 warn();
             }
             ev(format!("optimize {}", sym_off((*op).kp.addr as usize)));
-            crate::list::list_del_init(l);
+            list_del_init(l);
         }
     }
 }
@@ -1326,11 +1427,12 @@ pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
 /// # Safety
 /// Locks held.
 pub unsafe fn arch_unoptimize_kprobes(list: *mut ListHead, done: *mut ListHead) {
-    // SAFETY: caller's contract.
+    // SAFETY: `list` is the optimizer's list of live optimized kprobes and
+    // `done` a live list head, which the caller's locks protect.
     unsafe {
-        for l in crate::list::iter_safe(list) {
-            arch_unoptimize_kprobe(crate::container_of!(l, OptimizedKprobe, list));
-            crate::list::list_move(l, done);
+        for l in list_entries(list) {
+            arch_unoptimize_kprobe(op_of_list(l));
+            list_move(l, done);
         }
     }
 }

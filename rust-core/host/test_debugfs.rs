@@ -100,7 +100,7 @@ fn kretprobes_are_r_and_state_flags_print_in_order() {
     kernel();
     let r = probe(G, KPROBE_FLAG_FTRACE | KPROBE_FLAG_DISABLED);
     // SAFETY: live probe, not hashed yet.
-    unsafe { (*r).pre_handler = Some(sys::sim_pre_handler_kretprobe) };
+    unsafe { (*r).pre_handler = Some(crate::kretprobe::pre_handler_kretprobe) };
     hash(r);
     assert_eq!(
         list_text(true),
@@ -135,7 +135,7 @@ fn aggregate_children_are_listed_with_the_aggregates_optimized_and_ftrace_state(
     // through these raw pointers.
     unsafe {
         (*ap).pre_handler = Some(aggr_pre_handler);
-        (*k2).pre_handler = Some(sys::sim_pre_handler_kretprobe);
+        (*k2).pre_handler = Some(crate::kretprobe::pre_handler_kretprobe);
         list::list_add_tail_rcu(&raw mut (*k1).list, &raw mut (*ap).list);
         list::list_add_tail_rcu(&raw mut (*k2).list, &raw mut (*ap).list);
     }

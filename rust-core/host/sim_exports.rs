@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The core's C symbols that the simulated kernel (`host/sim.rs`) calls,
+//! host tests' build.
+//!
+//! The simulation reaches the core only as a kernel reaches `kprobes.o`:
+//! through C symbols it declares `extern "C"` (`sim/link.rs`), never
+//! through the core's Rust modules, as if it were a separate library the
+//! core links against (issue 13, `PLAN-one-simulation.md` step 1).  Most
+//! of those symbols already are C symbols in this build (`get_kprobe()`,
+//! `kprobes_rust_optimizer_work()`: `#[no_mangle]` everywhere).  The
+//! `ftrace_export!` functions are C symbols in the kernel and in the host
+//! differential's build (`cfg(KP_MODEL)`), but plain Rust functions in this
+//! one (`abi.rs`, kernel-side, is not changed for the tests): the ones the
+//! simulation calls are given their C symbol here, each forwarding to the
+//! export of the same name.  `kprobes_rust_reset_for_test()` is the test
+//! harness's: `sys::exclusive()` resets the core through it.
+
+use crate::ffi::{c_int, c_ulong};
+use crate::types::Kprobe;
+
+/// `kprobe_add_area_blacklist()` (x86's `arch_populate_kprobe_blacklist()`
+/// calls it).
+#[no_mangle]
+pub extern "C" fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int {
+    crate::exports::kprobe_add_area_blacklist(start, end)
+}
+
+/// `kprobe_disarmed()` (x86's `arch_check_optimized_kprobe()` calls it).
+///
+/// # Safety
+/// `p` is hashed.
+#[no_mangle]
+pub unsafe extern "C" fn kprobe_disarmed(p: *mut Kprobe) -> bool {
+    // SAFETY: `p` is hashed (this function's `# Safety`), as the export
+    // requires.
+    unsafe { crate::exports::kprobe_disarmed(p) }
+}
+
+/// Resets the core's global state (`crate::reset_for_test()`), for
+/// `sys::exclusive()`.
+#[no_mangle]
+pub extern "C" fn kprobes_rust_reset_for_test() {
+    crate::reset_for_test()
+}

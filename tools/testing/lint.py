@@ -22,7 +22,7 @@ def check(name, bad):
     print("%s %s%s" % ("FAIL" if bad else "PASS", name, (" (" + "; ".join(bad[:5]) + ")") if bad else ""))
 
 bad = []
-for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("rust-core/host/*.rs") +
+for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("rust-core/host/**/*.rs", recursive=True) +
                 glob.glob("tools/testing/hostdiff/rust/*.rs")):
     lines = open(f).read().split("\n")
     for i, l in enumerate(lines):

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The (single simulated) CPU: the per-CPU variables the handlers write,
+//! preemption, the printk log of `dump_kprobe()`, `num_possible_cpus()`,
+//! and the workqueue that runs the optimizer's delayed work.
+
+use super::image::image;
+use super::link;
+use super::text::arch;
+use super::KPROBE_HIT_ACTIVE;
+use crate::ffi::{c_uint, c_ulong};
+use crate::types::Kprobe;
+use std::cell::RefCell;
+
+/// Handler-context state of the simulated CPU, per test thread.
+#[derive(Default, Debug)]
+pub struct Cpu {
+    /// `kprobe_instance` writes, in order (null as 0).
+    pub instances: Vec<usize>,
+    /// `current_kprobe`.
+    pub current_kprobe: usize,
+    /// `kprobe_ctlblk.kprobe_status`.
+    pub kprobe_status: c_ulong,
+    /// `preempt_count()`.
+    pub preempt: isize,
+    /// printk output.
+    pub log: Vec<String>,
+}
+
+thread_local! {
+    static CPU: RefCell<Cpu> = RefCell::new(Cpu::default());
+}
+
+/// Runs `f` on this thread's CPU state.
+pub fn cpu<R>(f: impl FnOnce(&mut Cpu) -> R) -> R {
+    CPU.with(|c| f(&mut c.borrow_mut()))
+}
+
+/// `__this_cpu_write(kprobe_instance, kp)`.
+pub fn set_kprobe_instance(kp: *mut Kprobe) {
+    cpu(|c| c.instances.push(kp as usize));
+}
+
+/// `reset_kprobe_instance()`.
+pub fn reset_kprobe_instance() {
+    set_kprobe_instance(core::ptr::null_mut());
+}
+
+/// `__this_cpu_write(current_kprobe, NULL)`.
+pub fn clear_current_kprobe() {
+    set_current_kprobe(core::ptr::null_mut());
+}
+
+/// `kprobe_status = KPROBE_HIT_ACTIVE`.
+pub fn set_kprobe_status_hit_active() {
+    set_kprobe_status(KPROBE_HIT_ACTIVE);
+}
+
+/// `__this_cpu_write(current_kprobe, p)`.
+pub fn set_current_kprobe(p: *mut Kprobe) {
+    cpu(|c| c.current_kprobe = p as usize);
+}
+
+/// `get_kprobe_ctlblk()->kprobe_status = status`.
+pub fn set_kprobe_status(status: c_ulong) {
+    cpu(|c| c.kprobe_status = status);
+}
+
+/// `preempt_disable()`.
+pub fn preempt_disable() {
+    cpu(|c| c.preempt += 1);
+    image(|i| i.lock_log.push("preempt_disable"));
+}
+
+/// `preempt_enable()`.
+pub fn preempt_enable() {
+    image(|i| i.lock_log.push("preempt_enable"));
+    cpu(|c| {
+        assert!(c.preempt > 0, "unbalanced preempt_enable");
+        c.preempt -= 1
+    });
+}
+
+/// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`.
+pub fn kick_optimizer() {
+    arch(|a| a.optimizer_pending = true);
+}
+
+/// `flush_delayed_work(&optimizing_work)`: runs the work now if queued.
+pub fn flush_optimizer() {
+    run_optimizer();
+}
+
+/// Runs the optimizer's delayed work if it is queued (the simulated
+/// workqueue; tests call it to let "time pass").
+pub fn run_optimizer() {
+    if arch(|a| std::mem::take(&mut a.optimizer_pending)) {
+        // SAFETY: the work function takes no argument; the simulated
+        // workqueue runs it in process context with no lock held, as the
+        // kernel's does.
+        unsafe { link::kprobes_rust_optimizer_work() };
+    }
+}
+
+/// `cpu_relax()`.
+pub fn cpu_relax() {}
+
+/// `num_possible_cpus()`.
+pub fn num_possible_cpus() -> c_uint {
+    arch(|a| a.possible_cpus)
+}

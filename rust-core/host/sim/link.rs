@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The core's C symbols the simulation calls, as the kernel's code
+//! outside `kprobes.o` does (x86's optprobes and blacklist code, the
+//! workqueue).  The simulation names no module of the core: it is built as
+//! if it were a separate library that the core links against
+//! (`PLAN-one-simulation.md` step 1); `host/sim_exports.rs` gives the host
+//! tests' build the symbols that only the kernel and the host differential
+//! export otherwise.
+//!
+//! Plain C symbols rather than registered hooks: each has the signature
+//! of the kernel's function (so the calls are the ones `arch.c` makes in
+//! the host differential), and nothing has to install anything before the
+//! first test runs.
+
+use crate::ffi::{c_int, c_ulong, c_void};
+use crate::types::Kprobe;
+
+extern "C" {
+    /// `get_kprobe()`.
+    pub(super) fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
+    /// `kprobe_disarmed()`.
+    pub(super) fn kprobe_disarmed(p: *mut Kprobe) -> bool;
+    /// `kprobe_add_area_blacklist()`.
+    pub(super) fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int;
+    /// The optimizer's delayed work (`kprobe_optimizer()`), as the C shim's
+    /// work function calls it.
+    pub(super) fn kprobes_rust_optimizer_work();
+    /// The test harness's reset of the core's global state.
+    pub(super) fn kprobes_rust_reset_for_test();
+}

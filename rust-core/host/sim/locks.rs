@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Locks: the slot caches' spinning `struct mutex`, and the kernel's
+//! other locks as flags that assert upstream's order (`kprobe_mutex`,
+//! `text_mutex`, `cpus_read_lock()`, `jump_label_lock()`, the sysctl mutex).
+
+use super::image::image;
+use super::text::arch;
+use super::Mutex;
+use std::sync::atomic::Ordering;
+
+/// `mutex_lock()`.
+///
+/// # Safety
+/// `m` must point to a live [`Mutex`].
+pub unsafe fn mutex_lock(m: *mut Mutex) {
+    // SAFETY: caller guarantees `m` is live.
+    let l = unsafe { &(*m).locked };
+    while l
+        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
+        std::thread::yield_now();
+    }
+}
+
+/// `mutex_unlock()`.
+///
+/// # Safety
+/// The caller holds `m`.
+pub unsafe fn mutex_unlock(m: *mut Mutex) {
+    // SAFETY: caller guarantees `m` is live and held.
+    let l = unsafe { &(*m).locked };
+    assert!(
+        l.swap(false, Ordering::Release),
+        "mutex_unlock of an unlocked mutex"
+    );
+}
+
+/// `jump_label_lock()`.
+pub fn jump_label_lock() {
+    image(|i| i.lock_log.push("jump_label_lock"));
+}
+
+/// `jump_label_unlock()`.
+pub fn jump_label_unlock() {
+    image(|i| i.lock_log.push("jump_label_unlock"));
+}
+
+/// `mutex_lock(&kprobe_mutex)`: asserts it is not held (no recursion).
+pub fn kprobe_mutex_lock() {
+    arch(|a| {
+        assert!(!a.kprobe_mutex, "kprobe_mutex taken recursively");
+        a.kprobe_mutex = true;
+    });
+}
+
+/// `mutex_unlock(&kprobe_mutex)`.
+pub fn kprobe_mutex_unlock() {
+    arch(|a| {
+        assert!(a.kprobe_mutex, "kprobe_mutex unlocked but not held");
+        a.kprobe_mutex = false;
+    });
+}
+
+/// `mutex_lock(&kprobe_sysctl_mutex)`.
+pub fn sysctl_mutex_lock() {
+    arch(|a| {
+        assert!(!a.sysctl_mutex);
+        a.sysctl_mutex = true;
+    });
+}
+
+/// `mutex_unlock(&kprobe_sysctl_mutex)`.
+pub fn sysctl_mutex_unlock() {
+    arch(|a| a.sysctl_mutex = false);
+}
+
+/// `mutex_lock(&text_mutex)`: upstream's order is cpus_read_lock, then
+/// (jump_label_lock,) then text_mutex, all inside kprobe_mutex.
+pub fn text_mutex_lock() {
+    arch(|a| {
+        assert!(!a.text_mutex, "text_mutex taken recursively");
+        assert!(a.cpus_read > 0, "text_mutex without cpus_read_lock");
+        assert!(a.kprobe_mutex, "text_mutex without kprobe_mutex");
+        a.text_mutex = true;
+    });
+}
+
+/// `mutex_unlock(&text_mutex)`.
+pub fn text_mutex_unlock() {
+    arch(|a| {
+        assert!(a.text_mutex);
+        a.text_mutex = false;
+    });
+}
+
+/// `lockdep_assert_held(&kprobe_mutex)`: the simulated kernel checks it.
+pub fn lockdep_assert_held_kprobe_mutex() {
+    arch(|a| assert!(a.kprobe_mutex, "lockdep: kprobe_mutex not held"));
+}
+
+/// `lockdep_assert_held(&text_mutex)`.
+pub fn lockdep_assert_held_text_mutex() {
+    arch(|a| assert!(a.text_mutex, "lockdep: text_mutex not held"));
+}
+
+/// `lockdep_assert_cpus_held()`.
+pub fn lockdep_assert_cpus_held() {
+    arch(|a| assert!(a.cpus_read > 0, "lockdep: cpus_read_lock not held"));
+}
+
+/// `cpus_read_lock()`.
+pub fn cpus_read_lock() {
+    arch(|a| {
+        assert!(!a.text_mutex, "cpus_read_lock inside text_mutex");
+        a.cpus_read += 1;
+    });
+}
+
+/// `cpus_read_unlock()`.
+pub fn cpus_read_unlock() {
+    arch(|a| {
+        assert!(a.cpus_read > 0);
+        a.cpus_read -= 1;
+    });
+}

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The simulated arch (x86's kprobes and optprobes layer): text patching
+//! as [`Arch::events`] lines, the insn slot caches, the optimizer's jumps,
+//! the arch's kretprobe blacklist; and [`Arch`], the per-thread state of
+//! the simulated arch and of the kernel services the registration side
+//! uses (locks, ftrace, the workqueue, rethook's hooked returns, printk).
+//! Every call the core makes into the "arch" is logged as a line in
+//! `Arch::events` (`arm 0x...`, `optimize 0x...`, ...), so tests can assert
+//! on the exact sequence of text patching operations.
+
+use super::link;
+use super::trace::{ev, sym_off, warn};
+use super::RethookNode;
+use super::{EEXIST, EILSEQ, ERANGE};
+use crate::ffi::{c_char, c_int, c_uint, c_ulong};
+use crate::types::{
+    Kprobe, KprobeInsnCache, KprobeOpcode, KretprobeBlackpoint, ListHead, OptimizedKprobe,
+    KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE,
+};
+use std::cell::RefCell;
+
+/// Simulated `kprobe_insn_slots` / `kprobe_optinsn_slots`: per test thread,
+/// set up by the tests that need them (null otherwise).
+#[derive(Clone, Copy)]
+pub struct Caches {
+    /// `&kprobe_insn_slots`.
+    pub insn: *mut KprobeInsnCache,
+    /// `&kprobe_optinsn_slots`.
+    pub optinsn: *mut KprobeInsnCache,
+    /// Number of extra kallsyms entries `arch_kprobe_get_kallsym()` has.
+    pub arch_syms: c_uint,
+}
+
+thread_local! {
+    static CACHES: RefCell<Caches> = const {
+        RefCell::new(Caches { insn: core::ptr::null_mut(), optinsn: core::ptr::null_mut(), arch_syms: 0 })
+    };
+}
+
+/// Sets this thread's global caches.
+pub fn set_caches(c: Caches) {
+    CACHES.with(|x| *x.borrow_mut() = c);
+}
+
+/// `&kprobe_insn_slots`.
+pub fn insn_slots() -> *mut KprobeInsnCache {
+    CACHES.with(|x| x.borrow().insn)
+}
+
+/// `&kprobe_optinsn_slots`.
+pub fn optinsn_slots() -> *mut KprobeInsnCache {
+    CACHES.with(|x| x.borrow().optinsn)
+}
+
+/// `arch_kprobe_get_kallsym()`: `arch_syms` entries named `arch_sym<N>` at
+/// `0xa000 + N`, then -ERANGE.
+///
+/// # Safety
+/// Valid out pointers, `sym` for `KSYM_NAME_LEN` bytes.
+pub unsafe fn arch_kprobe_get_kallsym(
+    symnum: *mut c_uint,
+    value: *mut c_ulong,
+    type_: *mut c_char,
+    sym: *mut c_char,
+) -> c_int {
+    let n = CACHES.with(|x| x.borrow().arch_syms);
+    // SAFETY: caller's contract.
+    unsafe {
+        if *symnum < n {
+            let name = format!("arch_sym{}\0", *symnum);
+            core::ptr::copy_nonoverlapping(name.as_ptr(), sym, name.len());
+            *type_ = b't';
+            *value = 0xa000 + *symnum as c_ulong;
+            return 0;
+        }
+        *symnum -= n;
+    }
+    -ERANGE
+}
+
+// The simulated kernel's own `list.h` (what `arch.c` gets from the
+// stubs): the few operations x86's optimizer code does on `op->list`.
+
+/// `list_for_each_safe()`: the entries of the list at `head`, collected
+/// first, so the caller may unlink or move each.
+///
+/// # Safety
+/// `head` is a live list whose lock the caller holds.
+unsafe fn list_entries(head: *mut ListHead) -> Vec<*mut ListHead> {
+    let mut v = Vec::new();
+    // SAFETY: `head` and its entries are live and not changed meanwhile (the
+    // caller holds the lock, this function's `# Safety`).
+    unsafe {
+        let mut l = (*head).next;
+        while l != head {
+            v.push(l);
+            l = (*l).next;
+        }
+    }
+    v
+}
+
+/// `container_of(l, struct optimized_kprobe, list)`.
+fn op_of_list(l: *mut ListHead) -> *mut OptimizedKprobe {
+    l.cast::<u8>()
+        .wrapping_sub(core::mem::offset_of!(OptimizedKprobe, list))
+        .cast()
+}
+
+/// `__list_del_entry()`.
+///
+/// # Safety
+/// `e` is on a list whose lock the caller holds.
+unsafe fn list_del_entry(e: *mut ListHead) {
+    // SAFETY: `e` and its neighbours are live and only the lock holder, the
+    // caller, accesses them (this function's `# Safety`).
+    unsafe {
+        let (prev, next) = ((*e).prev, (*e).next);
+        (*next).prev = prev;
+        (*prev).next = next;
+    }
+}
+
+/// `list_del_init()`.
+///
+/// # Safety
+/// `e` is on a list whose lock the caller holds.
+unsafe fn list_del_init(e: *mut ListHead) {
+    // SAFETY: as `list_del_entry()` (this function's `# Safety`); `e` is then
+    // the caller's alone, to point at itself.
+    unsafe {
+        list_del_entry(e);
+        (*e).next = e;
+        (*e).prev = e;
+    }
+}
+
+/// `list_move(e, head)`: `e` goes right after `head`.
+///
+/// # Safety
+/// `e` is on a list and `head` is live; the caller holds their lock.
+unsafe fn list_move(e: *mut ListHead, head: *mut ListHead) {
+    // SAFETY: as `list_del_entry()`; `e` is then on no list, and `head` and
+    // its first entry are live under the caller's lock (`# Safety`).
+    unsafe {
+        list_del_entry(e);
+        let next = (*head).next;
+        (*next).prev = e;
+        (*e).next = next;
+        (*e).prev = head;
+        (*head).next = e;
+    }
+}
+
+/// State of the simulated arch and of the services below, per thread.
+#[derive(Default)]
+pub struct Arch {
+    /// Patching and ftrace operations, in order.
+    pub events: Vec<String>,
+    /// Addresses whose `arch_prepare_kprobe()` fails (-EILSEQ).
+    pub unpreparable: Vec<usize>,
+    /// Addresses the jump optimizer can take (size 5 detour).
+    pub optimizable: Vec<usize>,
+    /// Fail the next `ftrace_set_filter_ip()` calls with this error.
+    pub ftrace_fail: Option<c_int>,
+    /// Fail the next `register_ftrace_function()` with this error.
+    pub ftrace_register_fail: Option<c_int>,
+    /// Registered ftrace ops (plain, ipmodify).
+    pub ftrace_ops_registered: [bool; 2],
+    /// Filter of each ftrace ops.
+    pub ftrace_filter: [Vec<usize>; 2],
+    /// `ftrace_set_filter_ips()` calls per ops.
+    pub ftrace_batch_calls: [usize; 2],
+    /// Fail the next `ftrace_set_filter_ips()` on this ops (ipmodify?)
+    /// with this error.
+    pub ftrace_batch_fail: Option<(bool, c_int)>,
+    /// The optimizer's delayed work is queued.
+    pub optimizer_pending: bool,
+    /// `synchronize_rcu_tasks()` calls.
+    pub rcu_tasks: usize,
+    /// Lock state: kprobe_mutex, text_mutex, cpus_read_lock depth.
+    pub kprobe_mutex: bool,
+    /// `text_mutex` held.
+    pub text_mutex: bool,
+    /// `cpus_read_lock()` depth.
+    pub cpus_read: usize,
+    /// `kprobe_sysctl_mutex` held.
+    pub sysctl_mutex: bool,
+    /// Hooked returns: (node, frame), innermost last.
+    pub hooked: Vec<*mut RethookNode>,
+    /// printk output.
+    pub log: Vec<String>,
+    /// The sysctl value the simulated `proc_dointvec_minmax()` writes.
+    pub sysctl_write: Option<c_int>,
+    /// Simulated `[__init_begin, __init_end)`.
+    pub init_area: (usize, usize),
+    /// Simulated `_kprobe_blacklist` section contents.
+    pub blacklist_section: Vec<c_ulong>,
+    /// Simulated possible CPUs.
+    pub possible_cpus: c_uint,
+}
+
+thread_local! {
+    static ARCH: RefCell<Arch> = RefCell::new(Arch { possible_cpus: 4, ..Arch::default() });
+}
+
+/// Runs `f` on this thread's arch state.
+pub fn arch<R>(f: impl FnOnce(&mut Arch) -> R) -> R {
+    ARCH.with(|a| f(&mut a.borrow_mut()))
+}
+
+/// Resets this thread's arch state (the core's reset for the tests calls
+/// it, under [`exclusive`](super::exclusive)).
+pub fn reset_arch() {
+    ARCH.with(|a| {
+        *a.borrow_mut() = Arch {
+            possible_cpus: 4,
+            ..Arch::default()
+        }
+    });
+}
+
+/// `MAX_OPTIMIZED_LENGTH` (x86).
+pub const MAX_OPTIMIZED_LENGTH: usize = 15 + 4;
+
+/// `MAX_OPTINSN_SIZE` (any non-zero value).
+pub fn max_optinsn_size() -> usize {
+    64
+}
+
+/// `arch_prepare_kprobe()`: gives the probe a fake slot, or -EILSEQ for
+/// an `unpreparable` address.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    let a = unsafe { (*p).addr } as usize;
+    ev(format!("prepare {}", sym_off(a)));
+    if arch(|x| x.unpreparable.contains(&a)) {
+        return -EILSEQ;
+    }
+    // SAFETY: caller's contract.
+    unsafe { (*p).ainsn.insn = (0x5107_0000 + (a & 0xffff)) as *mut KprobeOpcode };
+    0
+}
+
+/// `arch_prepare_kprobe_ftrace()`.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    unsafe {
+        ev(format!("prepare-ftrace {}", sym_off((*p).addr as usize)));
+        (*p).ainsn.insn = core::ptr::null_mut();
+    }
+    0
+}
+
+/// `arch_arm_kprobe()`.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
+    assert!(arch(|a| a.text_mutex), "arm without text_mutex");
+    // SAFETY: caller's contract.
+    ev(format!("arm {}", sym_off(unsafe { (*p).addr } as usize)));
+}
+
+/// `arch_disarm_kprobe()`.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
+    assert!(arch(|a| a.text_mutex), "disarm without text_mutex");
+    // SAFETY: caller's contract.
+    ev(format!("disarm {}", sym_off(unsafe { (*p).addr } as usize)));
+}
+
+/// `arch_remove_kprobe()`.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        ev(format!("remove {}", sym_off((*p).addr as usize)));
+        (*p).ainsn.insn = core::ptr::null_mut();
+    }
+}
+
+/// `arch_trampoline_kprobe()`: never, in the simulation.
+///
+/// # Safety
+/// `p` is live.
+pub unsafe fn arch_trampoline_kprobe(_p: *mut Kprobe) -> bool {
+    false
+}
+
+/// `arch_init_kprobes()`.
+pub fn arch_init_kprobes() -> c_int {
+    0
+}
+
+/// `arch_prepare_optimized_kprobe()`: size 5 at `optimizable` addresses.
+///
+/// # Safety
+/// Both live.
+pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut Kprobe) -> c_int {
+    // SAFETY: caller's contract.
+    let a = unsafe { (*orig).addr } as usize;
+    ev(format!("prepare-opt {}", sym_off(a)));
+    if arch(|x| x.optimizable.contains(&a)) {
+        // SAFETY: caller's contract.
+        unsafe { (*op).optinsn.size = 5 };
+        0
+    } else {
+        -EILSEQ
+    }
+}
+
+/// `arch_prepared_optinsn(&op->optinsn)`.
+///
+/// # Safety
+/// `op` is live.
+pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
+    // SAFETY: caller's contract.
+    unsafe { (*op).optinsn.size != 0 }
+}
+
+/// `arch_check_optimized_kprobe()`: x86's: no other armed probe inside
+/// the jump.
+///
+/// # Safety
+/// `op` is live; kprobe_mutex held.
+pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
+    // SAFETY: `op` is live (this function's `# Safety`).
+    let (addr, size) = unsafe { ((*op).kp.addr, (*op).optinsn.size) };
+    for i in 1..size {
+        // A simulated text address, not a Rust allocation: no `add`.
+        // SAFETY: the caller holds kprobe_mutex, `get_kprobe()`'s context.
+        let p = unsafe { link::get_kprobe(addr.wrapping_add(i).cast()) };
+        // SAFETY: `p` is hashed (`get_kprobe()` found it), as
+        // `kprobe_disarmed()` requires.
+        if !p.is_null() && !unsafe { link::kprobe_disarmed(p) } {
+            return -EEXIST;
+        }
+    }
+    0
+}
+
+/// `arch_within_optimized_kprobe()`: x86's.
+///
+/// # Safety
+/// `op` is live.
+pub unsafe fn arch_within_optimized_kprobe(
+    op: *mut OptimizedKprobe,
+    addr: *mut KprobeOpcode,
+) -> bool {
+    // SAFETY: caller's contract.
+    unsafe {
+        let start = (*op).kp.addr as usize;
+        start <= addr as usize && start + (*op).optinsn.size > addr as usize
+    }
+}
+
+/// `arch_remove_optimized_kprobe()`.
+///
+/// # Safety
+/// `op` is live.
+pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
+    // SAFETY: caller's contract.
+    unsafe {
+        if (*op).optinsn.size != 0 {
+            ev(format!("remove-opt {}", sym_off((*op).kp.addr as usize)));
+        }
+        (*op).optinsn.size = 0;
+    }
+}
+
+/// `arch_optimize_kprobes()`: x86's: each probe becomes a jump and leaves
+/// the list.
+///
+/// # Safety
+/// The optimizer's locks are held.
+pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
+    assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
+    // SAFETY: `list` is the optimizer's list of live optimized kprobes, which
+    // the caller's locks (kprobe_mutex, text_mutex) protect.
+    unsafe {
+        for l in list_entries(list) {
+            let op = op_of_list(l);
+            let flags = core::ptr::read_volatile(core::ptr::addr_of!((*op).kp.flags));
+            if flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE) != 0 {
+                warn();
+            }
+            ev(format!("optimize {}", sym_off((*op).kp.addr as usize)));
+            list_del_init(l);
+        }
+    }
+}
+
+/// `arch_unoptimize_kprobe()`.
+///
+/// # Safety
+/// `op` is live; locks held.
+pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
+    assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
+    // SAFETY: caller's contract.
+    ev(format!(
+        "unoptimize {}",
+        sym_off(unsafe { (*op).kp.addr } as usize)
+    ));
+}
+
+/// `arch_unoptimize_kprobes()`: x86's.
+///
+/// # Safety
+/// Locks held.
+pub unsafe fn arch_unoptimize_kprobes(list: *mut ListHead, done: *mut ListHead) {
+    // SAFETY: `list` is the optimizer's list of live optimized kprobes and
+    // `done` a live list head, which the caller's locks protect.
+    unsafe {
+        for l in list_entries(list) {
+            arch_unoptimize_kprobe(op_of_list(l));
+            list_move(l, done);
+        }
+    }
+}
+
+static mut KRETPROBE_BLACKLIST: [KretprobeBlackpoint; 2] = [
+    KretprobeBlackpoint {
+        name: c"__switch_to".as_ptr().cast(),
+        addr: core::ptr::null_mut(),
+    },
+    KretprobeBlackpoint {
+        name: core::ptr::null(),
+        addr: core::ptr::null_mut(),
+    },
+];
+
+/// The arch's `kretprobe_blacklist` (x86's: `__switch_to`).
+pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
+    (&raw mut KRETPROBE_BLACKLIST).cast()
+}

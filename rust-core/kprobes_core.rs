@@ -19,13 +19,11 @@ pub mod ctypes;
 #[cfg(CONFIG_RUST)]
 #[path = "ktypes_kernel.rs"]
 pub mod ktypes;
-#[cfg(all(not(CONFIG_RUST), not(KP_MODEL)))]
-#[path = "host/sim_ktypes.rs"]
-pub mod ktypes;
-/// The C model's types (host differential).
+/// The simulated kernel's C types (both host builds: the tests' simulation
+/// and the host differential's C model).
 /// cbindgen:ignore
-#[cfg(KP_MODEL)]
-#[path = "../tools/testing/hostdiff/rust/model_ktypes.rs"]
+#[cfg(not(CONFIG_RUST))]
+#[path = "host/sim_ktypes.rs"]
 pub mod ktypes;
 /// The host differential's handles on the core's state (kcore.c's twin).
 /// cbindgen:ignore

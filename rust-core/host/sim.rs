@@ -17,7 +17,8 @@
 use crate::ffi::c_int;
 use crate::ffi::c_ulong;
 pub use crate::ktypes::{
-    ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookHandler, RethookNode,
+    ArchOptimizedInsn, ArchSpecificInsn, CtlTable, File, FtraceOps, KprobeCtlblk, ModState, Module,
+    Mutex, PtRegs, Rethook, RethookHandler, RethookNode, SeqFile,
 };
 
 #[path = "sim/cpu.rs"]

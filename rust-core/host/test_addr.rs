@@ -232,12 +232,11 @@ fn reserved_places_are_einval() {
 }
 
 fn module(state: ModState) -> Box<Module> {
-    Box::new(Module {
-        core_text: (MODT, MODT + 0x1000),
-        init_text: (MODI, MODI + 0x100),
+    Box::new(Module::sim(
+        (MODT, MODT + 0x1000),
+        (MODI, MODI + 0x100),
         state,
-        ..Default::default()
-    })
+    ))
 }
 
 #[test]

@@ -231,12 +231,10 @@ fn within_ignores_a_suffixed_symbol_whose_base_is_unknown() {
 }
 
 fn module() -> Module {
-    Module {
-        kprobe_blacklist: vec![MODT],
-        kprobes_text: (MODT + 0x100, 0x40),
-        noinstr_text: (0, 0),
-        ..Default::default()
-    }
+    let mut m = Module::default();
+    m.set_kprobe_blacklist(&[MODT]);
+    m.set_kprobes_text(MODT + 0x100, 0x40);
+    m
 }
 
 #[test]
@@ -506,15 +504,14 @@ fn big_module(at: usize, n: usize) -> Module {
         i.symbols.push(Sym::new("mod_kp1", at + 0x8_0000, 0x30));
         i.symbols.push(Sym::new("mod_kp2", at + 0x8_0030, 0x30));
     });
-    Module {
-        // Every third address is mid-symbol: [a, a + 0x20) overlaps the next one.
-        kprobe_blacklist: (0..n)
-            .map(|k| at + k * 0x20 + if k % 3 == 0 { 0x10 } else { 0 })
-            .collect(),
-        kprobes_text: (at + 0x8_0000, 0x60),
-        noinstr_text: (0, 0),
-        ..Default::default()
-    }
+    // Every third address is mid-symbol: [a, a + 0x20) overlaps the next one.
+    let bl: Vec<usize> = (0..n)
+        .map(|k| at + k * 0x20 + if k % 3 == 0 { 0x10 } else { 0 })
+        .collect();
+    let mut m = Module::default();
+    m.set_kprobe_blacklist(&bl);
+    m.set_kprobes_text(at + 0x8_0000, 0x60);
+    m
 }
 
 #[test]

@@ -60,10 +60,7 @@ fn hash(p: *mut Kprobe) {
 
 /// The whole of kprobes/list, as seq_file would produce it.
 fn list_text(show: bool) -> String {
-    let mut m = SeqFile {
-        out: String::new(),
-        show_value: show,
-    };
+    let mut m = SeqFile::sim(show);
     let mut pos: Loff = 0;
     // SAFETY: valid seq_file and position.
     unsafe {
@@ -73,7 +70,7 @@ fn list_text(show: bool) -> String {
             v = kprobe_seq_next(&mut m, v, &mut pos);
         }
     }
-    m.out
+    m.text()
 }
 
 #[test]
@@ -186,7 +183,7 @@ fn buckets_are_listed_in_table_order() {
 #[test]
 fn seq_positions_cover_the_table() {
     let mut pos: Loff = 63;
-    let mut m = SeqFile::default();
+    let mut m = SeqFile::sim(false);
     // SAFETY: valid pointers.
     unsafe {
         assert!(!kprobe_seq_start(&mut m, &mut pos).is_null());
@@ -203,24 +200,18 @@ fn blacklist_lines_match_upstream_format() {
     crate::blacklist::add_ksym_blacklist(F).unwrap();
     // SAFETY: the blacklist's first entry.
     let node = unsafe { crate::blacklist::KPROBE_BLACKLIST.next } as *mut c_void;
-    let mut m = SeqFile {
-        out: String::new(),
-        show_value: true,
-    };
+    let mut m = SeqFile::sim(true);
     // SAFETY: a live entry.
     unsafe { kprobe_blacklist_seq_show(&mut m, node) };
     assert_eq!(
-        m.out,
+        m.text(),
         "0xffffffff8105c740-0xffffffff8105c9f0\tkernel_clone\n"
     );
-    let mut m = SeqFile {
-        out: String::new(),
-        show_value: false,
-    };
+    let mut m = SeqFile::sim(false);
     // SAFETY: as above.
     unsafe { kprobe_blacklist_seq_show(&mut m, node) };
     assert_eq!(
-        m.out,
+        m.text(),
         "0x0000000000000000-0x0000000000000000\tkernel_clone\n"
     );
 }

@@ -168,7 +168,11 @@ fn hit(addr: usize) {
 
 /// [`hit`] with the argument registers `args`.
 fn hit_args(addr: usize, args: [usize; 6]) {
-    let mut regs = PtRegs { ip: addr, args };
+    let mut regs = PtRegs {
+        ip: addr as c_ulong,
+        sp: 0,
+        args: args.map(|a| a as c_ulong),
+    };
     // SAFETY: handler context is simulated by the single test thread.
     unsafe {
         let p = get_kprobe(addr as *mut c_void);
@@ -579,7 +583,7 @@ fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
         ]
     );
     assert!(hashed(F2).is_null(), "really unregistered");
-    assert!(arch(|a| a.ftrace_filter.iter().all(|f| f.is_empty())));
+    assert!(arch(|a| (0..2).all(|i| a.ftrace_filter(i).is_empty())));
     // A lone post_handler probe goes through the IPMODIFY ops.
     let p4 = kp(4, F1, true);
     assert_eq!(reg(p4), 0);
@@ -591,7 +595,7 @@ fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
             "ftrace-register ipmodify"
         ]
     );
-    assert!(arch(|a| a.ftrace_ops_registered[1]));
+    assert!(arch(|a| a.ftrace_ops_registered()[1]));
     unreg(p4);
     assert_eq!(
         events(),
@@ -840,12 +844,11 @@ fn kprobe_and_kretprobe_on_one_function() {
 }
 
 fn module() -> *mut Module {
-    let mp = own(Box::new(Module {
-        core_text: (MODT, MODT + 0x1000),
-        init_text: (MODI, MODI + 0x1000),
-        state: ModState::Live,
-        ..Module::default()
-    }));
+    let mp = own(Box::new(Module::sim(
+        (MODT, MODT + 0x1000),
+        (MODI, MODI + 0x1000),
+        ModState::Live,
+    )));
     image(|i| {
         i.modules.push(mp as usize);
         i.text.push((MODT, MODT + 0x1000));
@@ -855,10 +858,7 @@ fn module() -> *mut Module {
 }
 
 fn list_text() -> String {
-    let mut m = sys::SeqFile {
-        out: String::new(),
-        show_value: false,
-    };
+    let mut m = sys::SeqFile::sim(false);
     let mut pos = 0;
     // SAFETY: valid seq_file and position.
     unsafe {
@@ -868,7 +868,7 @@ fn list_text() -> String {
             v = kprobe_seq_next(&mut m, v, &mut pos);
         }
     }
-    m.out
+    m.text()
 }
 
 #[test]
@@ -1040,7 +1040,8 @@ fn sysctl_kprobes_optimization_unoptimizes_and_reoptimizes() {
     sys::run_optimizer();
     events();
     let table = sys::CtlTable {
-        data: &raw mut crate::opt::sysctl_kprobes_optimization,
+        data: (&raw mut crate::opt::sysctl_kprobes_optimization).cast(),
+        ..Default::default()
     };
     let write = |v: &str| {
         let mut len = v.len();
@@ -1240,7 +1241,7 @@ fn batch_calls() -> [usize; 2] {
 
 fn filters_empty() -> bool {
     arch(|a| {
-        a.ftrace_filter.iter().all(|f| f.is_empty()) && a.ftrace_ops_registered == [false, false]
+        (0..2).all(|i| a.ftrace_filter(i).is_empty()) && a.ftrace_ops_registered() == [false, false]
     })
 }
 
@@ -1280,7 +1281,7 @@ fn a_batch_of_entry_probes_arms_with_one_filter_call_per_ops() {
     assert_eq!(fe[2], format!("ftrace-filters ipmodify {}", ipm.join(" ")));
     assert_eq!(fe[3], "ftrace-register ipmodify");
     assert!(
-        !arch(|a| a.ftrace_filter[0].contains(&F1)),
+        !arch(|a| a.ftrace_filter(0).contains(&F1)),
         "the disabled member is not armed"
     );
     for (i, &p) in v.iter().enumerate().take(N) {
@@ -1477,7 +1478,7 @@ fn a_batch_while_kprobes_are_disabled_arms_nothing_until_enabled() {
     assert!(ftrace_events(&events()).is_empty());
     assert_eq!(write_enabled("1"), 1);
     assert!(arch(
-        |a| a.ftrace_filter[0].len() == N && a.ftrace_ops_registered[0]
+        |a| a.ftrace_filter(0).len() == N && a.ftrace_ops_registered()[0]
     ));
     events();
     assert_eq!(write_enabled("0"), 1);
@@ -1697,7 +1698,7 @@ fn a_failing_batch_disarm_warns_and_still_unregisters_every_member() {
     assert_eq!(calls().len(), N);
     unreg_all(&mut v);
     unreg(keep);
-    assert_eq!(arch(|a| a.ftrace_ops_registered), [false, false]);
+    assert_eq!(arch(|a| a.ftrace_ops_registered()), [false, false]);
 }
 
 /// jprobes (`CONFIG_KPROBES_RUST_JPROBES`): an entry kprobe whose
@@ -1882,7 +1883,7 @@ mod jprobes {
             unregister_jprobes(v.as_mut_ptr(), 4);
         }
         assert!(crate::debugfs_list_is_empty());
-        assert_eq!(arch(|a| a.ftrace_ops_registered), [false, false]);
+        assert_eq!(arch(|a| a.ftrace_ops_registered()), [false, false]);
     }
 
     #[test]

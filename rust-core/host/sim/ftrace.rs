@@ -4,10 +4,11 @@
 //! failures; each call is an `ftrace-*` line in [`Arch::events`](super::Arch).
 
 use super::image::image;
-use super::text::arch;
+use super::text::{arch, Arch};
 use super::trace::{ev, sym_off, warn};
 use super::ENOENT;
-use crate::ffi::c_int;
+use crate::ffi::{c_int, c_ulong};
+use crate::ktypes::{FtraceOps, FTRACE_MAX_FILTER, FTRACE_OPS_FL_ENABLED};
 use crate::types::KprobeOpcode;
 
 /// `ftrace_location()`: the call site if `addr` is one, else 0 (the
@@ -44,14 +45,56 @@ pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
         return e;
     }
     arch(|a| {
-        let f = &mut a.ftrace_filter[ipmodify as usize];
+        let ops = &mut a.ftrace_ops[ipmodify as usize];
         if remove {
-            f.retain(|&x| x != ip);
+            filter_remove(ops, ip);
         } else {
-            f.push(ip);
+            filter_add(ops, ip);
         }
     });
     0
+}
+
+/// The host tests' view of the two kprobe ftrace ops.
+impl Arch {
+    /// The filter of the plain (0) or the IPMODIFY (1) ops.
+    pub fn ftrace_filter(&self, ops: usize) -> Vec<usize> {
+        self.ftrace_ops[ops]
+            .filter()
+            .iter()
+            .map(|&a| a as usize)
+            .collect()
+    }
+
+    /// Which of the two ops are registered (plain, IPMODIFY).
+    pub fn ftrace_ops_registered(&self) -> [bool; 2] {
+        [self.ftrace_ops[0].enabled(), self.ftrace_ops[1].enabled()]
+    }
+}
+
+/// Adds `ip` to `ops`' filter (again if it is there).
+fn filter_add(ops: &mut FtraceOps, ip: usize) {
+    let n = ops.nfilter as usize;
+    assert!(n < FTRACE_MAX_FILTER, "ftrace filter full");
+    ops.filter[n] = ip as c_ulong;
+    ops.nfilter += 1;
+}
+
+/// Removes every `ip` from `ops`' filter.
+fn filter_remove(ops: &mut FtraceOps, ip: usize) {
+    let kept: Vec<c_ulong> = ops
+        .filter()
+        .iter()
+        .copied()
+        .filter(|&x| x != ip as c_ulong)
+        .collect();
+    ops.filter[..kept.len()].copy_from_slice(&kept);
+    ops.nfilter = kept.len() as c_int;
+}
+
+/// Is `ip` in `ops`' filter?
+fn filter_has(ops: &FtraceOps, ip: usize) -> bool {
+    ops.filter().contains(&(ip as c_ulong))
 }
 
 /// `ftrace_set_filter_ips()` on one of the two ops: all or nothing, as
@@ -80,19 +123,19 @@ pub fn ftrace_set_filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_i
         return e;
     }
     let ok = arch(|a| {
-        let f = &a.ftrace_filter[ipmodify as usize];
-        ips.iter().all(|ip| !remove || f.contains(ip))
+        let ops = &a.ftrace_ops[ipmodify as usize];
+        ips.iter().all(|&ip| !remove || filter_has(ops, ip))
     });
     if !ok {
         return -ENOENT;
     }
     arch(|a| {
-        let f = &mut a.ftrace_filter[ipmodify as usize];
+        let ops = &mut a.ftrace_ops[ipmodify as usize];
         for &ip in ips {
             if remove {
-                f.retain(|&x| x != ip);
-            } else if !f.contains(&ip) {
-                f.push(ip);
+                filter_remove(ops, ip);
+            } else if !filter_has(ops, ip) {
+                filter_add(ops, ip);
             }
         }
     });
@@ -105,14 +148,14 @@ pub fn register_ftrace_function(ipmodify: bool) -> c_int {
     if let Some(e) = arch(|a| a.ftrace_register_fail.take()) {
         return e;
     }
-    arch(|a| a.ftrace_ops_registered[ipmodify as usize] = true);
+    arch(|a| a.ftrace_ops[ipmodify as usize].flags |= FTRACE_OPS_FL_ENABLED);
     0
 }
 
 /// `unregister_ftrace_function()`.
 pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
     ev(format!("ftrace-unregister {}", ops_name(ipmodify)));
-    arch(|a| a.ftrace_ops_registered[ipmodify as usize] = false);
+    arch(|a| a.ftrace_ops[ipmodify as usize].flags &= !FTRACE_OPS_FL_ENABLED);
     0
 }
 

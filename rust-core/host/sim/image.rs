@@ -78,10 +78,31 @@ pub struct Image {
     pub gate: (usize, usize),
     /// Loaded modules.
     pub modules: Vec<usize>,
+    /// Arrays the simulated modules point to (`kprobe_blacklist`).
+    pub module_arrays: ModuleArrays,
     /// `try_module_get()` fails (the module is going away).
     pub module_get_fails: bool,
     /// Locks taken, in order (`jump_label`, `preempt`, ...), for ordering checks.
     pub lock_log: Vec<&'static str>,
+}
+
+/// The arrays of [`Module::set_kprobe_blacklist`](super::Module): each a
+/// `Box<[c_ulong]>` turned into its address and length, freed with the
+/// image (so that no `Box` is moved while a module points into it).
+#[derive(Default, Debug)]
+pub struct ModuleArrays(pub(super) Vec<(usize, usize)>);
+
+impl Drop for ModuleArrays {
+    fn drop(&mut self) {
+        for &(p, n) in &self.0 {
+            let slice = core::ptr::slice_from_raw_parts_mut(p as *mut c_ulong, n);
+            // SAFETY: `Module::set_kprobe_blacklist()` made `(p, n)` from
+            // `Box::into_raw()` of a boxed slice of `n` elements, and only
+            // this drop frees it (the modules pointing to it belong to the
+            // test that the image, reset by `exclusive()`, outlives).
+            drop(unsafe { Box::from_raw(slice) });
+        }
+    }
 }
 
 static IMAGE: StdMutex<Option<Image>> = StdMutex::new(None);

@@ -7,17 +7,29 @@
 use super::image::image;
 use super::text::arch;
 use super::Mutex;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// `m->locked`, accessed atomically (the C layout's `int`).
+///
+/// # Safety
+/// `m` points to a live [`Mutex`] whose `locked` is only accessed
+/// atomically while it lives (the simulation's lock and unlock below).
+unsafe fn locked<'a>(m: *mut Mutex) -> &'a AtomicI32 {
+    // SAFETY: `locked` is a live, aligned `c_int` (an `i32`) that is only
+    // accessed atomically (this function's `# Safety`).
+    unsafe { AtomicI32::from_ptr(core::ptr::addr_of_mut!((*m).locked)) }
+}
 
 /// `mutex_lock()`.
 ///
 /// # Safety
 /// `m` must point to a live [`Mutex`].
 pub unsafe fn mutex_lock(m: *mut Mutex) {
-    // SAFETY: caller guarantees `m` is live.
-    let l = unsafe { &(*m).locked };
+    // SAFETY: `m` is live (this function's `# Safety`) and the core takes
+    // its mutexes only through these two functions.
+    let l = unsafe { locked(m) };
     while l
-        .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
         .is_err()
     {
         std::thread::yield_now();
@@ -29,10 +41,11 @@ pub unsafe fn mutex_lock(m: *mut Mutex) {
 /// # Safety
 /// The caller holds `m`.
 pub unsafe fn mutex_unlock(m: *mut Mutex) {
-    // SAFETY: caller guarantees `m` is live and held.
-    let l = unsafe { &(*m).locked };
+    // SAFETY: `m` is live and held by the caller (this function's
+    // `# Safety`), and only accessed atomically.
+    let l = unsafe { locked(m) };
     assert!(
-        l.swap(false, Ordering::Release),
+        l.swap(0, Ordering::Release) != 0,
         "mutex_unlock of an unlocked mutex"
     );
 }

@@ -8,11 +8,33 @@ use super::memory::{kfree, kmalloc};
 use super::text::arch;
 use super::trace::ev;
 use super::{PtRegs, Rethook, RethookHandler, RethookNode, EINVAL, ENOMEM};
+use crate::ctypes::RcuHead;
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
 use crate::ffi::c_ulong;
 use crate::ffi::{c_int, c_void};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Mutex as StdMutex;
 
-/// `rethook_alloc()`.
+/// The nodes of a simulated rethook (`struct rethook` is the C model's
+/// layout, which has no room for them).
+struct Pool {
+    /// Free nodes, the most recently freed last.
+    free: Vec<usize>,
+    /// All nodes.
+    all: Vec<usize>,
+}
+
+/// The pools of the live rethooks, by `id`.
+static POOLS: StdMutex<BTreeMap<c_int, Pool>> = StdMutex::new(BTreeMap::new());
+/// Allocation numbers of rethooks (`struct rethook`'s `id`).
+static NEXT_ID: AtomicI32 = AtomicI32::new(0);
+
+fn pools<R>(f: impl FnOnce(&mut BTreeMap<c_int, Pool>) -> R) -> R {
+    f(&mut POOLS.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// `rethook_alloc()`: a pool of `num` nodes of `size` bytes.
 ///
 /// # Safety
 /// `data` outlives the rethook.
@@ -32,19 +54,39 @@ pub unsafe fn rethook_alloc(
     let mut all = Vec::new();
     for _ in 0..num {
         let n = kmalloc(size as usize).cast::<RethookNode>();
-        // SAFETY: a fresh node.
+        // SAFETY: `n` is a fresh, zeroed allocation of at least a node's size
+        // (`size` was checked above), still this function's alone.
         unsafe { (*n).rethook = rh };
-        all.push(n);
+        all.push(n as usize);
     }
-    // SAFETY: a fresh allocation of the right size.
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: `rh` is a fresh allocation of a `Rethook`'s size, aligned for
+    // it (`kmalloc()` aligns to 16), and still this function's alone.
     unsafe {
         rh.write(Rethook {
             data,
             handler: Some(handler),
-            free: all.clone(),
-            all,
+            size,
+            num,
+            nfree: num,
+            outstanding: 0,
+            freed: false,
+            rcu: RcuHead {
+                next: core::ptr::null_mut(),
+                func: None,
+            },
+            id,
         })
     };
+    pools(|p| {
+        p.insert(
+            id,
+            Pool {
+                free: all.clone(),
+                all,
+            },
+        )
+    });
     rh
 }
 
@@ -54,22 +96,35 @@ pub unsafe fn rethook_alloc(
 /// # Safety
 /// `rh` came from [`rethook_alloc`], freed once.
 pub unsafe fn rethook_free(rh: *mut Rethook) {
-    // SAFETY: caller's contract.
+    // SAFETY: `rh` is live (this function's `# Safety`: freed only now); the
+    // simulated rethooks are used by the test's thread alone.
     unsafe {
-        assert!((*rh).handler.is_some(), "rethook freed twice");
+        assert!(
+            !(*rh).freed && (*rh).handler.is_some(),
+            "rethook freed twice"
+        );
         (*rh).handler = None;
+        (*rh).freed = true;
         maybe_free_rethook(rh);
     }
 }
 
+/// Frees `rh` and its nodes once it is stopped and every node is back.
+///
+/// # Safety
+/// `rh` is live; no other thread uses it.
 unsafe fn maybe_free_rethook(rh: *mut Rethook) {
-    // SAFETY: a live rethook.
+    // SAFETY: `rh` is live (this function's `# Safety`); when every node is
+    // back nobody holds one, so the nodes and then the rethook (all
+    // `kmalloc()` blocks) can go.
     unsafe {
-        if (*rh).handler.is_none() && (*rh).free.len() == (*rh).all.len() {
-            for &n in &(*rh).all {
-                kfree(n.cast());
+        if (*rh).freed && (*rh).nfree == (*rh).num {
+            let id = (*rh).id;
+            if let Some(pool) = pools(|p| p.remove(&id)) {
+                for n in pool.all {
+                    kfree(n as *mut c_void);
+                }
             }
-            core::ptr::drop_in_place(rh);
             kfree(rh.cast());
         }
     }
@@ -80,12 +135,22 @@ unsafe fn maybe_free_rethook(rh: *mut Rethook) {
 /// # Safety
 /// `rh` is live.
 pub unsafe fn rethook_try_get(rh: *mut Rethook) -> *mut RethookNode {
-    // SAFETY: caller's contract.
+    // SAFETY: `rh` is live (this function's `# Safety`) and used by the test's
+    // thread alone.
     unsafe {
         if (*rh).handler.is_none() {
             return core::ptr::null_mut();
         }
-        (*rh).free.pop().unwrap_or(core::ptr::null_mut())
+        let id = (*rh).id;
+        let n = pools(|p| p.get_mut(&id).and_then(|pool| pool.free.pop()));
+        match n {
+            Some(n) => {
+                (*rh).nfree -= 1;
+                (*rh).outstanding += 1;
+                n as *mut RethookNode
+            }
+            None => core::ptr::null_mut(),
+        }
     }
 }
 
@@ -94,10 +159,15 @@ pub unsafe fn rethook_try_get(rh: *mut Rethook) -> *mut RethookNode {
 /// # Safety
 /// `n` came from [`rethook_try_get`].
 pub unsafe fn rethook_recycle(n: *mut RethookNode) {
-    // SAFETY: caller's contract.
+    // SAFETY: `n` is a node handed out by `rethook_try_get()` (this
+    // function's `# Safety`), so its rethook is live (a rethook outlives its
+    // nodes), used by the test's thread alone.
     unsafe {
         let rh = (*n).rethook;
-        (*rh).free.push(n);
+        let id = (*rh).id;
+        pools(|p| p.get_mut(&id).map(|pool| pool.free.push(n as usize)));
+        (*rh).nfree += 1;
+        (*rh).outstanding -= 1;
         maybe_free_rethook(rh);
     }
 }
@@ -122,7 +192,7 @@ pub unsafe fn rethook_hook(n: *mut RethookNode, _regs: *mut PtRegs, mcount: bool
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
 pub unsafe fn entry_args(regs: *const PtRegs) -> [c_ulong; 6] {
     // SAFETY: live (this function's `# Safety`).
-    unsafe { (*regs).args.map(|a| a as c_ulong) }
+    unsafe { (*regs).args }
 }
 
 /// The innermost hooked function returns: the rethook calls its handler

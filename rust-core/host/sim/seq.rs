@@ -5,26 +5,96 @@
 //! `proc_dointvec_minmax()`).
 
 use super::trace::{cstr, p_s, p_s_short};
-use super::EINVAL;
+use super::{CtlTable, File, SeqFile, EINVAL};
 use crate::ffi::{c_char, c_int, c_void};
 use crate::types::ListHead;
+use std::alloc::{alloc, dealloc, realloc, Layout};
 
-/// Simulated `struct seq_file`: the text shown so far.
-#[derive(Default)]
-pub struct SeqFile {
-    /// Output.
-    pub out: String,
-    /// `kallsyms_show_value()` for the reader.
-    pub show_value: bool,
+/// The `f_cred` of a reader that may see addresses (the simulation's
+/// `kallsyms_show_value()` is true for any non-null cred).
+static SHOW_CRED: u8 = 0;
+
+/// The host tests' side of a simulated `struct seq_file` (a C struct: the
+/// buffer and the file are the Rust allocator's, freed on drop).
+impl SeqFile {
+    /// An empty seq_file whose reader may see addresses if `show_value`.
+    pub fn sim(show_value: bool) -> SeqFile {
+        let cred = if show_value {
+            (&raw const SHOW_CRED).cast()
+        } else {
+            core::ptr::null()
+        };
+        SeqFile {
+            buf: core::ptr::null_mut(),
+            len: 0,
+            cap: 0,
+            file: Box::into_raw(Box::new(File { f_cred: cred })),
+        }
+    }
+
+    /// The text shown so far.
+    pub fn text(&self) -> String {
+        if self.buf.is_null() {
+            return String::new();
+        }
+        // SAFETY: `buf` holds `len` initialized bytes (`seq_push()`), owned
+        // by this seq_file, which `&self` keeps alive.
+        let b = unsafe { core::slice::from_raw_parts(self.buf.cast::<u8>(), self.len) };
+        String::from_utf8_lossy(b).into_owned()
+    }
 }
 
-/// `kallsyms_show_value(m->file->f_cred)`.
+impl Drop for SeqFile {
+    fn drop(&mut self) {
+        if !self.buf.is_null() {
+            // SAFETY: `seq_push()` allocated `buf` with this layout, and the
+            // seq_file being dropped is its only owner.
+            unsafe { dealloc(self.buf.cast(), Layout::array::<u8>(self.cap).unwrap()) };
+        }
+        if !self.file.is_null() {
+            // SAFETY: `SeqFile::sim()` made `file` with `Box::into_raw()`,
+            // and nothing else frees it.
+            drop(unsafe { Box::from_raw(self.file) });
+        }
+    }
+}
+
+/// `seq_printf(m, "%s", s)`: appends `s` to `m`'s buffer, growing it.
 ///
 /// # Safety
-/// `m` is live.
+/// `m` is a live seq_file of the simulation (its buffer is the Rust
+/// allocator's), which only the caller's thread uses.
+unsafe fn seq_push(m: *mut SeqFile, s: &str) {
+    // SAFETY: `m` is live and used by this thread only (this function's
+    // `# Safety`); `buf` has `cap` bytes from the Rust allocator, `len` of
+    // them shown, and the new text is copied past them once `cap` allows.
+    unsafe {
+        let need = (*m).len + s.len();
+        if need > (*m).cap {
+            let cap = need.next_power_of_two().max(64);
+            let new = Layout::array::<u8>(cap).unwrap();
+            let buf = if (*m).buf.is_null() {
+                alloc(new)
+            } else {
+                realloc((*m).buf.cast(), Layout::array::<u8>((*m).cap).unwrap(), cap)
+            };
+            assert!(!buf.is_null(), "seq_file buffer");
+            (*m).buf = buf.cast();
+            (*m).cap = cap;
+        }
+        core::ptr::copy_nonoverlapping(s.as_ptr(), (*m).buf.add((*m).len).cast(), s.len());
+        (*m).len = need;
+    }
+}
+
+/// `kallsyms_show_value(m->file->f_cred)`: the simulation shows addresses
+/// to any reader with a cred.
+///
+/// # Safety
+/// `m` is live, with a live `file`.
 pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
-    // SAFETY: caller's contract.
-    unsafe { (*m).show_value }
+    // SAFETY: `m` and its file are live (this function's `# Safety`).
+    unsafe { !(*(*m).file).f_cred.is_null() }
 }
 
 /// `"%px  %s  %s+0x%x  %s "`.
@@ -47,8 +117,9 @@ pub unsafe fn seq_report_sym(
         offset,
         cstr(modname)
     );
-    // SAFETY: caller's contract.
-    unsafe { (*pi).out.push_str(&s) };
+    // SAFETY: `pi` is live (this function's `# Safety`), a simulated
+    // seq_file that the reading thread alone uses.
+    unsafe { seq_push(pi, &s) };
 }
 
 /// `"%px  %s  %pS "`.
@@ -67,8 +138,9 @@ pub unsafe fn seq_report_nosym(
         cstr(ty),
         p_s(paddr as usize)
     );
-    // SAFETY: caller's contract.
-    unsafe { (*pi).out.push_str(&s) };
+    // SAFETY: `pi` is live (this function's `# Safety`), a simulated
+    // seq_file that the reading thread alone uses.
+    unsafe { seq_push(pi, &s) };
 }
 
 /// `"%s%s%s%s\n"`.
@@ -83,8 +155,9 @@ pub unsafe fn seq_report_flags(
     d: *const c_char,
 ) {
     let s = format!("{}{}{}{}\n", cstr(a), cstr(b), cstr(c), cstr(d));
-    // SAFETY: caller's contract.
-    unsafe { (*pi).out.push_str(&s) };
+    // SAFETY: `pi` is live (this function's `# Safety`), a simulated
+    // seq_file that the reading thread alone uses.
+    unsafe { seq_push(pi, &s) };
 }
 
 /// `"0x%px-0x%px\t%ps\n"`.
@@ -103,19 +176,10 @@ pub unsafe fn seq_blacklist_line(
         end as usize,
         p_s_short(sym as usize)
     );
-    // SAFETY: caller's contract.
-    unsafe { (*m).out.push_str(&s) };
+    // SAFETY: `m` is live (this function's `# Safety`), a simulated
+    // seq_file that the reading thread alone uses.
+    unsafe { seq_push(m, &s) };
 }
-
-/// Simulated `struct ctl_table` (the fields the handler's helper reads).
-#[repr(C)]
-pub struct CtlTable {
-    /// `data`.
-    pub data: *mut c_int,
-}
-
-/// Simulated `struct file` (opaque).
-pub struct File;
 
 /// `simple_read_from_buffer()` (the user buffer is plain memory here).
 ///
@@ -178,7 +242,7 @@ pub unsafe fn proc_dointvec_minmax(
         .and_then(|t| t.trim().parse::<c_int>().ok())
     {
         // SAFETY: caller's contract.
-        Some(v @ 0..=1) => unsafe { *(*table).data = v },
+        Some(v @ 0..=1) => unsafe { *(*table).data.cast::<c_int>() = v },
         _ => return -EINVAL,
     }
     0

@@ -14,6 +14,7 @@ use super::trace::{ev, sym_off, warn};
 use super::RethookNode;
 use super::{EEXIST, EILSEQ, ERANGE};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong};
+use crate::ktypes::{FtraceOps, FTRACE_OPS_FL_IPMODIFY, FTRACE_OPS_FL_SAVE_REGS};
 use crate::types::{
     Kprobe, KprobeInsnCache, KprobeOpcode, KretprobeBlackpoint, ListHead, OptimizedKprobe,
     KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE,
@@ -166,10 +167,9 @@ pub struct Arch {
     pub ftrace_fail: Option<c_int>,
     /// Fail the next `register_ftrace_function()` with this error.
     pub ftrace_register_fail: Option<c_int>,
-    /// Registered ftrace ops (plain, ipmodify).
-    pub ftrace_ops_registered: [bool; 2],
-    /// Filter of each ftrace ops.
-    pub ftrace_filter: [Vec<usize>; 2],
+    /// The two kprobe ftrace ops (plain, ipmodify): registered
+    /// (`FTRACE_OPS_FL_ENABLED`) and their filters.
+    pub ftrace_ops: [FtraceOps; 2],
     /// `ftrace_set_filter_ips()` calls per ops.
     pub ftrace_batch_calls: [usize; 2],
     /// Fail the next `ftrace_set_filter_ips()` on this ops (ipmodify?)
@@ -202,7 +202,22 @@ pub struct Arch {
 }
 
 thread_local! {
-    static ARCH: RefCell<Arch> = RefCell::new(Arch { possible_cpus: 4, ..Arch::default() });
+    static ARCH: RefCell<Arch> = RefCell::new(Arch::fresh());
+}
+
+impl Arch {
+    /// The state at boot: 4 possible CPUs, the two kprobe ftrace ops
+    /// (`kprobe_ftrace_ops`, `kprobe_ipmodify_ops`) unregistered.
+    fn fresh() -> Arch {
+        Arch {
+            possible_cpus: 4,
+            ftrace_ops: [
+                FtraceOps::new(FTRACE_OPS_FL_SAVE_REGS),
+                FtraceOps::new(FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY),
+            ],
+            ..Arch::default()
+        }
+    }
 }
 
 /// Runs `f` on this thread's arch state.
@@ -214,10 +229,7 @@ pub fn arch<R>(f: impl FnOnce(&mut Arch) -> R) -> R {
 /// it, under [`exclusive`](super::exclusive)).
 pub fn reset_arch() {
     ARCH.with(|a| {
-        *a.borrow_mut() = Arch {
-            possible_cpus: 4,
-            ..Arch::default()
-        }
+        *a.borrow_mut() = Arch::fresh();
     });
 }
 

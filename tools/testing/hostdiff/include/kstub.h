@@ -344,7 +344,7 @@ typedef void (*ftrace_func_t)(unsigned long ip, unsigned long parent_ip,
 #define FTRACE_OPS_FL_ENABLED (1UL << 0)
 #define FTRACE_OPS_FL_SAVE_REGS (1UL << 2)
 #define FTRACE_OPS_FL_IPMODIFY (1UL << 9)
-#define HD_FTRACE_MAX_FILTER 64
+#define HD_FTRACE_MAX_FILTER 256
 struct ftrace_ops {
 	ftrace_func_t func;
 	unsigned long flags;
@@ -358,7 +358,7 @@ int register_ftrace_function(struct ftrace_ops *ops);
 int unregister_ftrace_function(struct ftrace_ops *ops);
 
 /* ---- pt_regs, arch (x86-like) ------------------------------------------- */
-struct pt_regs { unsigned long ip, sp; };
+struct pt_regs { unsigned long ip, sp; unsigned long args[6]; };
 static inline void instruction_pointer_set(struct pt_regs *regs, unsigned long val) { regs->ip = val; }
 #define MAX_INSN_SIZE 16
 #define DISP32_SIZE 4

@@ -18,13 +18,15 @@
 //! to the kernel is traced by the C model exactly as for upstream's file.
 
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use crate::ktypes::FtraceOps;
 pub use crate::ktypes::{
-    ArchOptimizedInsn, ArchSpecificInsn, KprobeCtlblk, Mutex, PtRegs, Rethook, RethookNode,
+    ArchOptimizedInsn, ArchSpecificInsn, CtlTable, File, KprobeCtlblk, Module, Mutex, PtRegs,
+    Rethook, RethookNode, SeqFile,
 };
 use crate::types::{
     Kprobe, KprobeInsnCache, KprobeOpcode, KretprobeBlackpoint, ListHead, OptimizedKprobe, RcuHead,
 };
-use core::mem::{offset_of, size_of};
+use core::mem::size_of;
 use core::ptr::{addr_of, addr_of_mut, null_mut};
 
 /// `PAGE_SIZE`.
@@ -46,39 +48,6 @@ pub const KPROBE_HIT_ACTIVE: c_ulong = 1;
 /// `MAX_OPTIMIZED_LENGTH` (`MAX_INSN_SIZE + DISP32_SIZE`).
 pub const MAX_OPTIMIZED_LENGTH: usize = 16 + 4;
 
-/// `struct module` of the model (kstub.h).
-#[repr(C)]
-pub struct Module {
-    /// `name`.
-    pub name: *const c_char,
-    /// `state` (`enum module_state`).
-    pub state: c_uint,
-    /// `refs` (model: references taken).
-    pub refs: c_int,
-    /// `loaded` (model).
-    pub loaded: c_int,
-    /// `core_start`.
-    pub core_start: c_ulong,
-    /// `core_end`.
-    pub core_end: c_ulong,
-    /// `init_start`.
-    pub init_start: c_ulong,
-    /// `init_end`.
-    pub init_end: c_ulong,
-    /// `num_kprobe_blacklist`.
-    pub num_kprobe_blacklist: c_uint,
-    /// `kprobe_blacklist`.
-    pub kprobe_blacklist: *mut c_ulong,
-    /// `kprobes_text_start`.
-    pub kprobes_text_start: *mut c_void,
-    /// `kprobes_text_size`.
-    pub kprobes_text_size: c_uint,
-    /// `noinstr_text_start`.
-    pub noinstr_text_start: *mut c_void,
-    /// `noinstr_text_size`.
-    pub noinstr_text_size: c_uint,
-}
-
 /// `struct hd_sections` (model.c's `hd_sec`: the linker symbols).
 #[repr(C)]
 struct HdSections {
@@ -92,41 +61,9 @@ struct HdSections {
     entry_end: c_ulong,
 }
 
-/// `struct seq_file` (only passed through).
-#[repr(C)]
-pub struct SeqFile {
-    _opaque: [u8; 0],
-}
-/// `struct file` (only passed through).
-#[repr(C)]
-pub struct File {
-    _opaque: [u8; 0],
-}
-/// `struct ctl_table` (only passed through).
-#[repr(C)]
-pub struct CtlTable {
-    _opaque: [u8; 0],
-}
-/// `struct ftrace_ops` (only passed through).
-#[repr(C)]
-struct FtraceOps {
-    _opaque: [u8; 0],
-}
-
-// The same numbers as tools/testing/hostdiff/rlayout.c asserts in C.
+// The same numbers as tools/testing/hostdiff/rlayout.c asserts in C (the
+// shared types' are in rust-core/host/sim_ktypes.rs).
 const _: () = {
-    assert!(size_of::<Module>() == 104);
-    assert!(offset_of!(Module, state) == 8 && offset_of!(Module, core_start) == 24);
-    assert!(
-        offset_of!(Module, num_kprobe_blacklist) == 56
-            && offset_of!(Module, kprobe_blacklist) == 64
-    );
-    assert!(
-        offset_of!(Module, kprobes_text_start) == 72 && offset_of!(Module, kprobes_text_size) == 80
-    );
-    assert!(
-        offset_of!(Module, noinstr_text_start) == 88 && offset_of!(Module, noinstr_text_size) == 96
-    );
     assert!(size_of::<HdSections>() == 64);
 };
 

@@ -183,7 +183,7 @@ pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
 /// # Safety
 /// `name` is NUL-terminated.
 pub unsafe fn kprobe_lookup_name(name: *const c_char, _offset: u32) -> *mut KprobeOpcode {
-    // SAFETY: caller guarantees a C string.
+    // SAFETY: `name` is NUL-terminated (this function's `# Safety`).
     let n = unsafe { CStr::from_ptr(name.cast()) }
         .to_string_lossy()
         .into_owned();

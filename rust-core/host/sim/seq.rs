@@ -184,7 +184,8 @@ pub unsafe fn seq_blacklist_line(
 /// `simple_read_from_buffer()` (the user buffer is plain memory here).
 ///
 /// # Safety
-/// Valid buffers.
+/// `to` has room for `count` bytes, `from` holds `available` bytes, and
+/// `ppos` is a valid position; the buffers do not overlap.
 pub unsafe fn simple_read_from_buffer(
     to: *mut c_void,
     count: usize,
@@ -192,7 +193,9 @@ pub unsafe fn simple_read_from_buffer(
     from: *const c_void,
     available: usize,
 ) -> isize {
-    // SAFETY: caller's contract.
+    // SAFETY: `ppos` is valid, and the copy stays within `from`'s
+    // `available` bytes (from `pos < available`) and `to`'s `count` bytes
+    // (this function's `# Safety`).
     unsafe {
         let pos = *ppos as usize;
         if pos >= available || count == 0 {
@@ -210,7 +213,7 @@ pub unsafe fn simple_read_from_buffer(
 /// # Safety
 /// `s` has `count` bytes.
 pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut bool) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `s` has `count` bytes (this function's `# Safety`).
     let b = unsafe { core::slice::from_raw_parts(s.cast::<u8>(), count.min(11)) };
     match b {
         [b'1' | b'y' | b'Y', ..] | [b'o' | b'O', b'n' | b'N', ..] => *res = true,
@@ -224,7 +227,8 @@ pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut boo
 /// the buffer (else -EINVAL), a read does nothing.
 ///
 /// # Safety
-/// Valid table and buffer.
+/// `table` is live and its `data` points to a live `int`; `buffer` holds
+/// `*length` bytes.
 pub unsafe fn proc_dointvec_minmax(
     table: *const CtlTable,
     write: c_int,
@@ -235,13 +239,15 @@ pub unsafe fn proc_dointvec_minmax(
     if write == 0 {
         return 0;
     }
-    // SAFETY: caller's contract.
+    // SAFETY: `length` is valid and `buffer` holds `*length` bytes (this
+    // function's `# Safety`).
     let txt = unsafe { core::slice::from_raw_parts(buffer.cast::<u8>(), *length) };
     match std::str::from_utf8(txt)
         .ok()
         .and_then(|t| t.trim().parse::<c_int>().ok())
     {
-        // SAFETY: caller's contract.
+        // SAFETY: `table` and the `int` its `data` points to are live (this
+        // function's `# Safety`).
         Some(v @ 0..=1) => unsafe { *(*table).data.cast::<c_int>() = v },
         _ => return -EINVAL,
     }
@@ -253,7 +259,8 @@ pub unsafe fn proc_dointvec_minmax(
 /// # Safety
 /// `head` is a stable list.
 pub unsafe fn seq_list_start(head: *mut ListHead, pos: i64) -> *mut c_void {
-    // SAFETY: caller's contract.
+    // SAFETY: `head` is a stable list (this function's `# Safety`): the walk
+    // reads live entries until it is back at `head`.
     unsafe {
         let mut l = (*head).next;
         let mut i = pos;
@@ -273,7 +280,8 @@ pub unsafe fn seq_list_start(head: *mut ListHead, pos: i64) -> *mut c_void {
 /// # Safety
 /// `v` is an entry of the stable list at `head`.
 pub unsafe fn seq_list_next(v: *mut c_void, head: *mut ListHead, pos: *mut i64) -> *mut c_void {
-    // SAFETY: caller's contract.
+    // SAFETY: `v` is an entry of the stable list at `head` (this function's
+    // `# Safety`), so its `next` is an entry or `head`; `pos` is valid.
     unsafe {
         *pos += 1;
         let n = (*v.cast::<ListHead>()).next;

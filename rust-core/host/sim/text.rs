@@ -66,7 +66,9 @@ pub unsafe fn arch_kprobe_get_kallsym(
     sym: *mut c_char,
 ) -> c_int {
     let n = CACHES.with(|x| x.borrow().arch_syms);
-    // SAFETY: caller's contract.
+    // SAFETY: the out pointers are valid and `sym` has `KSYM_NAME_LEN`
+    // bytes, more than a name `arch_sym<N>` needs (this function's
+    // `# Safety`).
     unsafe {
         if *symnum < n {
             let name = format!("arch_sym{}\0", *symnum);
@@ -247,13 +249,13 @@ pub fn max_optinsn_size() -> usize {
 /// # Safety
 /// `p` is live.
 pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`).
     let a = unsafe { (*p).addr } as usize;
     ev(format!("prepare {}", sym_off(a)));
     if arch(|x| x.unpreparable.contains(&a)) {
         return -EILSEQ;
     }
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`).
     unsafe { (*p).ainsn.insn = (0x5107_0000 + (a & 0xffff)) as *mut KprobeOpcode };
     0
 }
@@ -263,7 +265,7 @@ pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
 /// # Safety
 /// `p` is live.
 pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`).
     unsafe {
         ev(format!("prepare-ftrace {}", sym_off((*p).addr as usize)));
         (*p).ainsn.insn = core::ptr::null_mut();
@@ -277,7 +279,7 @@ pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
 /// `p` is live.
 pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
     assert!(arch(|a| a.text_mutex), "arm without text_mutex");
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`).
     ev(format!("arm {}", sym_off(unsafe { (*p).addr } as usize)));
 }
 
@@ -287,7 +289,7 @@ pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
 /// `p` is live.
 pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
     assert!(arch(|a| a.text_mutex), "disarm without text_mutex");
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`).
     ev(format!("disarm {}", sym_off(unsafe { (*p).addr } as usize)));
 }
 
@@ -296,7 +298,7 @@ pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
 /// # Safety
 /// `p` is live.
 pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is live (this function's `# Safety`).
     unsafe {
         ev(format!("remove {}", sym_off((*p).addr as usize)));
         (*p).ainsn.insn = core::ptr::null_mut();
@@ -321,11 +323,11 @@ pub fn arch_init_kprobes() -> c_int {
 /// # Safety
 /// Both live.
 pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut Kprobe) -> c_int {
-    // SAFETY: caller's contract.
+    // SAFETY: both live (this function's `# Safety`).
     let a = unsafe { (*orig).addr } as usize;
     ev(format!("prepare-opt {}", sym_off(a)));
     if arch(|x| x.optimizable.contains(&a)) {
-        // SAFETY: caller's contract.
+        // SAFETY: both live (this function's `# Safety`).
         unsafe { (*op).optinsn.size = 5 };
         0
     } else {
@@ -338,7 +340,7 @@ pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut
 /// # Safety
 /// `op` is live.
 pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
-    // SAFETY: caller's contract.
+    // SAFETY: `op` is live (this function's `# Safety`).
     unsafe { (*op).optinsn.size != 0 }
 }
 
@@ -371,7 +373,7 @@ pub unsafe fn arch_within_optimized_kprobe(
     op: *mut OptimizedKprobe,
     addr: *mut KprobeOpcode,
 ) -> bool {
-    // SAFETY: caller's contract.
+    // SAFETY: `op` is live (this function's `# Safety`).
     unsafe {
         let start = (*op).kp.addr as usize;
         start <= addr as usize && start + (*op).optinsn.size > addr as usize
@@ -383,7 +385,7 @@ pub unsafe fn arch_within_optimized_kprobe(
 /// # Safety
 /// `op` is live.
 pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
-    // SAFETY: caller's contract.
+    // SAFETY: `op` is live (this function's `# Safety`).
     unsafe {
         if (*op).optinsn.size != 0 {
             ev(format!("remove-opt {}", sym_off((*op).kp.addr as usize)));
@@ -420,7 +422,7 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
 /// `op` is live; locks held.
 pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
     assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
-    // SAFETY: caller's contract.
+    // SAFETY: `op` is live; locks held (this function's `# Safety`).
     ev(format!(
         "unoptimize {}",
         sym_off(unsafe { (*op).kp.addr } as usize)

@@ -55,7 +55,7 @@ pub unsafe fn perf_event_ksymbol(
     unregister: bool,
     sym: *const c_char,
 ) {
-    // SAFETY: caller guarantees a C string.
+    // SAFETY: `sym` is a NUL-terminated string (this function's `# Safety`).
     let s = unsafe { CStr::from_ptr(sym.cast()) }
         .to_string_lossy()
         .into_owned();
@@ -85,7 +85,7 @@ pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut 
     let s = if sym.is_null() {
         "(null)".to_string()
     } else {
-        // SAFETY: caller guarantees a C string.
+        // SAFETY: `sym` is null or a C string (this function's `# Safety`).
         unsafe { CStr::from_ptr(sym.cast()) }
             .to_string_lossy()
             .into_owned()

@@ -45,7 +45,8 @@ pub fn synchronize_rcu() {
 /// `kfree_rcu(ptr, rcu)`: the simulation frees at once and counts.
 ///
 /// # Safety
-/// `p` came from [`kmalloc`], [`kvmalloc`] or [`table_alloc`] and is no longer reachable by new readers.
+/// `p` came from [`kmalloc`](super::kmalloc), [`kvmalloc`](super::kvmalloc) or
+/// [`table_alloc`](super::table_alloc) and is no longer reachable by new readers.
 pub unsafe fn kfree_rcu(p: *mut c_void, _rcu: *mut crate::types::RcuHead) {
     image(|i| i.kfree_rcu += 1);
     if record(|r| {

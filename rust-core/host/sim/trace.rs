@@ -31,7 +31,7 @@ pub struct Record {
     /// Current RCU read-side nesting.
     pub rcu_nesting: usize,
     /// While set, `kfree_rcu()` defers its frees here (a test with a
-    /// concurrent reader ends the grace period with [`rcu_barrier`]).
+    /// concurrent reader ends the grace period with [`rcu_barrier`](super::rcu_barrier)).
     pub rcu_deferred: Option<Vec<usize>>,
 }
 

@@ -208,9 +208,8 @@ ftrace_export! {
     /// `p` is a caller's live `struct kprobe` (`symbol_name` null or a C
     /// string); process context.
     unsafe fn unregister_kprobe(p: *mut Kprobe) {
-        let mut p = p;
-        // SAFETY: `&mut p` is an array of one such probe, live for the call (`# Safety` above).
-        register::unregister_kprobes(unsafe { ProbeArray::from_raw(&mut p, 1) })
+        // SAFETY: a null `p` or a live caller's probe (`# Safety` above).
+        register::unregister_kprobe(unsafe { Probe::from_raw_opt(p) })
     }
 }
 

@@ -172,6 +172,9 @@ pub static TABLE: AtomicPtr<Table> = AtomicPtr::new(first());
 static USED: AtomicUsize = AtomicUsize::new(0);
 /// Live slots of the published table (writers, under `kprobe_mutex`).
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// [`shrink_below`] of the published table's `cap` (writers, under
+/// `kprobe_mutex`): 0 for the static table, which never shrinks.
+static SHRINK_BELOW: AtomicUsize = AtomicUsize::new(0);
 
 /// The static table, with the provenance of all of `FIRST` (its slots too).
 const fn first() -> *mut Table {
@@ -446,7 +449,7 @@ pub fn remove(km: &KprobeMutex, p: Hashed<'_>) {
             t.slot(i).store(tomb(), Ordering::Release);
         }
         let live = LIVE.fetch_sub(1, Ordering::Relaxed) - 1;
-        if live * 8 < t.cap() && slots(alloc_size(live)) < t.cap() {
+        if live < SHRINK_BELOW.load(Ordering::Relaxed) {
             rebuild(km, t, live);
         }
     }
@@ -476,6 +479,34 @@ fn alloc_size(want: usize) -> usize {
 /// rounds up to whole pages, which would otherwise be left unused.
 fn slots(size: usize) -> usize {
     ((size - HDR) / SLOT).min(MAX_SLOTS)
+}
+
+/// The number of live entries below which a table of `cap` slots shrinks:
+/// one more than the largest `live` with `live * 8 < cap` (1/8 use) for
+/// which a rebuild gives fewer slots (0 if there is none).  Both tests
+/// hold for every `live` below a bound (`alloc_size()` does not decrease
+/// as `live` grows), found by bisection, once per rebuild, so that
+/// [`remove`] compares one number.
+fn shrink_below(cap: usize) -> usize {
+    let shrinks = |live: usize| live * 8 < cap && slots(alloc_size(live)) < cap;
+    if !shrinks(0) {
+        return 0;
+    }
+    // `shrinks(lo)`, and `shrinks(live)` is false for every `live > hi`.
+    let (mut lo, mut hi) = (0, (cap - 1) / 8);
+    if shrinks(hi) {
+        return hi + 1;
+    }
+    // Here `shrinks(hi)` is false too.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if shrinks(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo + 1
 }
 
 /// Publishes a table of `old`'s live entries, with room for `want` entries
@@ -521,6 +552,7 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     }
     USED.store(live, Ordering::Relaxed);
     LIVE.store(live, Ordering::Relaxed);
+    SHRINK_BELOW.store(shrink_below(cap), Ordering::Relaxed);
     let _ = km;
     TABLE.store(n, Ordering::Release);
     let oldp = old.0;
@@ -560,6 +592,21 @@ pub(crate) fn position(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<usiz
     find_index(table(km), unsafe { Hashed::from_raw(p.as_ptr()) })
 }
 
+/// Whether [`shrink_below`]`(cap)` gives the shrink test of [`remove`]
+/// (`live * 8 < cap` and a rebuild for `live` has fewer slots) for every
+/// `live` up to `cap`; `cap` 0 means the capacity of a table rebuilt for
+/// `want` entries (host tests).
+#[cfg(test)]
+pub(crate) fn shrink_below_matches(cap: usize, want: usize) -> bool {
+    let cap = if cap == 0 {
+        slots(alloc_size(want))
+    } else {
+        cap
+    };
+    let b = shrink_below(cap);
+    (0..=cap).all(|live| (live < b) == (live * 8 < cap && slots(alloc_size(live)) < cap))
+}
+
 /// Empties the index (host tests, under `sys::exclusive()`).
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
@@ -573,4 +620,5 @@ pub(crate) fn reset() {
     }
     USED.store(0, Ordering::Relaxed);
     LIVE.store(0, Ordering::Relaxed);
+    SHRINK_BELOW.store(0, Ordering::Relaxed);
 }

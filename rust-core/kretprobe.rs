@@ -240,7 +240,7 @@ fn unregister_tops(km: &KprobeMutex, rps: RetProbeArray<'_>) {
 
 /// The part of `unregister_kretprobes()` after `kprobe_mutex`.
 fn unregister_wait_and_free(rps: RetProbeArray<'_>) {
-    // synchronize_rcu(), as upstream (`kprobes.expedited_gp`: expedited).
+    // synchronize_rcu(), as upstream (the policy is `rcu_policy`'s).
     rcu_policy::synchronize_unregister();
     for r in rps.iter().flatten() {
         if !r.kp().addr().is_null() {

@@ -464,7 +464,7 @@ pub fn unregister_tops<'a, V: View<'a>>(
 /// The part of `unregister_kprobes()` after `kprobe_mutex`: one grace
 /// period, then `__unregister_kprobe_bottom()` of each member.
 pub fn unregister_wait_and_free<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> Probe<'a>) {
-    // synchronize_rcu(), as upstream (`kprobes.expedited_gp`: expedited).
+    // synchronize_rcu(), as upstream (the policy is `rcu_policy`'s).
     rcu_policy::synchronize_unregister();
     for p in kps.iter().flatten().map(kp) {
         if !p.addr().is_null() {
@@ -472,6 +472,30 @@ pub fn unregister_wait_and_free<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(
             // above, and the grace period has passed.
             unsafe { unregister_bottom(p) };
         }
+    }
+}
+
+/// `unregister_kprobe()`: upstream's `unregister_kprobes(&p, 1)`, the
+/// same steps without the array and the batch (which an array of one
+/// does not open): the top under `kprobe_mutex` (a probe that is not
+/// registered gets a null `addr`), one grace period, then the bottom.  A
+/// null `p` (upstream dereferences it) only waits for the grace period,
+/// as an array of one null member does.
+pub fn unregister_kprobe(p: Option<Probe<'_>>) {
+    let done = match p {
+        Some(p) if unregister_top(&locks::kprobe_mutex(), p).is_ok() => Some(p),
+        Some(p) => {
+            p.write_addr(ptr::null_mut());
+            None
+        }
+        None => None,
+    };
+    // synchronize_rcu(), as upstream (the policy is `rcu_policy`'s).
+    rcu_policy::synchronize_unregister();
+    if let Some(p) = done {
+        // SAFETY: `unregister_top(p)` succeeded above (so its `addr` is not
+        // null, the test upstream makes) and the grace period has passed.
+        unsafe { unregister_bottom(p) };
     }
 }
 

@@ -158,7 +158,8 @@ impl<'a> Cache<'a> {
 
     /// `mutex_lock(&c->mutex)` until the returned [`Locked`] is dropped.
     /// Sleeps: only for the process-context callers ([`get_insn_slot`],
-    /// [`free_insn_slot`]).
+    /// [`free_insn_slot`]).  Always inlined into those two.
+    #[inline(always)]
     fn lock(self) -> Locked<'a> {
         // SAFETY: `mutex` is initialized and lives for `'a` (type invariants), as long as the
         // `Locked<'a>` that owns the guard; we may sleep: the only callers, `get_insn_slot()` and
@@ -166,9 +167,10 @@ impl<'a> Cache<'a> {
         // require.
         let guard = unsafe { locks::mutex(ptr::addr_of_mut!((*self.as_ptr()).mutex)) };
         // INVARIANT: the mutex was taken just above and `guard`, dropped
-        // with the `Locked`, releases it.
+        // with the `Locked`, releases it; `spp` is the cache's.
         Locked {
             cache: self,
+            spp: self.slots_per_page(),
             _guard: guard,
         }
     }
@@ -264,9 +266,13 @@ impl<'a> Cache<'a> {
 ///
 /// # Invariants
 /// The current task holds `cache`'s mutex from [`Cache::lock`] until this
-/// is dropped (`_guard` releases it).
+/// is dropped (`_guard` releases it); `spp` is the cache's
+/// `slots_per_page()`.
 struct Locked<'a> {
     cache: Cache<'a>,
+    /// `slots_per_page(c)`, computed once per hold (`insn_size` is not
+    /// written once the cache is in use).
+    spp: usize,
     _guard: locks::MutexGuard,
 }
 
@@ -290,7 +296,7 @@ impl<'a> Locked<'a> {
     /// the RCU read-side section `_rcu` (as upstream walks it): each page
     /// once, each view valid as long as the mutex, also after `_rcu`.
     fn pages_rcu(&mut self, _rcu: &locks::RcuReadGuard) -> PagesLocked<'_> {
-        let spp = self.cache.slots_per_page();
+        let spp = self.spp;
         PagesLocked {
             // SAFETY: `pages` is an initialized list head, live as long as
             // the cache (`Cache` invariants); we are in an RCU read-side
@@ -313,7 +319,7 @@ impl<'a> Locked<'a> {
             // the cache (`Cache` invariants); the mutex we hold serializes
             // its writers.
             pos: unsafe { (*head).next },
-            spp: self.cache.slots_per_page(),
+            spp: self.spp,
             _locked: PhantomData,
         }
     }
@@ -542,11 +548,11 @@ impl<'g> Iterator for PagesRcu<'g> {
 /// instruction, allocating a new page if there is no room on existing ones.
 /// Returns null if no memory.  Process context: may sleep.
 pub fn get_insn_slot(c: Cache<'_>) -> *mut KprobeOpcode {
-    let spp = c.slots_per_page();
     let mut found: *mut KprobeOpcode = ptr::null_mut();
 
     // Since the slot array is not protected by rcu, we need a mutex.
     let mut m = c.lock();
+    let spp = m.spp;
     'retry: loop {
         {
             let rcu = locks::rcu_read();
@@ -659,10 +665,10 @@ fn collect_garbage_slots(m: &mut Locked<'_>) -> c_int {
 /// still be executed by an interrupted task and is only reused after a
 /// grace period.  Process context: may sleep.
 pub fn free_insn_slot(c: Cache<'_>, slot_addr: *mut KprobeOpcode, dirty: bool) {
-    let spp = c.slots_per_page();
     let unit = (c.insn_size() * size_of::<KprobeOpcode>()) as isize;
 
     let mut m = c.lock();
+    let spp = m.spp;
     let mut hit: Option<(Page<'_>, usize)> = None;
     {
         let rcu = locks::rcu_read();

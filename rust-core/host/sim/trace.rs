@@ -124,11 +124,27 @@ pub(super) fn ev(s: String) {
     arch(|a| a.events.push(s));
 }
 
-/// `sym+0xoff` for event lines.
-pub fn sym_off(a: usize) -> String {
+/// `hd_sym()`: an address in a trace line, `name+0xoff` (model.c:
+/// `"%s+0x%lx"`), or `0xhex` outside every symbol. model.c names any
+/// symbol of its table, present or not; the simulation names those of
+/// its image.
+pub fn hd_sym(a: usize) -> String {
     match lookup(a) {
         Some(s) => format!("{}+{:#x}", s.name, a - s.addr),
         None => format!("{a:#x}"),
+    }
+}
+
+/// `hd_page()`: an instruction slot in a trace line. model.c prints
+/// `pageN+0xoff` for an address in its Nth execmem page, `null` for NULL
+/// and `page?` for anything else; the simulation has no execmem pages
+/// (its arch takes no slot from the insn caches; step 4 of
+/// PLAN-one-simulation.md), so a slot is `null` or `page?`.
+pub fn hd_page(p: *const KprobeOpcode) -> &'static str {
+    if p.is_null() {
+        "null"
+    } else {
+        "page?"
     }
 }
 

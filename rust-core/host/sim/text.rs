@@ -197,8 +197,6 @@ pub struct Arch {
     pub sysctl_mutex: bool,
     /// Hooked returns: (node, frame), innermost last.
     pub hooked: Vec<*mut RethookNode>,
-    /// printk output.
-    pub log: Vec<String>,
     /// The sysctl value the simulated `proc_dointvec_minmax()` writes.
     pub sysctl_write: Option<c_int>,
     /// Simulated `[__init_begin, __init_end)`.

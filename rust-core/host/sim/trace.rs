@@ -44,7 +44,10 @@ pub fn record<R>(f: impl FnOnce(&mut Record) -> R) -> R {
     REC.with(|r| f(&mut r.borrow_mut()))
 }
 
-/// `perf_event_ksymbol()`.
+/// `perf_event_ksymbol()`: recorded, and traced as model.c does
+/// (`perf_event_ksymbol type=T ADDR len=N register|unregister SYM`, ADDR
+/// as [`hd_page`] prints it: `page?`, the simulation having no execmem
+/// pages).
 ///
 /// # Safety
 /// `sym` is a NUL-terminated string.
@@ -59,6 +62,11 @@ pub unsafe fn perf_event_ksymbol(
     let s = unsafe { CStr::from_ptr(sym.cast()) }
         .to_string_lossy()
         .into_owned();
+    ev(format!(
+        "perf_event_ksymbol type={ksym_type} {} len={len} {} {s}",
+        hd_page(addr as usize as *const KprobeOpcode),
+        if unregister { "unregister" } else { "register" }
+    ));
     record(|r| r.ksym_events.push((ksym_type, addr, len, unregister, s)));
 }
 

@@ -148,6 +148,11 @@ fn first_slot_allocates_a_page_and_reports_it_to_perf() {
             "kprobe_insn_page".to_string()
         )]
     );
+    assert_eq!(
+        sys::arch(|a| a.events.clone()),
+        ["perf_event_ksymbol type=2 page? len=4096 register kprobe_insn_page"],
+        "traced as model.c does, but for the page's name (no execmem here)"
+    );
     c.destroy();
 }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The (single simulated) CPU: the per-CPU variables the handlers write,
-//! preemption, the printk log of `dump_kprobe()`, `num_possible_cpus()`,
-//! and the workqueue that runs the optimizer's delayed work.
+//! preemption, `num_possible_cpus()`, and the workqueue that runs the
+//! optimizer's delayed work (traced as `~work queued` / `~work run`).
 
 use super::image::image;
 use super::link;
 use super::text::arch;
+use super::trace::ev;
 use super::KPROBE_HIT_ACTIVE;
 use crate::ffi::{c_uint, c_ulong};
 use crate::types::Kprobe;
@@ -23,8 +24,6 @@ pub struct Cpu {
     pub kprobe_status: c_ulong,
     /// `preempt_count()`.
     pub preempt: isize,
-    /// printk output.
-    pub log: Vec<String>,
 }
 
 thread_local! {
@@ -81,9 +80,12 @@ pub fn preempt_enable() {
     });
 }
 
-/// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`.
+/// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`: traced as
+/// `~work queued` when the work becomes pending (model.c).
 pub fn kick_optimizer() {
-    arch(|a| a.optimizer_pending = true);
+    if !arch(|a| std::mem::replace(&mut a.optimizer_pending, true)) {
+        ev("~work queued".into());
+    }
 }
 
 /// `flush_delayed_work(&optimizing_work)`: runs the work now if queued.
@@ -91,10 +93,13 @@ pub fn flush_optimizer() {
     run_optimizer();
 }
 
-/// Runs the optimizer's delayed work if it is queued (the simulated
-/// workqueue; tests call it to let "time pass").
+/// Runs the optimizer's delayed work if it is queued, traced as `~work
+/// run` (the simulated workqueue; tests call it to let "time pass", as the
+/// host differential's `optimize` operation, whose `~work idle` when
+/// nothing is queued is the driver's note, not the kernel's).
 pub fn run_optimizer() {
     if arch(|a| std::mem::take(&mut a.optimizer_pending)) {
+        ev("~work run".into());
         // SAFETY: the work function takes no argument; the simulated
         // workqueue runs it in process context with no lock held, as the
         // kernel's does.

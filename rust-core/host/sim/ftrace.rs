@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! ftrace: the two kprobe ops' filters and registration, with injected
-//! failures; each call is an `ftrace-*` line in [`Arch::events`](super::Arch).
+//! failures; each call is a line in [`Arch::events`](super::Arch) as
+//! model.c traces it (`ftrace_set_filter_ip OPS A remove=R reset=0 = RET`,
+//! ...; OPS is `ftrace_ops` or `ipmodify_ops`).
 
 use super::image::image;
 use super::text::{arch, Arch};
-use super::trace::{ev, sym_off, warn};
+use super::trace::{ev, hd_sym, warn};
 use super::ENOENT;
 use crate::ffi::{c_int, c_ulong};
 use crate::ktypes::{FtraceOps, FTRACE_MAX_FILTER, FTRACE_OPS_FL_ENABLED};
@@ -21,11 +23,12 @@ pub fn ftrace_location(addr: usize) -> usize {
     }
 }
 
+/// `hd_ops_name()`: model.c names the two ops by their flags.
 fn ops_name(ipmodify: bool) -> &'static str {
     if ipmodify {
-        "ipmodify"
+        "ipmodify_ops"
     } else {
-        "ftrace"
+        "ftrace_ops"
     }
 }
 
@@ -35,24 +38,26 @@ pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
         arch(|a| a.kprobe_mutex),
         "ftrace arming without kprobe_mutex"
     );
+    let ret = if let Some(e) = arch(|a| a.ftrace_fail.take()) {
+        e
+    } else {
+        arch(|a| {
+            let ops = &mut a.ftrace_ops[ipmodify as usize];
+            if remove {
+                filter_remove(ops, ip);
+            } else {
+                filter_add(ops, ip);
+            }
+        });
+        0
+    };
     ev(format!(
-        "ftrace-filter {} {}{}",
+        "ftrace_set_filter_ip {} {} remove={} reset=0 = {ret}",
         ops_name(ipmodify),
-        if remove { "-" } else { "+" },
-        sym_off(ip)
+        hd_sym(ip),
+        remove as c_int
     ));
-    if let Some(e) = arch(|a| a.ftrace_fail.take()) {
-        return e;
-    }
-    arch(|a| {
-        let ops = &mut a.ftrace_ops[ipmodify as usize];
-        if remove {
-            filter_remove(ops, ip);
-        } else {
-            filter_add(ops, ip);
-        }
-    });
-    0
+    ret
 }
 
 /// The host tests' view of the two kprobe ftrace ops.
@@ -98,23 +103,30 @@ fn filter_has(ops: &FtraceOps, ip: usize) -> bool {
 }
 
 /// `ftrace_set_filter_ips()` on one of the two ops: all or nothing, as
-/// ftrace's (which sets a copy of the filter hash); one `ftrace-filters`
-/// event per call, with every address.
+/// ftrace's (which sets a copy of the filter hash); one
+/// `ftrace_set_filter_ips` line per call, naming every address.
 pub fn ftrace_set_filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
+    let ret = filter_ips(ipmodify, ips, remove);
+    // model.c joins the addresses with commas into a 1024-byte buffer.
+    let mut list = ips
+        .iter()
+        .map(|&ip| hd_sym(ip))
+        .collect::<Vec<_>>()
+        .join(",");
+    list.truncate(1023);
+    ev(format!(
+        "ftrace_set_filter_ips {} {list} remove={} reset=0 = {ret}",
+        ops_name(ipmodify),
+        remove as c_int
+    ));
+    ret
+}
+
+fn filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
     assert!(
         arch(|a| a.kprobe_mutex),
         "ftrace arming without kprobe_mutex"
     );
-    let sign = if remove { "-" } else { "+" };
-    let list: Vec<String> = ips
-        .iter()
-        .map(|&ip| format!("{sign}{}", sym_off(ip)))
-        .collect();
-    ev(format!(
-        "ftrace-filters {} {}",
-        ops_name(ipmodify),
-        list.join(" ")
-    ));
     arch(|a| a.ftrace_batch_calls[ipmodify as usize] += 1);
     if let Some(e) = arch(|a| a.ftrace_fail.take()) {
         return e;
@@ -144,18 +156,26 @@ pub fn ftrace_set_filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_i
 
 /// `register_ftrace_function()`.
 pub fn register_ftrace_function(ipmodify: bool) -> c_int {
-    ev(format!("ftrace-register {}", ops_name(ipmodify)));
-    if let Some(e) = arch(|a| a.ftrace_register_fail.take()) {
-        return e;
-    }
-    arch(|a| a.ftrace_ops[ipmodify as usize].flags |= FTRACE_OPS_FL_ENABLED);
-    0
+    let ret = if let Some(e) = arch(|a| a.ftrace_register_fail.take()) {
+        e
+    } else {
+        arch(|a| a.ftrace_ops[ipmodify as usize].flags |= FTRACE_OPS_FL_ENABLED);
+        0
+    };
+    ev(format!(
+        "register_ftrace_function {} = {ret}",
+        ops_name(ipmodify)
+    ));
+    ret
 }
 
 /// `unregister_ftrace_function()`.
 pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
-    ev(format!("ftrace-unregister {}", ops_name(ipmodify)));
     arch(|a| a.ftrace_ops[ipmodify as usize].flags &= !FTRACE_OPS_FL_ENABLED);
+    ev(format!(
+        "unregister_ftrace_function {} = 0",
+        ops_name(ipmodify)
+    ));
     0
 }
 

@@ -5,7 +5,7 @@
 use super::image::image;
 use super::memory::kfree;
 use super::text::arch;
-use super::trace::record;
+use super::trace::{ev, record};
 use crate::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -28,18 +28,22 @@ pub fn rcu_read_unlock() {
 }
 
 /// `synchronize_rcu_expedited()`: a grace period, like [`synchronize_rcu`]
-/// (the simulation has no notion of how long one takes), counted apart.
+/// (the simulation has no notion of how long one takes), counted apart;
+/// traced as `~synchronize_rcu` (model.c has one kind of grace period, and
+/// hostdiff-rust traces the core's expedited ones so).
 pub fn synchronize_rcu_expedited() {
     synchronize_rcu();
     record(|r| r.expedited_grace_periods += 1);
 }
 
-/// `synchronize_rcu()`: must not be called inside a read-side section.
+/// `synchronize_rcu()`: must not be called inside a read-side section;
+/// traced as `~synchronize_rcu`.
 pub fn synchronize_rcu() {
     record(|r| {
         assert_eq!(r.rcu_nesting, 0, "synchronize_rcu() inside rcu_read_lock()");
         r.grace_periods += 1
     });
+    ev("~synchronize_rcu".into());
 }
 
 /// `kfree_rcu(ptr, rcu)`: the simulation frees at once and counts.
@@ -72,7 +76,8 @@ pub fn rcu_barrier() {
     }
 }
 
-/// `synchronize_rcu_tasks()`.
+/// `synchronize_rcu_tasks()`, traced as `~synchronize_rcu_tasks`.
 pub fn synchronize_rcu_tasks() {
     arch(|a| a.rcu_tasks += 1);
+    ev("~synchronize_rcu_tasks".into());
 }

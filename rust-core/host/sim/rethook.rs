@@ -34,11 +34,30 @@ fn pools<R>(f: impl FnOnce(&mut BTreeMap<c_int, Pool>) -> R) -> R {
     f(&mut POOLS.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// `rethook_alloc()`: a pool of `num` nodes of `size` bytes.
+/// `rethook_alloc()`: a pool of `num` nodes of `size` bytes; traced as
+/// model.c does (`rethook_alloc num=N = 0|-ERR`).
 ///
 /// # Safety
 /// `data` outlives the rethook.
 pub unsafe fn rethook_alloc(
+    data: *mut c_void,
+    handler: RethookHandler,
+    size: c_int,
+    num: c_int,
+) -> *mut Rethook {
+    // SAFETY: this function's `# Safety`, passed on.
+    let rh = unsafe { alloc_pool(data, handler, size, num) };
+    let err = rh as isize;
+    let ret = if (-4095..0).contains(&err) { err } else { 0 };
+    ev(format!("rethook_alloc num={num} = {ret}"));
+    rh
+}
+
+/// [`rethook_alloc`]'s work.
+///
+/// # Safety
+/// `data` outlives the rethook.
+unsafe fn alloc_pool(
     data: *mut c_void,
     handler: RethookHandler,
     size: c_int,
@@ -90,12 +109,14 @@ pub unsafe fn rethook_alloc(
     rh
 }
 
-/// `rethook_free()`: stops the rethook; the simulation frees it when all
-/// of its nodes are back (`rethook_free_rcu()`).
+/// `rethook_free()`: stops the rethook (traced as `rethook_free`); the
+/// simulation frees it when all of its nodes are back
+/// (`rethook_free_rcu()`).
 ///
 /// # Safety
 /// `rh` came from [`rethook_alloc`], freed once.
 pub unsafe fn rethook_free(rh: *mut Rethook) {
+    ev("rethook_free".into());
     // SAFETY: `rh` is live (this function's `# Safety`: freed only now); the
     // simulated rethooks are used by the test's thread alone.
     unsafe {

@@ -6,11 +6,13 @@
 //! the simulated arch and of the kernel services the registration side
 //! uses (locks, ftrace, the workqueue, rethook's hooked returns, printk).
 //! Every call the core makes into the "arch" is logged as a line in
-//! `Arch::events` (`arm 0x...`, `optimize 0x...`, ...), so tests can assert
-//! on the exact sequence of text patching operations.
+//! `Arch::events`, in the host differential's trace vocabulary (`arch.c`'s
+//! `hd_trace()` lines without their indent: `arch_arm_kprobe f0+0x4`,
+//! `arch_optimize_kprobes f0+0x8`, ...), so tests can assert on the exact
+//! sequence of text patching operations.
 
 use super::link;
-use super::trace::{ev, sym_off, warn};
+use super::trace::{ev, hd_page, hd_sym, warn};
 use super::RethookNode;
 use super::{EEXIST, EILSEQ, ERANGE};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong};
@@ -159,7 +161,11 @@ unsafe fn list_move(e: *mut ListHead, head: *mut ListHead) {
 /// State of the simulated arch and of the services below, per thread.
 #[derive(Default)]
 pub struct Arch {
-    /// Patching and ftrace operations, in order.
+    /// The trace: what the core did to the simulated kernel, in order, as
+    /// the host differential's model (`model.c`, `arch.c`) writes it
+    /// (MODEL.md section 4), one line each without the two-blank indent:
+    /// `arch_*` calls, ftrace calls, `WARN`, `log LEVEL: ...`,
+    /// `~synchronize_rcu*`, `~work ...`, `?` queries.
     pub events: Vec<String>,
     /// Addresses whose `arch_prepare_kprobe()` fails (-EILSEQ).
     pub unpreparable: Vec<usize>,
@@ -191,8 +197,6 @@ pub struct Arch {
     pub sysctl_mutex: bool,
     /// Hooked returns: (node, frame), innermost last.
     pub hooked: Vec<*mut RethookNode>,
-    /// printk output.
-    pub log: Vec<String>,
     /// The sysctl value the simulated `proc_dointvec_minmax()` writes.
     pub sysctl_write: Option<c_int>,
     /// Simulated `[__init_begin, __init_end)`.
@@ -251,13 +255,26 @@ pub fn max_optinsn_size() -> usize {
 pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
     // SAFETY: `p` is live (this function's `# Safety`).
     let a = unsafe { (*p).addr } as usize;
-    ev(format!("prepare {}", sym_off(a)));
-    if arch(|x| x.unpreparable.contains(&a)) {
-        return -EILSEQ;
-    }
+    let ret = if arch(|x| x.unpreparable.contains(&a)) {
+        -EILSEQ
+    } else {
+        // SAFETY: `p` is live (this function's `# Safety`).
+        unsafe { (*p).ainsn.insn = (0x5107_0000 + (a & 0xffff)) as *mut KprobeOpcode };
+        0
+    };
+    // A fake slot, in no execmem page (arch.c's is from kprobe_insn_slots).
     // SAFETY: `p` is live (this function's `# Safety`).
-    unsafe { (*p).ainsn.insn = (0x5107_0000 + (a & 0xffff)) as *mut KprobeOpcode };
-    0
+    let slot = if ret == 0 {
+        unsafe { (*p).ainsn.insn }
+    } else {
+        core::ptr::null_mut()
+    };
+    ev(format!(
+        "arch_prepare_kprobe {} = {ret} slot={}",
+        hd_sym(a),
+        hd_page(slot)
+    ));
+    ret
 }
 
 /// `arch_prepare_kprobe_ftrace()`.
@@ -267,8 +284,11 @@ pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
 pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
     // SAFETY: `p` is live (this function's `# Safety`).
     unsafe {
-        ev(format!("prepare-ftrace {}", sym_off((*p).addr as usize)));
         (*p).ainsn.insn = core::ptr::null_mut();
+        ev(format!(
+            "arch_prepare_kprobe_ftrace {} = 0",
+            hd_sym((*p).addr as usize)
+        ));
     }
     0
 }
@@ -280,7 +300,10 @@ pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
 pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
     assert!(arch(|a| a.text_mutex), "arm without text_mutex");
     // SAFETY: `p` is live (this function's `# Safety`).
-    ev(format!("arm {}", sym_off(unsafe { (*p).addr } as usize)));
+    ev(format!(
+        "arch_arm_kprobe {}",
+        hd_sym(unsafe { (*p).addr } as usize)
+    ));
 }
 
 /// `arch_disarm_kprobe()`.
@@ -290,7 +313,10 @@ pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
 pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
     assert!(arch(|a| a.text_mutex), "disarm without text_mutex");
     // SAFETY: `p` is live (this function's `# Safety`).
-    ev(format!("disarm {}", sym_off(unsafe { (*p).addr } as usize)));
+    ev(format!(
+        "arch_disarm_kprobe {}",
+        hd_sym(unsafe { (*p).addr } as usize)
+    ));
 }
 
 /// `arch_remove_kprobe()`.
@@ -300,7 +326,11 @@ pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
 pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
     // SAFETY: `p` is live (this function's `# Safety`).
     unsafe {
-        ev(format!("remove {}", sym_off((*p).addr as usize)));
+        ev(format!(
+            "arch_remove_kprobe {} slot={}",
+            hd_sym((*p).addr as usize),
+            hd_page((*p).ainsn.insn)
+        ));
         (*p).ainsn.insn = core::ptr::null_mut();
     }
 }
@@ -325,14 +355,22 @@ pub fn arch_init_kprobes() -> c_int {
 pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut Kprobe) -> c_int {
     // SAFETY: both live (this function's `# Safety`).
     let a = unsafe { (*orig).addr } as usize;
-    ev(format!("prepare-opt {}", sym_off(a)));
-    if arch(|x| x.optimizable.contains(&a)) {
+    let ret = if arch(|x| x.optimizable.contains(&a)) {
         // SAFETY: both live (this function's `# Safety`).
         unsafe { (*op).optinsn.size = 5 };
         0
     } else {
         -EILSEQ
-    }
+    };
+    // No slot: the simulation takes none from kprobe_optinsn_slots.
+    // SAFETY: both live (this function's `# Safety`).
+    let (size, slot) = unsafe { ((*op).optinsn.size, (*op).optinsn.insn) };
+    ev(format!(
+        "arch_prepare_optimized_kprobe {} = {ret} size={size} slot={}",
+        hd_sym(a),
+        hd_page(slot)
+    ));
+    ret
 }
 
 /// `arch_prepared_optinsn(&op->optinsn)`.
@@ -352,6 +390,7 @@ pub unsafe fn arch_prepared_optinsn(op: *mut OptimizedKprobe) -> bool {
 pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
     // SAFETY: `op` is live (this function's `# Safety`).
     let (addr, size) = unsafe { ((*op).kp.addr, (*op).optinsn.size) };
+    let mut ret = 0;
     for i in 1..size {
         // A simulated text address, not a Rust allocation: no `add`.
         // SAFETY: the caller holds kprobe_mutex, `get_kprobe()`'s context.
@@ -359,10 +398,15 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
         // SAFETY: `p` is hashed (`get_kprobe()` found it), as
         // `kprobe_disarmed()` requires.
         if !p.is_null() && !unsafe { link::kprobe_disarmed(p) } {
-            return -EEXIST;
+            ret = -EEXIST;
+            break;
         }
     }
-    0
+    ev(format!(
+        "arch_check_optimized_kprobe {} = {ret}",
+        hd_sym(addr as usize)
+    ));
+    ret
 }
 
 /// `arch_within_optimized_kprobe()`: x86's.
@@ -374,10 +418,15 @@ pub unsafe fn arch_within_optimized_kprobe(
     addr: *mut KprobeOpcode,
 ) -> bool {
     // SAFETY: `op` is live (this function's `# Safety`).
-    unsafe {
-        let start = (*op).kp.addr as usize;
-        start <= addr as usize && start + (*op).optinsn.size > addr as usize
-    }
+    let (start, size) = unsafe { ((*op).kp.addr as usize, (*op).optinsn.size) };
+    let r = start <= addr as usize && start + size > addr as usize;
+    ev(format!(
+        "?arch_within_optimized_kprobe {} {} = {}",
+        hd_sym(start),
+        hd_sym(addr as usize),
+        r as c_int
+    ));
+    r
 }
 
 /// `arch_remove_optimized_kprobe()`.
@@ -387,9 +436,11 @@ pub unsafe fn arch_within_optimized_kprobe(
 pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
     // SAFETY: `op` is live (this function's `# Safety`).
     unsafe {
-        if (*op).optinsn.size != 0 {
-            ev(format!("remove-opt {}", sym_off((*op).kp.addr as usize)));
-        }
+        ev(format!(
+            "arch_remove_optimized_kprobe {} slot={}",
+            hd_sym((*op).kp.addr as usize),
+            hd_page((*op).optinsn.insn)
+        ));
         (*op).optinsn.size = 0;
     }
 }
@@ -406,11 +457,14 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
     unsafe {
         for l in list_entries(list) {
             let op = op_of_list(l);
+            ev(format!(
+                "arch_optimize_kprobes {}",
+                hd_sym((*op).kp.addr as usize)
+            ));
             let flags = core::ptr::read_volatile(core::ptr::addr_of!((*op).kp.flags));
             if flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE) != 0 {
                 warn();
             }
-            ev(format!("optimize {}", sym_off((*op).kp.addr as usize)));
             list_del_init(l);
         }
     }
@@ -424,8 +478,8 @@ pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
     assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
     // SAFETY: `op` is live; locks held (this function's `# Safety`).
     ev(format!(
-        "unoptimize {}",
-        sym_off(unsafe { (*op).kp.addr } as usize)
+        "arch_unoptimize_kprobe {}",
+        hd_sym(unsafe { (*op).kp.addr } as usize)
     ));
 }
 

@@ -2,9 +2,9 @@
 
 //! What the core did and what it printed: the per-thread [`Record`]
 //! (allocations, grace periods, perf ksymbol events, warnings), `WARN_ON`,
-//! printk (`pr_*`), the `arch` event lines and `%pS`/`%ps`.
+//! printk (`pr_*`), the trace lines in [`Arch::events`](super::Arch)
+//! (model.c's `hd_trace()`, `hd_sym()`, `hd_page()`) and `%pS`/`%ps`.
 
-use super::cpu::cpu;
 use super::image::lookup;
 use super::text::arch;
 use crate::ffi::{c_char, c_uint};
@@ -44,7 +44,10 @@ pub fn record<R>(f: impl FnOnce(&mut Record) -> R) -> R {
     REC.with(|r| f(&mut r.borrow_mut()))
 }
 
-/// `perf_event_ksymbol()`.
+/// `perf_event_ksymbol()`: recorded, and traced as model.c does
+/// (`perf_event_ksymbol type=T ADDR len=N register|unregister SYM`, ADDR
+/// as [`hd_page`] prints it: `page?`, the simulation having no execmem
+/// pages).
 ///
 /// # Safety
 /// `sym` is a NUL-terminated string.
@@ -59,25 +62,55 @@ pub unsafe fn perf_event_ksymbol(
     let s = unsafe { CStr::from_ptr(sym.cast()) }
         .to_string_lossy()
         .into_owned();
+    ev(format!(
+        "perf_event_ksymbol type={ksym_type} {} len={len} {} {s}",
+        hd_page(addr as usize as *const KprobeOpcode),
+        if unregister { "unregister" } else { "register" }
+    ));
     record(|r| r.ksym_events.push((ksym_type, addr, len, unregister, s)));
 }
 
-/// `WARN_ON(1)` at `file:line`.
+/// `WARN_ON(1)` at `file:line`: recorded, printed like the kernel would,
+/// and traced as `WARN` (model.c's `hd_warn()`).
 pub fn warn_at(file: &'static str, line: u32) {
     eprintln!("WARNING: at {file}:{line}");
     record(|r| r.warnings.push(line));
+    ev("WARN".into());
 }
 
-/// `WARN_ON(1)`: recorded, and printed like the kernel would.
+/// `WARN_ON(1)` at the caller's location (see [`warn_at`]).
 #[track_caller]
 pub fn warn() {
     let loc = core::panic::Location::caller();
-    eprintln!("WARNING: at {}:{}", loc.file(), loc.line());
-    record(|r| r.warnings.push(loc.line()));
+    warn_at(loc.file(), loc.line());
 }
 
-/// The `dump_kprobe()` message, formatted as printk would (`%pS` as
-/// `0x<addr>`, a null `%s` as `(null)`).
+/// model.c's `hd_printk()`: `log LEVEL: TEXT`, the message formatted into
+/// 512 bytes and without its trailing newlines (LEVEL is `err`, `warn` or
+/// `info`, as `pr_err()`, `pr_warn()` and `pr_info()` pass it).
+fn printk(level: &str, mut msg: String) {
+    if msg.len() > 511 {
+        let mut n = 511;
+        while !msg.is_char_boundary(n) {
+            n -= 1;
+        }
+        msg.truncate(n);
+    }
+    ev(format!("log {level}: {}", msg.trim_end_matches('\n')));
+}
+
+/// The `pr_*()` level of a kernel log level (`KERN_ERR` is 3).
+fn level_name(level: u8) -> &'static str {
+    match level {
+        0..=3 => "err",
+        4 => "warn",
+        _ => "info",
+    }
+}
+
+/// The `dump_kprobe()` message, as upstream's `pr_err()` traces it in
+/// model.c (whose printk is the host's `vsnprintf()`: `%pS` is glibc's
+/// `%p` followed by a literal `S`, and a null `%s` is `(null)`).
 ///
 /// # Safety
 /// `sym` is null or a C string.
@@ -90,11 +123,14 @@ pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut 
             .to_string_lossy()
             .into_owned()
     };
-    let msg = format!(
-        "Dump kprobe:\n.symbol_name = {s}, .offset = {offset:x}, .addr = {:#x}\n",
-        addr as usize
-    );
-    cpu(|c| c.log.push(msg));
+    let p = if addr.is_null() {
+        "(nil)".to_string()
+    } else {
+        format!("{:#x}", addr as usize)
+    };
+    let msg =
+        format!("kprobes: Dump kprobe:\n.symbol_name = {s}, .offset = {offset:x}, .addr = {p}S\n");
+    printk("err", msg);
 }
 
 pub(super) fn cstr(p: *const c_char) -> String {
@@ -124,17 +160,37 @@ pub(super) fn ev(s: String) {
     arch(|a| a.events.push(s));
 }
 
-/// `sym+0xoff` for event lines.
-pub fn sym_off(a: usize) -> String {
+/// `hd_sym()`: an address in a trace line, `name+0xoff` (model.c:
+/// `"%s+0x%lx"`), or `0xhex` outside every symbol. model.c names any
+/// symbol of its table, present or not; the simulation names those of
+/// its image.
+pub fn hd_sym(a: usize) -> String {
     match lookup(a) {
         Some(s) => format!("{}+{:#x}", s.name, a - s.addr),
         None => format!("{a:#x}"),
     }
 }
 
+/// `hd_page()`: an instruction slot in a trace line. model.c prints
+/// `pageN+0xoff` for an address in its Nth execmem page, `null` for NULL
+/// and `page?` for anything else; the simulation has no execmem pages
+/// (its arch takes no slot from the insn caches; step 4 of
+/// PLAN-one-simulation.md), so a slot is `null` or `page?`.
+pub fn hd_page(p: *const KprobeOpcode) -> &'static str {
+    if p.is_null() {
+        "null"
+    } else {
+        "page?"
+    }
+}
+
+/// `printk(fmt, args...)`: `fmt` may start with a `KERN_<level>`; each
+/// `%d` or `%s` takes the next of `args`.
 pub(super) fn klog(fmt: &CStr, args: &[String]) {
     let mut s = fmt.to_string_lossy().into_owned();
+    let mut level = "info";
     if s.starts_with('\u{1}') {
+        level = level_name(s.as_bytes().get(1).map_or(6, |c| c.wrapping_sub(b'0')));
         s.drain(..2);
     }
     for a in args {
@@ -142,13 +198,13 @@ pub(super) fn klog(fmt: &CStr, args: &[String]) {
             s.replace_range(i..i + 2, a);
         }
     }
-    arch(|x| x.log.push(s.trim_end().to_string()));
+    printk(level, s);
 }
 
-/// The `kp_pr!` messages: `kprobes: ` and the message, at `level`.
-pub fn pr_log(_level: u8, args: core::fmt::Arguments<'_>) {
-    let s = format!("kprobes: {args}");
-    arch(|x| x.log.push(s.trim_end().to_string()));
+/// The `kp_pr!` messages: upstream's `pr_*()` of the same text (`pr_fmt`
+/// is `kprobes: `) at `level`.
+pub fn pr_log(level: u8, args: core::fmt::Arguments<'_>) {
+    printk(level_name(level), format!("kprobes: {args}"));
 }
 
 /// `printk(fmt, s)`.

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Where the instructions of unregister_kprobe() go, on both kernels
+# (issue 17; README.md here).  Needs `make build` and a `make bench` run
+# (the generated target modules kpb_fns*.ko and kpb_funcs.h in $WORK/bench/).
+#   run.sh parts    kpu_parts.ko on both kernels under icount (KPU lines:
+#                   guest ns of each part of (un)registration)
+#   run.sh count    gdb single-steps the three unregister_kprobe() calls of
+#                   kpu_one.ko on each kernel and attributes every
+#                   instruction to its function (attribute.py); the core's
+#                   own are those of kernel/kprobes.o or kernel/kprobes_rust/
+# Results: $WORK/unreg-parts/ (parts-VARIANT.txt, count-VARIANT.txt).
+. "$(dirname "$0")/../../../../scripts/lib.sh"
+here=$ROOT/tools/testing/bench/unreg-parts
+D=$WORK/unreg-parts B=$WORK/bench
+[ -f "$B/mod/kpb_funcs.h" ] && ls "$B"/extra/kpb_fns0.ko >/dev/null 2>&1 ||
+	die "no generated target modules in $B" "run 'make bench' first"
+rm -rf "$D/mod" "$D/extra"
+mkdir -p "$D/mod" "$D/extra"
+cp "$here/kpu_parts.c" "$here/kpu_one.c" "$here/Kbuild" "$B/mod/kpb_funcs.h" "$D/mod/"
+kmake c M="$D/mod" KBUILD_EXTRA_SYMBOLS="$B/mod/Module.symvers" modules >"$D/build.log" 2>&1 ||
+	die "module build failed; log: $D/build.log"
+cp "$B"/extra/kpb_fns*.ko "$D"/mod/kpu_*.ko "$D/extra/"
+
+case ${1:-} in
+parts)
+	cat >"$D/parts-job.sh" <<'JOB'
+. /kpt/lib.sh
+for m in $(ls /extra/kpb_fns*.ko | sort -V); do insmod "$m"; done
+echo 1 > /sys/kernel/rcu_expedited
+for opt in 0 1; do
+	echo $opt > /proc/sys/debug/kprobes-optimization
+	for n in 10 100; do
+		dmesg -c > /dev/null
+		insmod /extra/kpu_parts.ko n=$n
+		dmesg | grep KPU | sed "s/^.*KPU/KPU opt=$opt/"
+		rmmod kpu_parts
+	done
+done
+JOB
+	for v in $VARIANTS; do
+		KP_SMP=1 KP_ICOUNT=1 KP_EXTRA_DIR="$D/extra" "$ROOT/scripts/vm.sh" "$v" "$D/parts-job.sh" unreg-parts ||
+			die "the $v guest failed"
+		grep '^KPU' "$RESULTS/$v/unreg-parts/results.log" | tee "$D/parts-$v.txt"
+	done
+	;;
+count)
+	cat >"$D/count-job.sh" <<'JOB'
+. /kpt/lib.sh
+for m in $(ls /extra/kpb_fns*.ko | sort -V); do insmod "$m"; done
+echo 1 > /sys/kernel/rcu_expedited
+echo 0 > /proc/sys/debug/kprobes-optimization
+insmod /extra/kpu_one.ko
+JOB
+	port=1300
+	for v in $VARIANTS; do
+		port=$((port + 1))
+		# A first boot builds the initramfs (and runs the job once, untraced).
+		KP_SMP=1 KP_ICOUNT=1 KP_EXTRA_DIR="$D/extra" "$ROOT/scripts/vm.sh" "$v" "$D/count-job.sh" unreg-count ||
+			die "the $v guest failed"
+		r=$RESULTS/$v/unreg-count o=$(outdir "$v")
+		qemu-system-x86_64 -machine pc -accel tcg -icount shift=0,align=off,sleep=off -smp 1 -m 1024 \
+			-kernel "$o/arch/x86/boot/bzImage" -initrd "$r/initramfs.cpio" \
+			-append "console=ttyS0 panic=-1 kpt.variant=$v kpt.config=$KP_CONFIG" \
+			-no-reboot -display none -monitor none -nodefaults \
+			-serial "file:$r/console-gdb.log" -serial "file:$r/results-gdb.log" \
+			-gdb "tcp::$port" -S &
+		sleep 1
+		timeout 1800 gdb -batch -ex "python PORT='$port'; OUT='$D/pcs-$v.txt'" -x "$here/gdb_count.py" \
+			"$o/vmlinux" >"$D/gdb-$v.log" 2>&1 || die "gdb failed; log: $D/gdb-$v.log"
+		wait
+		if [ "$v" = c ]; then objs=$o/kernel/kprobes.o; else objs=$(find "$o/kernel/kprobes_rust" -name '*.o' ! -name 'built-in*'); fi
+		# shellcheck disable=SC2086
+		python3 "$here/attribute.py" "$o/vmlinux" "$D/pcs-$v.txt" $objs | tee "$D/count-$v.txt"
+	done
+	;;
+*) die "usage: run.sh parts|count" ;;
+esac

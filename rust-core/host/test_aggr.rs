@@ -275,11 +275,10 @@ fn dump_kprobe_prints_upstreams_format() {
 mod kallsym {
     use super::*;
     use crate::types::{KprobeInsnCache, ListHead};
-    use std::alloc::{alloc_zeroed, Layout};
 
     unsafe extern "C" fn page() -> *mut core::ffi::c_void {
-        // SAFETY: non-zero size; freed by `destroy()`.
-        unsafe { alloc_zeroed(Layout::from_size_align(4096, 4096).unwrap()).cast() }
+        // An execmem page, freed by `destroy()`.
+        sys::execmem_alloc(4096)
     }
 
     /// A cache allocated once and reached only through the returned raw
@@ -316,10 +315,7 @@ mod kallsym {
             while l != head {
                 let next = (*l).next;
                 let kip = crate::container_of!(l, crate::slots::KprobeInsnPage, list);
-                std::alloc::dealloc(
-                    (*kip).insns.cast(),
-                    Layout::from_size_align(4096, 4096).unwrap(),
-                );
+                sys::execmem_free((*kip).insns.cast());
                 sys::kfree(kip.cast());
                 l = next;
             }

@@ -6,7 +6,6 @@ use crate::exports::*;
 use crate::ffi::{c_char, c_uint, c_ulong, c_void};
 use crate::sys::{self, record};
 use crate::types::{KprobeInsnCache, KprobeOpcode, ListHead};
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::cell::Cell;
 
 const PAGE: usize = sys::PAGE_SIZE;
@@ -24,14 +23,14 @@ unsafe extern "C" fn page_alloc() -> *mut c_void {
         return core::ptr::null_mut();
     }
     PAGES.with(|p| p.set(p.get() + 1));
-    // SAFETY: non-zero size.
-    unsafe { alloc_zeroed(Layout::from_size_align(PAGE, PAGE).unwrap()) as *mut c_void }
+    // `alloc_insn_page()`: a page named `pageN` in the trace.
+    sys::execmem_alloc(PAGE)
 }
 
 unsafe extern "C" fn page_free(p: *mut c_void) {
     PAGES.with(|c| c.set(c.get() - 1));
-    // SAFETY: allocated by page_alloc with this layout.
-    unsafe { dealloc(p as *mut u8, Layout::from_size_align(PAGE, PAGE).unwrap()) }
+    // SAFETY: the cache frees only pages of `page_alloc()`, once.
+    unsafe { sys::execmem_free(p) }
 }
 
 fn pages() -> isize {
@@ -150,10 +149,39 @@ fn first_slot_allocates_a_page_and_reports_it_to_perf() {
     );
     assert_eq!(
         sys::arch(|a| a.events.clone()),
-        ["perf_event_ksymbol type=2 page? len=4096 register kprobe_insn_page"],
-        "traced as model.c does, but for the page's name (no execmem here)"
+        ["perf_event_ksymbol type=2 page0+0x0 len=4096 register kprobe_insn_page"],
+        "traced as model.c does"
     );
     c.destroy();
+}
+
+#[test]
+fn execmem_pages_are_named_in_allocation_order_and_never_renumbered() {
+    let a = sys::execmem_alloc(PAGE);
+    let b = sys::execmem_alloc(PAGE);
+    let at = |p: *mut c_void, off: usize| sys::hd_page(p.cast::<u8>().wrapping_add(off).cast());
+    assert_eq!(at(a, 0), "page0+0x0");
+    assert_eq!(at(b, 0x10), "page1+0x10");
+    assert_eq!(at(b, PAGE), "page?", "past the page");
+    assert_eq!(sys::hd_page(core::ptr::null()), "null");
+    // SAFETY: `a` is from `execmem_alloc()` and not used after.
+    unsafe { sys::execmem_free(a) };
+    assert_eq!(at(a, 0), "page?", "a freed page has no name");
+    let c = sys::execmem_alloc(PAGE);
+    assert_eq!(at(c, 0), "page2+0x0", "numbers are not reused");
+    // SAFETY: from `execmem_alloc()`, not used after.
+    unsafe {
+        sys::execmem_free(b);
+        sys::execmem_free(c);
+    }
+    assert_eq!(
+        sys::arch(|a| a.events.clone()),
+        [
+            "execmem_free page0",
+            "execmem_free page1",
+            "execmem_free page2"
+        ]
+    );
 }
 
 #[test]
@@ -287,6 +315,11 @@ fn emptied_page_is_freed_unless_it_is_the_last_one() {
         )
     );
     assert_eq!(record(|r| r.grace_periods), 1, "freed after a grace period");
+    assert_eq!(
+        sys::arch(|a| a.events.last().cloned()),
+        Some("execmem_free page1".to_string()),
+        "the second page allocated is model.c's page1"
+    );
     for &x in &s[..SPP] {
         c.free(x, false);
     }

@@ -6,6 +6,7 @@
 //! (model.c's `hd_trace()`, `hd_sym()`, `hd_page()`) and `%pS`/`%ps`.
 
 use super::image::lookup;
+use super::memory::page_name;
 use super::text::arch;
 use crate::ffi::{c_char, c_uint};
 use crate::types::KprobeOpcode;
@@ -46,8 +47,7 @@ pub fn record<R>(f: impl FnOnce(&mut Record) -> R) -> R {
 
 /// `perf_event_ksymbol()`: recorded, and traced as model.c does
 /// (`perf_event_ksymbol type=T ADDR len=N register|unregister SYM`, ADDR
-/// as [`hd_page`] prints it: `page?`, the simulation having no execmem
-/// pages).
+/// as [`hd_page`] prints it).
 ///
 /// # Safety
 /// `sym` is a NUL-terminated string.
@@ -171,16 +171,15 @@ pub fn hd_sym(a: usize) -> String {
     }
 }
 
-/// `hd_page()`: an instruction slot in a trace line. model.c prints
-/// `pageN+0xoff` for an address in its Nth execmem page, `null` for NULL
-/// and `page?` for anything else; the simulation has no execmem pages
-/// (its arch takes no slot from the insn caches; step 4 of
-/// PLAN-one-simulation.md), so a slot is `null` or `page?`.
-pub fn hd_page(p: *const KprobeOpcode) -> &'static str {
+/// `hd_page()`: an instruction slot in a trace line, as model.c prints
+/// it: `pageN+0xoff` for an address in the Nth execmem page
+/// ([`execmem_alloc`](super::execmem_alloc)), `null` for NULL and `page?`
+/// for anything else (e.g. the fake slots of the default arch).
+pub fn hd_page(p: *const KprobeOpcode) -> String {
     if p.is_null() {
-        "null"
+        "null".into()
     } else {
-        "page?"
+        page_name(p as usize).unwrap_or_else(|| "page?".into())
     }
 }
 

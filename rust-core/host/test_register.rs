@@ -702,6 +702,70 @@ fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
 }
 
 #[test]
+fn model_ftrace_filters_as_model_c() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    let filter = |ops: usize| arch(|a| a.ftrace_filter(ops));
+    // The simulated ftrace is called under kprobe_mutex, as the core does.
+    arch(|a| a.kprobe_mutex = true);
+    // The default: an address may be added twice; removing takes both.
+    assert_eq!(sys::ftrace_set_filter_ip(false, F1, false), 0);
+    assert_eq!(sys::ftrace_set_filter_ip(false, F1, false), 0);
+    assert_eq!(filter(0), [F1, F1]);
+    assert_eq!(sys::ftrace_set_filter_ip(false, F1, true), 0);
+    assert!(filter(0).is_empty());
+    trace();
+    // model.c's semantics (MODEL.md section 1, "ftrace").
+    image(|i| i.as_model = true);
+    assert_eq!(sys::ftrace_set_filter_ip(false, F1, false), 0);
+    assert_eq!(sys::ftrace_set_filter_ip(false, F1, false), 0, "present: 0");
+    assert_eq!(filter(0), [F1], "no address twice");
+    assert_eq!(
+        sys::ftrace_set_filter_ip(false, F0 + 4, false),
+        -sys::EINVAL,
+        "not an ftrace site"
+    );
+    assert_eq!(
+        sys::ftrace_set_filter_ip(true, F1, true),
+        -sys::ENOENT,
+        "not in the ipmodify ops' filter"
+    );
+    assert_eq!(
+        sys::ftrace_set_filter_ips(false, &[F2, F0], false),
+        -sys::EINVAL,
+        "one bad address"
+    );
+    assert_eq!(filter(0), [F1], "all or nothing");
+    assert_eq!(sys::ftrace_set_filter_ips(false, &[F2, F1], false), 0);
+    assert_eq!(filter(0), [F1, F2]);
+    assert_eq!(sys::register_ftrace_function(false), 0);
+    assert_eq!(sys::register_ftrace_function(false), -sys::EBUSY_SIM);
+    assert_eq!(sys::unregister_ftrace_function(false), 0);
+    assert_eq!(sys::unregister_ftrace_function(false), -sys::EBUSY_SIM);
+    assert_eq!(sys::ftrace_set_filter_ips(false, &[F1, F2], true), 0);
+    assert!(filter(0).is_empty());
+    assert_eq!(
+        trace(),
+        [
+            "ftrace_set_filter_ip ftrace_ops f1+0x0 remove=0 reset=0 = 0",
+            "ftrace_set_filter_ip ftrace_ops f1+0x0 remove=0 reset=0 = 0",
+            "ftrace_set_filter_ip ftrace_ops f0+0x4 remove=0 reset=0 = -22",
+            "ftrace_set_filter_ip ipmodify_ops f1+0x0 remove=1 reset=0 = -2",
+            "ftrace_set_filter_ips ftrace_ops f2+0x0,f0+0x0 remove=0 reset=0 = -22",
+            "ftrace_set_filter_ips ftrace_ops f2+0x0,f1+0x0 remove=0 reset=0 = 0",
+            "register_ftrace_function ftrace_ops = 0",
+            "WARN",
+            "register_ftrace_function ftrace_ops = -16",
+            "unregister_ftrace_function ftrace_ops = 0",
+            "WARN",
+            "unregister_ftrace_function ftrace_ops = -16",
+            "ftrace_set_filter_ips ftrace_ops f1+0x0,f2+0x0 remove=1 reset=0 = 0",
+        ]
+    );
+    arch(|a| a.kprobe_mutex = false);
+}
+
+#[test]
 fn ftrace_arming_failure_unhashes_and_returns_the_error() {
     let _g = sys::exclusive();
     let _t = kernel();

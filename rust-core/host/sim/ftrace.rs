@@ -4,11 +4,19 @@
 //! failures; each call is a line in [`Arch::events`](super::Arch) as
 //! model.c traces it (`ftrace_set_filter_ip OPS A remove=R reset=0 = RET`,
 //! ...; OPS is `ftrace_ops` or `ipmodify_ops`).
+//!
+//! Two semantics: the unit tests' default (an address may be added twice,
+//! removing takes every copy, (un)registering always succeeds) and, with
+//! [`Image::as_model`](super::Image::as_model), model.c's (MODEL.md section 1,
+//! "ftrace"): each address at most once, `-EINVAL` for an address that is
+//! no ftrace site, `-ENOENT` for removing an absent one, `-ENOMEM` for a
+//! full filter, and `WARN` + `-EBUSY` for registering an enabled ops or
+//! unregistering a disabled one.
 
-use super::image::image;
+use super::image::{image, model};
 use super::text::{arch, Arch};
 use super::trace::{ev, hd_sym, warn};
-use super::ENOENT;
+use super::{EBUSY_SIM, EINVAL, ENOENT, ENOMEM};
 use crate::ffi::{c_int, c_ulong};
 use crate::ktypes::{FtraceOps, FTRACE_MAX_FILTER, FTRACE_OPS_FL_ENABLED};
 use crate::types::KprobeOpcode;
@@ -41,15 +49,20 @@ pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
     let ret = if let Some(e) = arch(|a| a.ftrace_fail.take()) {
         e
     } else {
+        let loc = model().then(|| ftrace_location(ip));
         arch(|a| {
             let ops = &mut a.ftrace_ops[ipmodify as usize];
-            if remove {
-                filter_remove(ops, ip);
+            if let Some(loc) = loc {
+                model_filter_ip(ops, loc, remove)
             } else {
-                filter_add(ops, ip);
+                if remove {
+                    filter_remove(ops, ip);
+                } else {
+                    filter_add(ops, ip);
+                }
+                0
             }
-        });
-        0
+        })
     };
     ev(format!(
         "ftrace_set_filter_ip {} {} remove={} reset=0 = {ret}",
@@ -97,6 +110,27 @@ fn filter_remove(ops: &mut FtraceOps, ip: usize) {
     ops.nfilter = kept.len() as c_int;
 }
 
+/// model.c's `ftrace_filter_ip()` (no reset) on `ops`, `loc` being
+/// `ftrace_location(ip)`.
+fn model_filter_ip(ops: &mut FtraceOps, loc: usize, remove: bool) -> c_int {
+    if loc == 0 {
+        return -EINVAL;
+    }
+    let has = filter_has(ops, loc);
+    if remove {
+        if !has {
+            return -ENOENT;
+        }
+        filter_remove(ops, loc);
+    } else if !has {
+        if ops.nfilter as usize == FTRACE_MAX_FILTER {
+            return -ENOMEM;
+        }
+        filter_add(ops, loc);
+    }
+    0
+}
+
 /// Is `ip` in `ops`' filter?
 fn filter_has(ops: &FtraceOps, ip: usize) -> bool {
     ops.filter().contains(&(ip as c_ulong))
@@ -134,6 +168,26 @@ fn filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
     if let Some((_, e)) = arch(|a| a.ftrace_batch_fail.take_if(|f| f.0 == ipmodify)) {
         return e;
     }
+    if model() {
+        // model.c: each address on a copy of the filter, which replaces the
+        // filter only if every address succeeded.
+        let locs: Vec<usize> = ips.iter().map(|&ip| ftrace_location(ip)).collect();
+        return arch(|a| {
+            let ops = &mut a.ftrace_ops[ipmodify as usize];
+            let mut copy = FtraceOps::new(ops.flags);
+            copy.nfilter = ops.nfilter;
+            copy.filter = ops.filter;
+            for &loc in &locs {
+                let ret = model_filter_ip(&mut copy, loc, remove);
+                if ret != 0 {
+                    return ret;
+                }
+            }
+            ops.nfilter = copy.nfilter;
+            ops.filter = copy.filter;
+            0
+        });
+    }
     let ok = arch(|a| {
         let ops = &a.ftrace_ops[ipmodify as usize];
         ips.iter().all(|&ip| !remove || filter_has(ops, ip))
@@ -158,6 +212,10 @@ fn filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
 pub fn register_ftrace_function(ipmodify: bool) -> c_int {
     let ret = if let Some(e) = arch(|a| a.ftrace_register_fail.take()) {
         e
+    } else if model() && arch(|a| a.ftrace_ops[ipmodify as usize].enabled()) {
+        // model.c: `WARN_ON(enabled)`, -EBUSY.
+        warn();
+        -EBUSY_SIM
     } else {
         arch(|a| a.ftrace_ops[ipmodify as usize].flags |= FTRACE_OPS_FL_ENABLED);
         0
@@ -171,12 +229,19 @@ pub fn register_ftrace_function(ipmodify: bool) -> c_int {
 
 /// `unregister_ftrace_function()`.
 pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
-    arch(|a| a.ftrace_ops[ipmodify as usize].flags &= !FTRACE_OPS_FL_ENABLED);
+    let ret = if model() && !arch(|a| a.ftrace_ops[ipmodify as usize].enabled()) {
+        // model.c: `WARN_ON(!enabled)`, -EBUSY.
+        warn();
+        -EBUSY_SIM
+    } else {
+        arch(|a| a.ftrace_ops[ipmodify as usize].flags &= !FTRACE_OPS_FL_ENABLED);
+        0
+    };
     ev(format!(
-        "unregister_ftrace_function {} = 0",
+        "unregister_ftrace_function {} = {ret}",
         ops_name(ipmodify)
     ));
-    0
+    ret
 }
 
 /// `WARN(1, "Failed to unregister kprobe-ftrace ...")`.

@@ -47,6 +47,11 @@ pub struct ArchPopulate {
 /// The simulated kernel image.
 #[derive(Default, Debug)]
 pub struct Image {
+    /// Behave as the host differential's model (`model.c`, `arch.c`)
+    /// where the simulation's defaults differ (PLAN-one-simulation.md,
+    /// step 4): ftrace's filter semantics. The unit tests keep the
+    /// defaults (false).
+    pub as_model: bool,
     /// Kernel text ranges `[start, end)` (`kernel_text_address()`).
     pub text: Vec<(usize, usize)>,
     /// kallsyms.
@@ -126,6 +131,11 @@ pub fn exclusive() -> MutexGuard<'static, ()> {
     // other thread uses the core: `TEST_LOCK` is held.
     unsafe { link::kprobes_rust_reset_for_test() };
     g
+}
+
+/// Does the simulation behave as model.c (the image's [`Image::as_model`])?
+pub(super) fn model() -> bool {
+    image(|i| i.as_model)
 }
 
 pub(super) fn lookup(addr: usize) -> Option<Sym> {

@@ -33,6 +33,8 @@ mod link;
 mod locks;
 #[path = "sim/memory.rs"]
 mod memory;
+#[path = "sim/model.rs"]
+mod model;
 #[path = "sim/module.rs"]
 mod module;
 #[path = "sim/rcu.rs"]
@@ -51,6 +53,7 @@ pub use self::ftrace::*;
 pub use self::image::*;
 pub use self::locks::*;
 pub use self::memory::*;
+pub use self::model::*;
 pub use self::module::*;
 pub use self::rcu::*;
 pub use self::rethook::*;

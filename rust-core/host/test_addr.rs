@@ -291,3 +291,78 @@ fn module_init_text_only_while_coming() {
     assert_eq!((r, m.is_null()), (0, false));
     assert_eq!(live.refs, 1);
 }
+
+#[test]
+fn model_image_is_model_c_s_table_and_m0_appears_while_loaded() {
+    use sys::{HD_D, HD_M, HD_MI, HD_T};
+    let _g = sys::exclusive();
+    sys::install_model();
+    let size_off = |a: usize| {
+        let (mut size, mut off) = (0, 0);
+        sys::kallsyms_lookup_size_offset(a, &mut size, &mut off).then_some((size, off))
+    };
+    let modname = |a: usize| {
+        let mut off: c_ulong = 0;
+        let mut m: *mut crate::ffi::c_char = ptr::null_mut();
+        let mut buf = vec![0 as crate::ffi::c_char; sys::KSYM_NAME_LEN];
+        // SAFETY: `buf` has KSYM_NAME_LEN bytes.
+        let r = unsafe { sys::kallsyms_lookup(a, &mut off, &mut m, buf.as_mut_ptr()) };
+        assert!(!r.is_null());
+        // SAFETY: a module's name is a C string.
+        (!m.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(m.cast()) }.to_owned())
+    };
+    assert_eq!(sys::MODEL_SYMBOLS.len(), 19);
+    // model.c's hd_sym(): every table symbol, present or not.
+    assert_eq!(sys::hd_sym(HD_T + 0x84), "f2+0x4");
+    assert_eq!(sys::hd_sym(HD_T + 0x254), "f9+0x4");
+    assert_eq!(sys::hd_sym(HD_D + 8), "data_var+0x8");
+    assert_eq!(sys::hd_sym(HD_M + 0x44), "m0_fn2+0x4", "m0 is not loaded");
+    assert_eq!(sys::hd_sym(HD_MI), "m0_init+0x0");
+    assert_eq!(sys::hd_sym(HD_T + 0x300), "0xffffffff81000300");
+    // kallsyms and text: vmlinux only.
+    assert_eq!(size_off(HD_T + 0x254), Some((0x30, 4)));
+    assert_eq!(size_off(HD_M + 0x44), None);
+    assert_eq!(modname(HD_T + 0x84), None);
+    assert!(
+        sys::kernel_text_address(HD_T + 0x300),
+        "core text without symbol"
+    );
+    assert!(sys::core_kernel_text(HD_T + 0x400), "init_fn");
+    assert!(!sys::kernel_text_address(HD_D));
+    assert!(!sys::kernel_text_address(HD_M));
+    assert_eq!(resolve(0, Some(c"m0_fn"), 0).0, err(-sys::ENOENT));
+    assert_eq!(resolve(0, Some(c"f9"), 4), ((HD_T + 0x254) as isize, false));
+    // ftrace sites at +0 of f0, f1, f4, blacklisted_fn, f9 (and m0_fn).
+    for s in [0, 0x40, 0x100, 0x140, 0x250] {
+        assert_eq!(sys::ftrace_location(HD_T + s), HD_T + s);
+    }
+    assert_eq!(sys::ftrace_location(HD_T + 0x80), 0, "f2 has none");
+    assert_eq!(sys::ftrace_location(HD_M), 0, "m0 is not loaded");
+    // f7's static call site covers 4 bytes at +0x10; its BUG() is at +0x20.
+    assert!(!sys::static_call_text_reserved(HD_T + 0x1c8, HD_T + 0x1cf));
+    assert!(sys::static_call_text_reserved(HD_T + 0x1d3, HD_T + 0x1d8));
+    assert!(!sys::jump_label_text_reserved(HD_T, HD_T + 0x440));
+    assert!(sys::find_bug(HD_T + 0x1e0));
+    // module-load: m0's core and init symbols appear.
+    let m = Box::into_raw(Box::new(Module::m0()));
+    image(|i| i.modules.push(m as usize));
+    assert_eq!(size_off(HD_M + 0x44), Some((0x40, 4)));
+    assert_eq!(size_off(HD_MI + 4), Some((0x40, 4)));
+    assert_eq!(modname(HD_M + 0x44).as_deref(), Some(c"m0"));
+    assert!(sys::kernel_text_address(HD_M + 0x44));
+    assert_eq!(sys::ftrace_location(HD_M), HD_M);
+    assert_eq!(resolve(0, Some(c"m0_fn"), 0), (HD_M as isize, true));
+    // module-init-done frees the init text: m0_init goes, and is still named.
+    // SAFETY: `m` is live and reached only through this pointer.
+    unsafe { (*m).init_end = (*m).init_start };
+    assert_eq!(size_off(HD_MI + 4), None);
+    assert_eq!(sys::hd_sym(HD_MI + 4), "m0_init+0x4");
+    // module-unload.
+    image(|i| i.modules.clear());
+    assert_eq!(size_off(HD_M), None);
+    // SAFETY: from `Box::into_raw()` above, no longer listed by the image.
+    drop(unsafe { Box::from_raw(m) });
+    // Free m0's blacklist array now: the image keeps it by address, which
+    // Miri does not count as reachable.
+    image(|i| *i = sys::Image::default());
+}

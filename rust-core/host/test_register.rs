@@ -765,6 +765,71 @@ fn model_ftrace_filters_as_model_c() {
     arch(|a| a.kprobe_mutex = false);
 }
 
+/// The same operations as this sequence of the host differential give
+/// hostdiff-c's trace lines (its `> ` and `= RET` lines are the driver's):
+/// `reg K0 sym=f1 pre=ok`, `reg K2 sym=m0_fn pre=ok`, `module-load m0`,
+/// `reg K2 sym=m0_fn pre=ok`, `unreg K2`, `unreg K0`.
+#[test]
+fn model_image_traces_ftrace_and_module_probes_as_hostdiff_c() {
+    let _g = sys::exclusive();
+    sys::install_model();
+    let _t = Teardown;
+    let by_sym = |id: u32, sym: &'static core::ffi::CStr| {
+        let p = kp(id, 0, false);
+        // SAFETY: a live, unregistered test probe.
+        unsafe { (*p).symbol_name = sym.as_ptr().cast() };
+        p
+    };
+    let (k0, k2) = (by_sym(0, c"f1"), by_sym(2, c"m0_fn"));
+    assert_eq!(reg(k0), 0);
+    assert_eq!(
+        trace(),
+        [
+            "arch_prepare_kprobe_ftrace f1+0x0 = 0",
+            "ftrace_set_filter_ip ftrace_ops f1+0x0 remove=0 reset=0 = 0",
+            "register_ftrace_function ftrace_ops = 0"
+        ]
+    );
+    assert_eq!(reg(k2), -sys::ENOENT, "m0 is not loaded");
+    assert!(trace().is_empty());
+    // module-load m0 (COMING; the notifier does nothing to these probes).
+    let m = own(Box::new(Module::m0()));
+    image(|i| i.modules.push(m as usize));
+    assert_eq!(reg(k2), 0);
+    assert_eq!(
+        trace(),
+        [
+            "arch_prepare_kprobe_ftrace m0_fn+0x0 = 0",
+            "ftrace_set_filter_ip ftrace_ops m0_fn+0x0 remove=0 reset=0 = 0"
+        ]
+    );
+    unreg(k2);
+    assert_eq!(
+        trace(),
+        [
+            "ftrace_set_filter_ip ftrace_ops m0_fn+0x0 remove=1 reset=0 = 0",
+            "~synchronize_rcu",
+            "arch_remove_kprobe m0_fn+0x0 slot=null"
+        ]
+    );
+    unreg(k0);
+    assert_eq!(
+        trace(),
+        [
+            "unregister_ftrace_function ftrace_ops = 0",
+            "ftrace_set_filter_ip ftrace_ops f1+0x0 remove=1 reset=0 = 0",
+            "~synchronize_rcu",
+            "arch_remove_kprobe f1+0x0 slot=null"
+        ]
+    );
+    // SAFETY: `m` is live (freed by `Teardown`); no probe holds it.
+    assert_eq!(unsafe { (*m).refs }, 0, "module_put() for each probe");
+    // module-unload; m0's blacklist array is freed now (the image keeps it
+    // by address, which Miri does not count as reachable), `m` is not used
+    // again before `Teardown` frees it.
+    image(|i| *i = sys::Image::default());
+}
+
 #[test]
 fn ftrace_arming_failure_unhashes_and_returns_the_error() {
     let _g = sys::exclusive();

@@ -13,7 +13,7 @@
 //! full filter, and `WARN` + `-EBUSY` for registering an enabled ops or
 //! unregistering a disabled one.
 
-use super::image::{image, model};
+use super::image::{image, lookup, model};
 use super::text::{arch, Arch};
 use super::trace::{ev, hd_sym, warn};
 use super::{EBUSY_SIM, EINVAL, ENOENT, ENOMEM};
@@ -22,9 +22,11 @@ use crate::ktypes::{FtraceOps, FTRACE_MAX_FILTER, FTRACE_OPS_FL_ENABLED};
 use crate::types::KprobeOpcode;
 
 /// `ftrace_location()`: the call site if `addr` is one, else 0 (the
-/// simulation has no symbol-start lookup, which the core never relies on).
+/// simulation has no symbol-start lookup, which the core never relies on;
+/// with [`Image::as_model`](super::Image::as_model), only a present
+/// symbol's site, as model.c's).
 pub fn ftrace_location(addr: usize) -> usize {
-    if image(|i| i.ftrace_sites.contains(&addr)) {
+    if image(|i| i.ftrace_sites.contains(&addr)) && (!model() || lookup(addr).is_some()) {
         addr
     } else {
         0

@@ -5,6 +5,8 @@
 //! test harness's [`exclusive`].
 
 use super::link;
+use super::model::present;
+use super::module::module_text_address;
 use super::text::arch;
 use super::ERANGE;
 use super::KSYM_NAME_LEN;
@@ -49,9 +51,16 @@ pub struct ArchPopulate {
 pub struct Image {
     /// Behave as the host differential's model (`model.c`, `arch.c`)
     /// where the simulation's defaults differ (PLAN-one-simulation.md,
-    /// step 4): ftrace's filter semantics. The unit tests keep the
-    /// defaults (false).
+    /// step 4): ftrace's filter semantics, symbols of module text present
+    /// only while a loaded module maps them (kallsyms, `ftrace_location()`,
+    /// `%pS`), module text in `kernel_text_address()`, `kallsyms_lookup()`'s
+    /// module name, and [`hd_sym`](super::hd_sym) naming every symbol of
+    /// the host differential's table ([`Image::model`]). The unit tests
+    /// keep the defaults (false).
     pub as_model: bool,
+    /// The width of a static call or jump label site in bytes (0 means 1,
+    /// the unit tests' default; model.c's static calls: 4).
+    pub site_width: usize,
     /// Kernel text ranges `[start, end)` (`kernel_text_address()`).
     pub text: Vec<(usize, usize)>,
     /// kallsyms.
@@ -138,7 +147,8 @@ pub(super) fn model() -> bool {
     image(|i| i.as_model)
 }
 
-pub(super) fn lookup(addr: usize) -> Option<Sym> {
+/// The image's symbol `addr` lies in, present or not.
+pub(super) fn lookup_any(addr: usize) -> Option<Sym> {
     // A zero-size symbol (a marker or alias) is reported, with size 0, for
     // its own address.
     image(|i| {
@@ -149,9 +159,17 @@ pub(super) fn lookup(addr: usize) -> Option<Sym> {
     })
 }
 
-/// `kernel_text_address()`.
+/// The present symbol `addr` lies in (model.c's `hd_present_sym()`; every
+/// symbol is present unless [`Image::as_model`]).
+pub(super) fn lookup(addr: usize) -> Option<Sym> {
+    lookup_any(addr).filter(|s| !model() || present(s.addr))
+}
+
+/// `kernel_text_address()`: the image's text ranges (and, with
+/// [`Image::as_model`], loaded modules' text, as model.c's).
 pub fn kernel_text_address(addr: usize) -> bool {
     image(|i| i.text.iter().any(|&(s, e)| addr >= s && addr < e))
+        || (model() && !module_text_address(addr).is_null())
 }
 
 /// `kallsyms_lookup_size_offset()`: true and the symbol's size and the
@@ -197,12 +215,11 @@ pub unsafe fn kprobe_lookup_name(name: *const c_char, _offset: u32) -> *mut Kpro
     let n = unsafe { CStr::from_ptr(name.cast()) }
         .to_string_lossy()
         .into_owned();
-    image(|i| {
-        i.symbols
-            .iter()
-            .find(|s| s.name == n)
-            .map_or(core::ptr::null_mut(), |s| s.addr as *mut KprobeOpcode)
-    })
+    let a = image(|i| i.symbols.iter().find(|s| s.name == n).map(|s| s.addr));
+    match a {
+        Some(a) if !model() || present(a) => a as *mut KprobeOpcode,
+        _ => core::ptr::null_mut(),
+    }
 }
 
 /// `arch_within_kprobe_blacklist()` (the weak default x86 uses).
@@ -278,18 +295,29 @@ pub fn in_gate_area_no_mm(addr: usize) -> bool {
     image(|i| in_range(addr, i.gate))
 }
 
-/// `jump_label_text_reserved(start, end)` (each site one byte); counts the
-/// calls.
+/// Does a site at `a` of `width` bytes (0: one) overlap `[start, end]`
+/// (model.c's `overlaps()`)?
+fn overlaps(a: usize, width: usize, start: usize, end: usize) -> bool {
+    a <= end && a + width.max(1) > start
+}
+
+/// `jump_label_text_reserved(start, end)` (each site
+/// [`Image::site_width`] bytes); counts the calls.
 pub fn jump_label_text_reserved(start: usize, end: usize) -> bool {
     image(|i| {
         i.jump_label_checks += 1;
-        i.jump_labels.iter().any(|&a| start <= a && a <= end)
+        let w = i.site_width;
+        i.jump_labels.iter().any(|&a| overlaps(a, w, start, end))
     })
 }
 
-/// `static_call_text_reserved(start, end)` (each site one byte).
+/// `static_call_text_reserved(start, end)` (each site
+/// [`Image::site_width`] bytes).
 pub fn static_call_text_reserved(start: usize, end: usize) -> bool {
-    image(|i| i.static_calls.iter().any(|&a| start <= a && a <= end))
+    image(|i| {
+        let w = i.site_width;
+        i.static_calls.iter().any(|&a| overlaps(a, w, start, end))
+    })
 }
 
 /// `find_bug()`.
@@ -310,7 +338,19 @@ pub unsafe fn kallsyms_lookup(
     match lookup(addr) {
         Some(s) => {
             *offset = (addr - s.addr) as c_ulong;
-            *modname = core::ptr::null_mut();
+            // model.c: the module's name for a module's symbol.
+            let m = if model() {
+                module_text_address(addr)
+            } else {
+                core::ptr::null_mut()
+            };
+            *modname = if m.is_null() {
+                core::ptr::null_mut()
+            } else {
+                // SAFETY: the image lists live modules (the tests keep the
+                // modules they load alive while they are listed).
+                unsafe { (*m).name.cast_mut() }
+            };
             // SAFETY: `namebuf` has room (caller).
             unsafe { lookup_symbol_name(addr, namebuf) };
             namebuf

@@ -5,7 +5,7 @@
 //! printk (`pr_*`), the trace lines in [`Arch::events`](super::Arch)
 //! (model.c's `hd_trace()`, `hd_sym()`, `hd_page()`) and `%pS`/`%ps`.
 
-use super::image::lookup;
+use super::image::{lookup, lookup_any};
 use super::memory::page_name;
 use super::text::arch;
 use crate::ffi::{c_char, c_uint};
@@ -161,11 +161,12 @@ pub(super) fn ev(s: String) {
 }
 
 /// `hd_sym()`: an address in a trace line, `name+0xoff` (model.c:
-/// `"%s+0x%lx"`), or `0xhex` outside every symbol. model.c names any
-/// symbol of its table, present or not; the simulation names those of
-/// its image.
+/// `"%s+0x%lx"`), or `0xhex` outside every symbol: any symbol of the
+/// image, present or not (with [`Image::as_model`](super::Image::as_model),
+/// a symbol of module text whose module is not loaded is named too, as
+/// model.c names every symbol of its table).
 pub fn hd_sym(a: usize) -> String {
-    match lookup(a) {
+    match lookup_any(a) {
         Some(s) => format!("{}+{:#x}", s.name, a - s.addr),
         None => format!("{a:#x}"),
     }

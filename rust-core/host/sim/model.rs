@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The host differential's fixed kernel image (MODEL.md section 1,
+//! model.c's `hd_symbols[]`, `hd_static_calls[]`, `hd_bugs[]`, `hd_sec`,
+//! the boot blacklist and module m0), as an [`Image`] with
+//! [`Image::as_model`] set: [`Image::model`] and [`install_model`].
+//!
+//! With the setting, a symbol of module text is present (kallsyms,
+//! `ftrace_location()`, `%pS`) only while a loaded module maps it, and
+//! [`hd_sym`](super::hd_sym) names every table symbol, present or not, as
+//! model.c's.  The text model (instruction boundaries, `noopt`,
+//! non-boostable instructions) and the driver's `module-load`,
+//! `module-init-done`, `module-unload` and `free-init` operations are not
+//! ported yet (PLAN-one-simulation.md, step 4).
+
+use super::image::{image, Image, Sym};
+use super::module::module_text_address;
+use super::text::arch;
+use super::{ModState, Module};
+use crate::ffi::c_ulong;
+
+/// `HD_T`: core kernel text.
+pub const HD_T: usize = 0xffff_ffff_8100_0000;
+/// `HD_D`: kernel data.
+pub const HD_D: usize = 0xffff_ffff_8200_0000;
+/// `HD_M`: module m0's core text.
+pub const HD_M: usize = 0xffff_ffff_c000_0000;
+/// `HD_MI`: module m0's init text.
+pub const HD_MI: usize = 0xffff_ffff_c001_0000;
+
+/// `enum hd_symkind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymKind {
+    /// `HD_TEXT`.
+    Text,
+    /// `HD_DATA`.
+    Data,
+}
+
+/// Which image a table symbol belongs to (`struct hd_symbol`'s `module`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymModule {
+    /// vmlinux (0).
+    Vmlinux,
+    /// m0's core text (1).
+    M0Core,
+    /// m0's init text (2).
+    M0Init,
+}
+
+/// `struct hd_symbol`: one symbol of the table.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelSym {
+    /// `name`.
+    pub name: &'static str,
+    /// `addr`.
+    pub addr: usize,
+    /// `size`.
+    pub size: usize,
+    /// `kind`.
+    pub kind: SymKind,
+    /// `module`.
+    pub module: SymModule,
+    /// `ftrace`: an ftrace site at +0.
+    pub ftrace: bool,
+    /// `odd`: `f3`'s instruction layout (boundaries 0, 4, 9, 12, 16, ...).
+    pub odd: bool,
+    /// `noopt`: `can_optimize()` fails for the whole function.
+    pub noopt: bool,
+    /// `nonboost`: the offset of a non-boostable instruction.
+    pub nonboost: Option<usize>,
+}
+
+const fn sym(name: &'static str, addr: usize, size: usize, module: SymModule) -> ModelSym {
+    ModelSym {
+        name,
+        addr,
+        size,
+        kind: SymKind::Text,
+        module,
+        ftrace: false,
+        odd: false,
+        noopt: false,
+        nonboost: None,
+    }
+}
+
+const fn text(name: &'static str, off: usize, size: usize) -> ModelSym {
+    sym(name, HD_T + off, size, SymModule::Vmlinux)
+}
+
+const fn ftrace(s: ModelSym) -> ModelSym {
+    ModelSym { ftrace: true, ..s }
+}
+
+/// model.c's `hd_symbols[]`, in its order (MODEL.md section 1).
+pub const MODEL_SYMBOLS: [ModelSym; 19] = [
+    ftrace(text("f0", 0x000, 0x40)),
+    ftrace(text("f1", 0x040, 0x40)),
+    text("f2", 0x080, 0x40),
+    ModelSym {
+        odd: true,
+        noopt: true,
+        ..text("f3", 0x0c0, 0x40)
+    },
+    ModelSym {
+        nonboost: Some(8),
+        ..ftrace(text("f4", 0x100, 0x40))
+    },
+    ftrace(text("blacklisted_fn", 0x140, 0x40)),
+    text("kprobes_fn", 0x180, 0x40),
+    text("f7", 0x1c0, 0x40),
+    text("noinstr_fn", 0x200, 0x40),
+    text("__pfx_f9", 0x240, 0x10),
+    ftrace(text("f9", 0x250, 0x30)),
+    text("blacklisted_fn.cold", 0x280, 0x40),
+    text("entry_fn", 0x2c0, 0x40),
+    text("init_fn", 0x400, 0x40),
+    ModelSym {
+        kind: SymKind::Data,
+        ..sym("data_var", HD_D, 0x40, SymModule::Vmlinux)
+    },
+    ftrace(sym("m0_fn", HD_M, 0x40, SymModule::M0Core)),
+    sym("m0_fn2", HD_M + 0x40, 0x40, SymModule::M0Core),
+    sym("m0_bl", HD_M + 0x80, 0x40, SymModule::M0Core),
+    sym("m0_init", HD_MI, 0x40, SymModule::M0Init),
+];
+
+/// `hd_static_calls[]`: `f7+0x10` (4 bytes).
+pub const MODEL_STATIC_CALLS: [usize; 1] = [HD_T + 0x1d0];
+/// `hd_bugs[]`: `f7+0x20`.
+pub const MODEL_BUGS: [usize; 1] = [HD_T + 0x1e0];
+/// `hd_sec.init_begin`, `init_end`: `init_fn`.
+pub const MODEL_INIT: (usize, usize) = (HD_T + 0x400, HD_T + 0x440);
+/// `hd_sec.entry_start`, `entry_end`: `entry_fn`.
+pub const MODEL_ENTRY: (usize, usize) = (HD_T + 0x2c0, HD_T + 0x300);
+
+/// `hd_model_sym()`: the table symbol `addr` lies in, present or not.
+pub fn model_sym(addr: usize) -> Option<&'static ModelSym> {
+    MODEL_SYMBOLS
+        .iter()
+        .find(|s| addr >= s.addr && addr < s.addr + s.size)
+}
+
+/// model.c's `present()` for the symbol at `addr` of an image with
+/// [`Image::as_model`]: vmlinux symbols always, a module's while a loaded
+/// module maps its start (m0's init text: until it is freed).
+pub(super) fn present(addr: usize) -> bool {
+    match model_sym(addr) {
+        Some(s) if s.module != SymModule::Vmlinux => !module_text_address(s.addr).is_null(),
+        _ => true,
+    }
+}
+
+impl Image {
+    /// The host differential's image (MODEL.md section 1) with
+    /// [`Image::as_model`]: the symbol table, core text `[T, T+0x400)`
+    /// and `init_fn` (one range: the image's first is the core kernel),
+    /// `.kprobes.text`, `.noinstr.text`, the entry text that
+    /// `arch_populate_kprobe_blacklist()` adds, the ftrace, static call
+    /// (4 bytes) and `BUG()` sites; no ENDBR, no jump labels, no gate area.
+    /// Module m0 is not loaded ([`Module::m0`]).
+    pub fn model() -> Image {
+        let mut i = Image {
+            as_model: true,
+            site_width: 4,
+            text: vec![(HD_T, MODEL_INIT.1)],
+            symbols: MODEL_SYMBOLS
+                .iter()
+                .map(|s| Sym::new(s.name, s.addr, s.size))
+                .collect(),
+            kprobes_text: (HD_T + 0x180, HD_T + 0x1c0),
+            noinstr_text: (HD_T + 0x200, HD_T + 0x240),
+            ftrace_sites: MODEL_SYMBOLS
+                .iter()
+                .filter(|s| s.ftrace)
+                .map(|s| s.addr)
+                .collect(),
+            static_calls: MODEL_STATIC_CALLS.to_vec(),
+            bugs: MODEL_BUGS.to_vec(),
+            ..Image::default()
+        };
+        i.arch_populate.areas = vec![MODEL_ENTRY];
+        i
+    }
+}
+
+/// Makes this test's kernel the host differential's: [`Image::model`],
+/// `[__init_begin, __init_end)`, the boot blacklist section
+/// (`{ blacklisted_fn, data_var }`) and one possible CPU.
+pub fn install_model() {
+    image(|i| *i = Image::model());
+    arch(|a| {
+        a.init_area = MODEL_INIT;
+        a.blacklist_section = vec![(HD_T + 0x140) as c_ulong, HD_D as c_ulong];
+        a.possible_cpus = 1;
+    });
+}
+
+impl Module {
+    /// Module m0 of the host differential, COMING: core text `[M,
+    /// M+0xc0)`, init text `[MI, MI+0x40)`, `kprobe_blacklist = { m0_bl }`,
+    /// named `m0`. It is loaded while the image lists it
+    /// ([`Image::modules`]).
+    pub fn m0() -> Module {
+        let mut m = Module::sim((HD_M, HD_M + 0xc0), (HD_MI, HD_MI + 0x40), ModState::Coming);
+        m.name = c"m0".as_ptr().cast();
+        m.set_kprobe_blacklist(&[HD_M + 0x80]);
+        m
+    }
+}

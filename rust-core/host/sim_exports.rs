@@ -17,7 +17,36 @@
 //! harness's: `sys::exclusive()` resets the core through it.
 
 use crate::ffi::{c_int, c_ulong};
-use crate::types::Kprobe;
+use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode};
+
+/// `__get_insn_slot()` (the simulated x86's `get_insn_slot()` and
+/// `get_optinsn_slot()` call it, with `Image::as_model`).
+///
+/// # Safety
+/// `c` is a live insn cache.
+#[no_mangle]
+#[allow(improper_ctypes_definitions)]
+pub unsafe extern "C" fn __get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
+    // SAFETY: `c` is a live cache (this function's `# Safety`), as the
+    // export requires.
+    unsafe { crate::exports::__get_insn_slot(c) }
+}
+
+/// `__free_insn_slot()` (the simulated x86's `free_insn_slot()` and
+/// `free_optinsn_slot()`).
+///
+/// # Safety
+/// `c` is a live insn cache and `slot` one of its slots in use (or null).
+#[no_mangle]
+#[allow(improper_ctypes_definitions)]
+pub unsafe extern "C" fn __free_insn_slot(
+    c: *mut KprobeInsnCache,
+    slot: *mut KprobeOpcode,
+    dirty: c_int,
+) {
+    // SAFETY: this function's `# Safety`, as the export requires.
+    unsafe { crate::exports::__free_insn_slot(c, slot, dirty) }
+}
 
 /// `kprobe_add_area_blacklist()` (x86's `arch_populate_kprobe_blacklist()`
 /// calls it).

@@ -10,8 +10,9 @@ use crate::exports::*;
 use crate::ffi::{c_char, c_int, c_ulong, c_void};
 use crate::sys::{self, arch, image, record, ModState, Module, Sym};
 use crate::types::{
-    Kprobe, KprobeOpcode, Kretprobe, KretprobeInstance, PtRegs, KPROBE_FLAG_DISABLED,
-    KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY, KPROBE_FLAG_OPTIMIZED,
+    Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, KretprobeInstance, ListHead, PtRegs,
+    KPROBE_FLAG_DISABLED, KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY,
+    KPROBE_FLAG_OPTIMIZED,
 };
 use core::ptr;
 use std::cell::RefCell;
@@ -763,6 +764,168 @@ fn model_ftrace_filters_as_model_c() {
         ]
     );
     arch(|a| a.kprobe_mutex = false);
+}
+
+/// A page of `kprobe_insn_slots` or `kprobe_optinsn_slots`
+/// (`alloc_insn_page()`: `execmem_alloc()`).
+unsafe extern "C" fn execmem_page() -> *mut c_void {
+    sys::execmem_alloc(sys::PAGE_SIZE)
+}
+
+/// `free_insn_page()`: `execmem_free()`.
+unsafe extern "C" fn execmem_page_free(p: *mut c_void) {
+    // SAFETY: the cache frees only its own pages, from `execmem_page()`.
+    unsafe { sys::execmem_free(p) }
+}
+
+/// An insn cache as kprobes.c defines them, over execmem pages, reached
+/// only through the returned pointer (its page list points into it);
+/// [`Teardown`] frees its pages and itself.
+fn model_cache(sym: &'static core::ffi::CStr, insn_size: usize) -> *mut KprobeInsnCache {
+    let c = Box::into_raw(Box::new(KprobeInsnCache {
+        mutex: sys::Mutex::new(),
+        alloc: Some(execmem_page),
+        free: Some(execmem_page_free),
+        sym: sym.as_ptr().cast(),
+        pages: ListHead {
+            next: ptr::null_mut(),
+            prev: ptr::null_mut(),
+        },
+        insn_size,
+        nr_garbage: 0,
+    }));
+    // SAFETY: `c` is a live box, reached only through this pointer.
+    unsafe { crate::list::init_list_head(&raw mut (*c).pages) };
+    // SAFETY: at the end of the test nothing uses the cache any more: its
+    // pages came from `execmem_page()` and their descriptors from
+    // `sys::kmalloc()` (the core's), `c` from `Box::into_raw()` above.
+    let destroy = move || unsafe {
+        let head = &raw mut (*c).pages;
+        let mut l = (*head).next;
+        while l != head {
+            let next = (*l).next;
+            let kip = crate::container_of!(l, crate::slots::KprobeInsnPage, list);
+            sys::execmem_free((*kip).insns.cast());
+            sys::kfree(kip.cast());
+            l = next;
+        }
+        drop(Box::from_raw(c));
+    };
+    OWNED.with(|o| o.borrow_mut().push(Box::new(destroy)));
+    c
+}
+
+/// The host differential's kernel (`sys::install_model()`), after boot's
+/// `init_optprobes()` (optimization allowed), with kprobes.c's two insn
+/// caches.
+fn model_kernel() -> Teardown {
+    sys::install_model();
+    crate::state::set_allow_optimization(&crate::locks::kprobe_mutex(), true);
+    let insn = model_cache(c"kprobe_insn_page", 16);
+    let optinsn = model_cache(c"kprobe_optinsn_page", sys::max_optinsn_size());
+    sys::set_caches(sys::Caches {
+        insn,
+        optinsn,
+        arch_syms: 0,
+    });
+    OWNED.with(|o| {
+        o.borrow_mut().insert(
+            0,
+            Box::new(|| {
+                sys::set_caches(sys::Caches {
+                    insn: ptr::null_mut(),
+                    optinsn: ptr::null_mut(),
+                    arch_syms: 0,
+                })
+            }),
+        )
+    });
+    Teardown
+}
+
+/// arch.c's slots and `can_probe()`/`can_optimize()` rules: the same
+/// operations as this sequence of the host differential give hostdiff-c's
+/// trace lines: `reg K3 sym=f2 off=4`, `reg K4 sym=f3 off=4` (f3 is
+/// `noopt`), `reg K5 sym=f3 off=2` (no instruction boundary), `reg K6
+/// sym=f7 off=0xc` (the jump would cover the static call at +0x10), `reg
+/// K7 sym=f4 off=4`, `reg K8 sym=f4 off=8` (the instruction at f4+8 is not
+/// boostable), then `unreg` of each registered one (all `pre=ok`).
+#[test]
+fn model_arch_takes_slots_and_prepares_as_arch_c() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let by_sym = |id: u32, sym: &'static core::ffi::CStr, off: u32| {
+        let p = kp(id, 0, false);
+        // SAFETY: a live, unregistered test probe.
+        unsafe {
+            (*p).symbol_name = sym.as_ptr().cast();
+            (*p).offset = off;
+        }
+        p
+    };
+    let k3 = by_sym(3, c"f2", 4);
+    assert_eq!(reg(k3), 0);
+    assert_eq!(
+        trace(),
+        [
+            "perf_event_ksymbol type=2 page0+0x0 len=4096 register kprobe_insn_page",
+            "arch_prepare_kprobe f2+0x4 = 0 slot=page0+0x0",
+            "arch_arm_kprobe f2+0x4",
+            "perf_event_ksymbol type=2 page1+0x0 len=4096 register kprobe_optinsn_page",
+            "arch_prepare_optimized_kprobe f2+0x4 = 0 size=8 slot=page1+0x0",
+            "arch_check_optimized_kprobe f2+0x4 = 0",
+            "~work queued"
+        ]
+    );
+    let mut regd = vec![k3];
+    for (id, sym, off, slot, opt) in [
+        (4, c"f3", 4, "page0+0x10", -sys::EILSEQ),
+        (6, c"f7", 0xc, "page0+0x20", -sys::EBUSY_SIM),
+        (7, c"f4", 4, "page0+0x30", -sys::EINVAL),
+        (8, c"f4", 8, "page0+0x40", -sys::EINVAL),
+    ] {
+        let p = by_sym(id, sym, off);
+        assert_eq!(reg(p), 0);
+        let a = sys::hd_sym(addr(p));
+        assert_eq!(
+            trace(),
+            [
+                format!("arch_prepare_kprobe {a} = 0 slot={slot}"),
+                format!("arch_arm_kprobe {a}"),
+                format!("arch_prepare_optimized_kprobe {a} = {opt} size=0 slot=null"),
+                format!("arch_remove_optimized_kprobe {a} slot=null"),
+            ]
+        );
+        regd.push(p);
+    }
+    let k5 = by_sym(5, c"f3", 2);
+    assert_eq!(reg(k5), -sys::EILSEQ);
+    assert_eq!(trace(), ["arch_prepare_kprobe f3+0x2 = -84 slot=null"]);
+    unreg(k3);
+    assert_eq!(
+        trace(),
+        [
+            "arch_disarm_kprobe f2+0x4",
+            "~synchronize_rcu",
+            "arch_remove_optimized_kprobe f2+0x4 slot=page1+0x0",
+            "arch_remove_kprobe f2+0x4 slot=page0+0x0"
+        ]
+    );
+    for (p, slot) in regd[1..]
+        .iter()
+        .zip(["page0+0x10", "page0+0x20", "page0+0x30", "page0+0x40"])
+    {
+        unreg(*p);
+        let a = sys::hd_sym(addr(*p));
+        assert_eq!(
+            trace(),
+            [
+                format!("arch_disarm_kprobe {a}"),
+                "~synchronize_rcu".into(),
+                format!("arch_remove_kprobe {a} slot={slot}"),
+            ]
+        );
+    }
 }
 
 /// The same operations as this sequence of the host differential give

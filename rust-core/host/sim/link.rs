@@ -14,8 +14,11 @@
 //! first test runs.
 
 use crate::ffi::{c_int, c_ulong, c_void};
-use crate::types::Kprobe;
+use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode};
 
+// Only pointers to the cache cross (its mutex holds the kernel's
+// `arch_spinlock_t`, an empty struct without SMP, which the lint flags).
+#[allow(improper_ctypes)]
 extern "C" {
     /// `get_kprobe()`.
     pub(super) fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
@@ -26,6 +29,10 @@ extern "C" {
     /// The optimizer's delayed work (`kprobe_optimizer()`), as the C shim's
     /// work function calls it.
     pub(super) fn kprobes_rust_optimizer_work();
+    /// `__get_insn_slot()` (x86's `get_insn_slot()`, `get_optinsn_slot()`).
+    pub(super) fn __get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode;
+    /// `__free_insn_slot()` (x86's `free_insn_slot()`, `free_optinsn_slot()`).
+    pub(super) fn __free_insn_slot(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: c_int);
     /// The test harness's reset of the core's global state.
     pub(super) fn kprobes_rust_reset_for_test();
 }

@@ -135,6 +135,27 @@ pub const MODEL_INIT: (usize, usize) = (HD_T + 0x400, HD_T + 0x440);
 /// `hd_sec.entry_start`, `entry_end`: `entry_fn`.
 pub const MODEL_ENTRY: (usize, usize) = (HD_T + 0x2c0, HD_T + 0x300);
 
+impl ModelSym {
+    /// `hd_insn_boundary()`: the length of the instruction that starts at
+    /// `off`, if one does (every 4 bytes; `f3`: 0 (4 bytes), 4 (5), 9 (3),
+    /// then every 4 bytes from 12).
+    pub fn insn_at(&self, off: usize) -> Option<usize> {
+        if off >= self.size {
+            return None;
+        }
+        if self.odd {
+            match off {
+                0 => return Some(4),
+                4 => return Some(5),
+                9 => return Some(3),
+                _ if off < 12 => return None,
+                _ => {}
+            }
+        }
+        off.is_multiple_of(4).then_some(4)
+    }
+}
+
 /// `hd_model_sym()`: the table symbol `addr` lies in, present or not.
 pub fn model_sym(addr: usize) -> Option<&'static ModelSym> {
     MODEL_SYMBOLS
@@ -150,6 +171,21 @@ pub(super) fn present(addr: usize) -> bool {
         Some(s) if s.module != SymModule::Vmlinux => !module_text_address(s.addr).is_null(),
         _ => true,
     }
+}
+
+/// `hd_present_sym()`: the present table symbol `addr` lies in.
+pub fn present_model_sym(addr: usize) -> Option<&'static ModelSym> {
+    model_sym(addr).filter(|s| present(s.addr))
+}
+
+/// `hd_reserved_site()`: does `[start, end]` overlap a static call site or
+/// the ftrace site of a present symbol (4 bytes each)?
+pub fn reserved_site(start: usize, end: usize) -> bool {
+    let overlaps = |site: usize| site <= end && site + 4 > start;
+    MODEL_STATIC_CALLS.iter().any(|&a| overlaps(a))
+        || MODEL_SYMBOLS
+            .iter()
+            .any(|s| s.ftrace && present(s.addr) && overlaps(s.addr))
 }
 
 impl Image {

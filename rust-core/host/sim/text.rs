@@ -11,10 +11,12 @@
 //! `arch_optimize_kprobes f0+0x8`, ...), so tests can assert on the exact
 //! sequence of text patching operations.
 
+use super::image::{in_range, model};
 use super::link;
+use super::model::{present_model_sym, reserved_site, ModelSym, SymKind, MODEL_ENTRY};
 use super::trace::{ev, hd_page, hd_sym, warn};
 use super::RethookNode;
-use super::{EEXIST, EILSEQ, ERANGE};
+use super::{EBUSY_SIM, EEXIST, EILSEQ, EINVAL, ENOMEM, ERANGE};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong};
 use crate::ktypes::{FtraceOps, FTRACE_OPS_FL_IPMODIFY, FTRACE_OPS_FL_SAVE_REGS};
 use crate::types::{
@@ -242,19 +244,93 @@ pub fn reset_arch() {
 /// `MAX_OPTIMIZED_LENGTH` (x86).
 pub const MAX_OPTIMIZED_LENGTH: usize = 15 + 4;
 
-/// `MAX_OPTINSN_SIZE` (any non-zero value).
+/// `MAX_OPTINSN_SIZE` (any non-zero value; with
+/// [`Image::as_model`](super::Image::as_model), x86's and arch.c's
+/// `128 + 20 + 5`).
 pub fn max_optinsn_size() -> usize {
-    64
+    if model() {
+        MODEL_MAX_OPTINSN_SIZE
+    } else {
+        64
+    }
+}
+
+/// arch.c's `MAX_OPTINSN_SIZE`: `TMPL_END_IDX + MAX_OPTIMIZED_LENGTH +
+/// JMP32_INSN_SIZE`.
+const MODEL_MAX_OPTINSN_SIZE: usize = 128 + 20 + 5;
+
+/// `JMP32_INSN_SIZE`.
+const JMP32_INSN_SIZE: usize = 5;
+
+/// `get_insn_slot()` / `get_optinsn_slot()`: a slot of the core's cache
+/// (the image must have them: [`set_caches`]).
+fn get_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode {
+    assert!(!c.is_null(), "arch.c's slots need the insn caches");
+    // SAFETY: `c` is this thread's live insn cache ([`set_caches`]).
+    unsafe { link::__get_insn_slot(c) }
+}
+
+/// `free_insn_slot()` / `free_optinsn_slot()`.
+fn free_slot(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: bool) {
+    // SAFETY: `c` is this thread's live insn cache ([`set_caches`]), which
+    // gave out `slot`.
+    unsafe { link::__free_insn_slot(c, slot, dirty as c_int) }
+}
+
+/// arch.c's `can_probe()`: an instruction boundary of a present table
+/// symbol; and whether that instruction is boostable.
+fn model_can_probe(a: usize) -> Option<bool> {
+    let s = present_model_sym(a)?;
+    s.insn_at(a - s.addr)?;
+    Some(s.nonboost != Some(a - s.addr))
+}
+
+/// arch.c's `arch_prepare_kprobe()` (with [`Image::as_model`](super::Image::as_model)).
+///
+/// # Safety
+/// `p` is live.
+unsafe fn model_prepare_kprobe(p: *mut Kprobe, a: usize) -> c_int {
+    let Some(boost) = model_can_probe(a) else {
+        return -EILSEQ;
+    };
+    let slot = get_slot(insn_slots());
+    // SAFETY: `p` is live (this function's `# Safety`).
+    unsafe {
+        (*p).ainsn.insn = slot;
+        if slot.is_null() {
+            return -ENOMEM;
+        }
+        (*p).ainsn.bits = ((*p).ainsn.bits & !1) | boost as c_uint;
+    }
+    0
 }
 
 /// `arch_prepare_kprobe()`: gives the probe a fake slot, or -EILSEQ for
-/// an `unpreparable` address.
+/// an `unpreparable` address; with [`Image::as_model`](super::Image::as_model),
+/// arch.c's: -EILSEQ unless `addr` is an instruction boundary of a present
+/// symbol, else a slot of `kprobe_insn_slots` and the `boostable` bit.
 ///
 /// # Safety
 /// `p` is live.
 pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
     // SAFETY: `p` is live (this function's `# Safety`).
     let a = unsafe { (*p).addr } as usize;
+    if model() {
+        // SAFETY: `p` is live (this function's `# Safety`).
+        let ret = unsafe { model_prepare_kprobe(p, a) };
+        // SAFETY: `p` is live (this function's `# Safety`).
+        let slot = unsafe { (*p).ainsn.insn };
+        ev(format!(
+            "arch_prepare_kprobe {} = {ret} slot={}",
+            hd_sym(a),
+            hd_page(if ret == 0 {
+                slot
+            } else {
+                core::ptr::null_mut()
+            })
+        ));
+        return ret;
+    }
     let ret = if arch(|x| x.unpreparable.contains(&a)) {
         -EILSEQ
     } else {
@@ -331,6 +407,10 @@ pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
             hd_sym((*p).addr as usize),
             hd_page((*p).ainsn.insn)
         ));
+        // arch.c: `free_insn_slot(insn, boostable)`.
+        if model() && !(*p).ainsn.insn.is_null() {
+            free_slot(insn_slots(), (*p).ainsn.insn, (*p).ainsn.bits & 1 != 0);
+        }
         (*p).ainsn.insn = core::ptr::null_mut();
     }
 }
@@ -348,14 +428,82 @@ pub fn arch_init_kprobes() -> c_int {
     0
 }
 
-/// `arch_prepare_optimized_kprobe()`: size 5 at `optimizable` addresses.
+/// arch.c's `can_optimize()`: a present text symbol, not entry text, with
+/// room for the jump, not `noopt`.
+fn model_can_optimize(a: usize) -> Option<&'static ModelSym> {
+    let s = present_model_sym(a)?;
+    let ok = s.kind == SymKind::Text
+        && !in_range(a, MODEL_ENTRY)
+        && s.size - (a - s.addr) >= JMP32_INSN_SIZE
+        && !s.noopt;
+    ok.then_some(s)
+}
+
+/// arch.c's `copy_optimized_instructions()`: the bytes the jump replaces
+/// (whole boostable instructions, at least 5, within the symbol, over no
+/// ftrace or static call site).
+fn model_copy(src: usize, s: &ModelSym) -> Result<usize, c_int> {
+    let mut len = 0;
+    while len < JMP32_INSN_SIZE {
+        let off = src + len - s.addr;
+        match s.insn_at(off) {
+            Some(l) if s.nonboost != Some(off) => len += l,
+            _ => return Err(-EINVAL),
+        }
+    }
+    if src + len > s.addr + s.size {
+        return Err(-EINVAL);
+    }
+    if reserved_site(src, src + len - 1) {
+        return Err(-EBUSY_SIM);
+    }
+    Ok(len)
+}
+
+/// arch.c's `arch_prepare_optimized_kprobe()` (with [`Image::as_model`](super::Image::as_model)).
+///
+/// # Safety
+/// `op` is live.
+unsafe fn model_prepare_optimized(op: *mut OptimizedKprobe, a: usize) -> c_int {
+    let Some(s) = model_can_optimize(a) else {
+        return -EILSEQ;
+    };
+    let slot = get_slot(optinsn_slots());
+    // SAFETY: `op` is live (this function's `# Safety`).
+    unsafe {
+        (*op).optinsn.insn = slot;
+        if slot.is_null() {
+            return -ENOMEM;
+        }
+        match model_copy(a, s) {
+            Ok(len) => {
+                (*op).optinsn.size = len;
+                0
+            }
+            Err(e) => {
+                free_slot(optinsn_slots(), slot, false);
+                (*op).optinsn.insn = core::ptr::null_mut();
+                (*op).optinsn.size = 0;
+                e
+            }
+        }
+    }
+}
+
+/// `arch_prepare_optimized_kprobe()`: size 5 at `optimizable` addresses;
+/// with [`Image::as_model`](super::Image::as_model), arch.c's: a slot of
+/// `kprobe_optinsn_slots` and the size of the instructions the jump
+/// replaces, or -EILSEQ, -EINVAL, -EBUSY (the slot freed again).
 ///
 /// # Safety
 /// Both live.
 pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut Kprobe) -> c_int {
     // SAFETY: both live (this function's `# Safety`).
     let a = unsafe { (*orig).addr } as usize;
-    let ret = if arch(|x| x.optimizable.contains(&a)) {
+    let ret = if model() {
+        // SAFETY: `op` is live (this function's `# Safety`).
+        unsafe { model_prepare_optimized(op, a) }
+    } else if arch(|x| x.optimizable.contains(&a)) {
         // SAFETY: both live (this function's `# Safety`).
         unsafe { (*op).optinsn.size = 5 };
         0
@@ -441,6 +589,11 @@ pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
             hd_sym((*op).kp.addr as usize),
             hd_page((*op).optinsn.insn)
         ));
+        // arch.c: `free_optinsn_slot(insn, 1)`.
+        if model() && !(*op).optinsn.insn.is_null() {
+            free_slot(optinsn_slots(), (*op).optinsn.insn, true);
+            (*op).optinsn.insn = core::ptr::null_mut();
+        }
         (*op).optinsn.size = 0;
     }
 }
@@ -462,6 +615,7 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
                 hd_sym((*op).kp.addr as usize)
             ));
             let flags = core::ptr::read_volatile(core::ptr::addr_of!((*op).kp.flags));
+            // arch.c's `WARN_ON(kprobe_disabled())`: DISABLED or GONE.
             if flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE) != 0 {
                 warn();
             }

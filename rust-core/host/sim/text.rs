@@ -241,8 +241,9 @@ pub fn reset_arch() {
     });
 }
 
-/// `MAX_OPTIMIZED_LENGTH` (x86).
-pub const MAX_OPTIMIZED_LENGTH: usize = 15 + 4;
+/// `MAX_OPTIMIZED_LENGTH` (x86: `MAX_INSN_SIZE + DISP32_SIZE`, as the
+/// kernel and the host differential have it).
+pub const MAX_OPTIMIZED_LENGTH: usize = 16 + 4;
 
 /// `MAX_OPTINSN_SIZE` (any non-zero value; with
 /// [`Image::as_model`](super::Image::as_model), x86's and arch.c's
@@ -257,7 +258,7 @@ pub fn max_optinsn_size() -> usize {
 
 /// arch.c's `MAX_OPTINSN_SIZE`: `TMPL_END_IDX + MAX_OPTIMIZED_LENGTH +
 /// JMP32_INSN_SIZE`.
-const MODEL_MAX_OPTINSN_SIZE: usize = 128 + 20 + 5;
+const MODEL_MAX_OPTINSN_SIZE: usize = 128 + MAX_OPTIMIZED_LENGTH + JMP32_INSN_SIZE;
 
 /// `JMP32_INSN_SIZE`.
 const JMP32_INSN_SIZE: usize = 5;

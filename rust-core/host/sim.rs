@@ -27,6 +27,8 @@ mod cpu;
 mod ftrace;
 #[path = "sim/image.rs"]
 mod image;
+#[path = "sim/kernel_text.rs"]
+mod kernel_text;
 #[path = "sim/link.rs"]
 mod link;
 #[path = "sim/locks.rs"]
@@ -51,6 +53,7 @@ mod trace;
 pub use self::cpu::*;
 pub use self::ftrace::*;
 pub use self::image::*;
+pub use self::kernel_text::{hd_text_check, hd_text_forget};
 pub use self::locks::*;
 pub use self::memory::*;
 pub use self::model::*;

@@ -27,6 +27,8 @@ const BL: usize = TEXT + 0x500; // blacklisted
 const INIT: usize = TEXT + 0x8000; // init text
 const MODT: usize = 0xffff_ffff_c000_0000;
 const MODI: usize = 0xffff_ffff_c010_0000;
+/// `f2` of the host differential's image (`sys::Image::model()`).
+const HD_F2: usize = sys::HD_T + 0x80;
 
 /// The test kernel; the returned [`Teardown`] frees the test's objects
 /// when the test ends.
@@ -926,6 +928,121 @@ fn model_arch_takes_slots_and_prepares_as_arch_c() {
             ]
         );
     }
+}
+
+/// arch.c's text model: the same operations as this sequence of the host
+/// differential give hostdiff-c's lines, `check`'s `text` lines included:
+/// `reg K3 sym=f2 off=4`, `optimize`, `check`, `reg K4 sym=f2 off=8` (in
+/// K3's jump), `check`, `optimize`, `check`, `unreg K4`, `unreg K3`,
+/// `optimize`, `check`; and the `!text` lines of writes that do not fit.
+#[test]
+fn model_text_tracks_int3s_and_jumps_as_arch_c() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let by_sym = |id: u32, off: u32| {
+        let p = kp(id, 0, false);
+        // SAFETY: a live, unregistered test probe.
+        unsafe {
+            (*p).symbol_name = c"f2".as_ptr().cast();
+            (*p).offset = off;
+        }
+        p
+    };
+    let check = || {
+        sys::hd_text_check();
+        trace()
+    };
+    let (k3, k4) = (by_sym(3, 4), by_sym(4, 8));
+    assert_eq!(reg(k3), 0);
+    trace();
+    sys::run_optimizer();
+    assert_eq!(
+        trace(),
+        [
+            "~work run",
+            "~synchronize_rcu_tasks",
+            "arch_optimize_kprobes f2+0x4"
+        ]
+    );
+    assert_eq!(check(), ["text jump f2+0x4 size=8"]);
+    assert_eq!(reg(k4), 0);
+    assert_eq!(
+        trace(),
+        [
+            "arch_prepare_kprobe f2+0x8 = 0 slot=page0+0x10",
+            "?arch_within_optimized_kprobe f2+0x4 f2+0x8 = 1",
+            "arch_unoptimize_kprobe f2+0x4",
+            "arch_arm_kprobe f2+0x8",
+            "arch_prepare_optimized_kprobe f2+0x8 = 0 size=8 slot=page1+0x99",
+            "arch_check_optimized_kprobe f2+0x8 = 0",
+            "~work queued"
+        ]
+    );
+    assert_eq!(check(), ["text int3 f2+0x4", "text int3 f2+0x8"]);
+    sys::run_optimizer();
+    assert_eq!(
+        trace(),
+        [
+            "~work run",
+            "~synchronize_rcu_tasks",
+            "arch_optimize_kprobes f2+0x8"
+        ]
+    );
+    assert_eq!(check(), ["text int3 f2+0x4", "text jump f2+0x8 size=8"]);
+    unreg(k4);
+    assert_eq!(trace(), ["~work queued", "~synchronize_rcu"]);
+    unreg(k3);
+    assert_eq!(
+        trace(),
+        [
+            "arch_disarm_kprobe f2+0x4",
+            "~synchronize_rcu",
+            "arch_remove_optimized_kprobe f2+0x4 slot=page1+0x0",
+            "arch_remove_kprobe f2+0x4 slot=page0+0x0"
+        ]
+    );
+    sys::run_optimizer();
+    assert_eq!(
+        trace(),
+        [
+            "~work run",
+            "arch_unoptimize_kprobe f2+0x8",
+            "arch_disarm_kprobe f2+0x8",
+            "~synchronize_rcu_tasks",
+            "arch_remove_optimized_kprobe f2+0x8 slot=page1+0x99",
+            "arch_remove_kprobe f2+0x8 slot=page0+0x10"
+        ]
+    );
+    assert!(check().is_empty(), "nothing left in the text");
+    // Writes that do not fit the text are `!text` lines, and forgotten
+    // text (module unload, init freed) takes its int3s and jumps along.
+    arch(|a| {
+        a.text_mutex = true;
+        a.cpus_read = 1;
+    });
+    let p = kp(9, HD_F2 + 4, false);
+    // SAFETY: a live, unregistered test probe, only read by the arch.
+    unsafe {
+        sys::arch_disarm_kprobe(p);
+        sys::arch_arm_kprobe(p);
+        sys::arch_arm_kprobe(p);
+    }
+    assert_eq!(
+        trace(),
+        [
+            "arch_disarm_kprobe f2+0x4",
+            "!text no-int3 f2+0x4",
+            "arch_arm_kprobe f2+0x4",
+            "arch_arm_kprobe f2+0x4",
+            "!text int3-twice f2+0x4"
+        ]
+    );
+    sys::hd_text_forget(HD_F2, HD_F2 + 0x40);
+    assert!(check().is_empty());
+    arch(|a| {
+        a.text_mutex = false;
+        a.cpus_read = 0;
+    });
 }
 
 /// The same operations as this sequence of the host differential give

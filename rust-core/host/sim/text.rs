@@ -12,6 +12,7 @@
 //! sequence of text patching operations.
 
 use super::image::{in_range, model};
+use super::kernel_text;
 use super::link;
 use super::model::{present_model_sym, reserved_site, ModelSym, SymKind, MODEL_ENTRY};
 use super::trace::{ev, hd_page, hd_sym, warn};
@@ -207,6 +208,11 @@ pub struct Arch {
     pub blacklist_section: Vec<c_ulong>,
     /// Simulated possible CPUs.
     pub possible_cpus: c_uint,
+    /// arch.c's int3 addresses, in its array order (with
+    /// [`Image::as_model`](super::Image::as_model)).
+    pub int3s: Vec<usize>,
+    /// arch.c's optimized jumps (address, size), in its array order.
+    pub jumps: Vec<(usize, usize)>,
 }
 
 thread_local! {
@@ -377,10 +383,11 @@ pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
 pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
     assert!(arch(|a| a.text_mutex), "arm without text_mutex");
     // SAFETY: `p` is live (this function's `# Safety`).
-    ev(format!(
-        "arch_arm_kprobe {}",
-        hd_sym(unsafe { (*p).addr } as usize)
-    ));
+    let a = unsafe { (*p).addr } as usize;
+    ev(format!("arch_arm_kprobe {}", hd_sym(a)));
+    if model() {
+        kernel_text::set_int3(a);
+    }
 }
 
 /// `arch_disarm_kprobe()`.
@@ -390,10 +397,11 @@ pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
 pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
     assert!(arch(|a| a.text_mutex), "disarm without text_mutex");
     // SAFETY: `p` is live (this function's `# Safety`).
-    ev(format!(
-        "arch_disarm_kprobe {}",
-        hd_sym(unsafe { (*p).addr } as usize)
-    ));
+    let a = unsafe { (*p).addr } as usize;
+    ev(format!("arch_disarm_kprobe {}", hd_sym(a)));
+    if model() {
+        kernel_text::disarm(a);
+    }
 }
 
 /// `arch_remove_kprobe()`.
@@ -620,6 +628,9 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
             if flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE) != 0 {
                 warn();
             }
+            if model() {
+                kernel_text::optimize((*op).kp.addr as usize, (*op).optinsn.size);
+            }
             list_del_init(l);
         }
     }
@@ -632,10 +643,11 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
 pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
     assert!(arch(|a| a.text_mutex && a.cpus_read > 0));
     // SAFETY: `op` is live; locks held (this function's `# Safety`).
-    ev(format!(
-        "arch_unoptimize_kprobe {}",
-        hd_sym(unsafe { (*op).kp.addr } as usize)
-    ));
+    let a = unsafe { (*op).kp.addr } as usize;
+    ev(format!("arch_unoptimize_kprobe {}", hd_sym(a)));
+    if model() {
+        kernel_text::unoptimize(a);
+    }
 }
 
 /// `arch_unoptimize_kprobes()`: x86's.

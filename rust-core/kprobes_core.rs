@@ -200,6 +200,9 @@ mod test_aggr;
 #[path = "host/test_blacklist.rs"]
 mod test_blacklist;
 #[cfg(test)]
+#[path = "host/test_caches.rs"]
+mod test_caches;
+#[cfg(test)]
 #[path = "host/test_debugfs.rs"]
 mod test_debugfs;
 #[cfg(test)]

@@ -274,31 +274,13 @@ fn dump_kprobe_prints_upstreams_format() {
 
 mod kallsym {
     use super::*;
-    use crate::types::{KprobeInsnCache, ListHead};
+    use crate::test_caches::{destroy_cache, execmem_page, execmem_page_free, new_cache};
+    use crate::types::KprobeInsnCache;
 
-    unsafe extern "C" fn page() -> *mut core::ffi::c_void {
-        // An execmem page, freed by `destroy()`.
-        sys::execmem_alloc(4096)
-    }
-
-    /// A cache allocated once and reached only through the returned raw
-    /// pointer (its page list points into it); freed by [`destroy`].
+    /// A cache over execmem pages (freed by [`destroy`]); its pages are
+    /// not freed while it lives.
     fn cache(name: &'static core::ffi::CStr, insn_size: usize) -> *mut KprobeInsnCache {
-        let c = Box::into_raw(Box::new(KprobeInsnCache {
-            mutex: sys::Mutex::new(),
-            alloc: Some(page),
-            free: None,
-            sym: name.as_ptr().cast(),
-            pages: ListHead {
-                next: core::ptr::null_mut(),
-                prev: core::ptr::null_mut(),
-            },
-            insn_size,
-            nr_garbage: 0,
-        }));
-        // SAFETY: `c` is a live box, reached only through this pointer.
-        unsafe { list::init_list_head(&raw mut (*c).pages) };
-        c
+        new_cache(name, insn_size, execmem_page, None)
     }
 
     /// Frees the pages of `c`, their descriptors and `c` itself (a test
@@ -307,20 +289,9 @@ mod kallsym {
     /// # Safety
     /// `c` is from [`cache`], quiescent, and not used after.
     unsafe fn destroy(c: *mut KprobeInsnCache) {
-        // SAFETY: `c` is live and quiescent (caller); its pages came from
-        // `page()` and their descriptors from `sys::kmalloc()`.
-        unsafe {
-            let head = &raw mut (*c).pages;
-            let mut l = (*head).next;
-            while l != head {
-                let next = (*l).next;
-                let kip = crate::container_of!(l, crate::slots::KprobeInsnPage, list);
-                sys::execmem_free((*kip).insns.cast());
-                sys::kfree(kip.cast());
-                l = next;
-            }
-            drop(Box::from_raw(c));
-        }
+        // SAFETY: `c` is from `cache()`, quiescent and not used after
+        // (this function's `# Safety`); its pages are execmem pages.
+        unsafe { destroy_cache(c, execmem_page_free) }
     }
 
     fn get(n: c_uint) -> (c_int, String, usize) {

@@ -9,8 +9,9 @@
 use crate::exports::*;
 use crate::ffi::{c_char, c_int, c_ulong, c_void};
 use crate::sys::{self, arch, image, record, ModState, Module, Sym};
+use crate::test_caches::{destroy_cache, execmem_page, execmem_page_free, new_cache};
 use crate::types::{
-    Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, KretprobeInstance, ListHead, PtRegs,
+    Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, KretprobeInstance, PtRegs,
     KPROBE_FLAG_DISABLED, KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY,
     KPROBE_FLAG_OPTIMIZED,
 };
@@ -165,6 +166,18 @@ fn kp(id: u32, addr: usize, has_post: bool) -> *mut Kprobe {
     }
     let p = own(p);
     IDS.with(|i| i.borrow_mut().push((p as usize, id)));
+    p
+}
+
+/// A test probe given by `symbol_name` + `offset` (the host differential's
+/// `sym=NAME off=N`), not yet registered.
+fn kp_sym(id: u32, sym: &'static core::ffi::CStr, off: u32) -> *mut Kprobe {
+    let p = kp(id, 0, false);
+    // SAFETY: a live, unregistered test probe (freed only by `Teardown`).
+    unsafe {
+        (*p).symbol_name = sym.as_ptr().cast();
+        (*p).offset = off;
+    }
     p
 }
 
@@ -768,51 +781,13 @@ fn model_ftrace_filters_as_model_c() {
     arch(|a| a.kprobe_mutex = false);
 }
 
-/// A page of `kprobe_insn_slots` or `kprobe_optinsn_slots`
-/// (`alloc_insn_page()`: `execmem_alloc()`).
-unsafe extern "C" fn execmem_page() -> *mut c_void {
-    sys::execmem_alloc(sys::PAGE_SIZE)
-}
-
-/// `free_insn_page()`: `execmem_free()`.
-unsafe extern "C" fn execmem_page_free(p: *mut c_void) {
-    // SAFETY: the cache frees only its own pages, from `execmem_page()`.
-    unsafe { sys::execmem_free(p) }
-}
-
 /// An insn cache as kprobes.c defines them, over execmem pages, reached
-/// only through the returned pointer (its page list points into it);
-/// [`Teardown`] frees its pages and itself.
+/// only through the returned pointer; [`Teardown`] frees its pages and
+/// itself.
 fn model_cache(sym: &'static core::ffi::CStr, insn_size: usize) -> *mut KprobeInsnCache {
-    let c = Box::into_raw(Box::new(KprobeInsnCache {
-        mutex: sys::Mutex::new(),
-        alloc: Some(execmem_page),
-        free: Some(execmem_page_free),
-        sym: sym.as_ptr().cast(),
-        pages: ListHead {
-            next: ptr::null_mut(),
-            prev: ptr::null_mut(),
-        },
-        insn_size,
-        nr_garbage: 0,
-    }));
-    // SAFETY: `c` is a live box, reached only through this pointer.
-    unsafe { crate::list::init_list_head(&raw mut (*c).pages) };
-    // SAFETY: at the end of the test nothing uses the cache any more: its
-    // pages came from `execmem_page()` and their descriptors from
-    // `sys::kmalloc()` (the core's), `c` from `Box::into_raw()` above.
-    let destroy = move || unsafe {
-        let head = &raw mut (*c).pages;
-        let mut l = (*head).next;
-        while l != head {
-            let next = (*l).next;
-            let kip = crate::container_of!(l, crate::slots::KprobeInsnPage, list);
-            sys::execmem_free((*kip).insns.cast());
-            sys::kfree(kip.cast());
-            l = next;
-        }
-        drop(Box::from_raw(c));
-    };
+    let c = new_cache(sym, insn_size, execmem_page, Some(execmem_page_free));
+    // SAFETY: at the end of the test nothing uses the cache any more.
+    let destroy = move || unsafe { destroy_cache(c, execmem_page_free) };
     OWNED.with(|o| o.borrow_mut().push(Box::new(destroy)));
     c
 }
@@ -847,25 +822,17 @@ fn model_kernel() -> Teardown {
 
 /// arch.c's slots and `can_probe()`/`can_optimize()` rules: the same
 /// operations as this sequence of the host differential give hostdiff-c's
-/// trace lines: `reg K3 sym=f2 off=4`, `reg K4 sym=f3 off=4` (f3 is
-/// `noopt`), `reg K5 sym=f3 off=2` (no instruction boundary), `reg K6
-/// sym=f7 off=0xc` (the jump would cover the static call at +0x10), `reg
-/// K7 sym=f4 off=4`, `reg K8 sym=f4 off=8` (the instruction at f4+8 is not
-/// boostable), then `unreg` of each registered one (all `pre=ok`).
+/// trace lines (run on it, the `> ` and `= RET` lines left out): `reg K3
+/// sym=f2 off=4`, `reg K4 sym=f3 off=4` (f3 is `noopt`), `reg K6 sym=f7
+/// off=0xc` (the jump would cover the static call at +0x10), `reg K7
+/// sym=f4 off=4`, `reg K8 sym=f4 off=8` (the instruction at f4+8 is not
+/// boostable), `reg K5 sym=f3 off=2` (no instruction boundary), then
+/// `unreg` of K3, K4, K6, K7, K8 (all `pre=ok`).
 #[test]
 fn model_arch_takes_slots_and_prepares_as_arch_c() {
     let _g = sys::exclusive();
     let _t = model_kernel();
-    let by_sym = |id: u32, sym: &'static core::ffi::CStr, off: u32| {
-        let p = kp(id, 0, false);
-        // SAFETY: a live, unregistered test probe.
-        unsafe {
-            (*p).symbol_name = sym.as_ptr().cast();
-            (*p).offset = off;
-        }
-        p
-    };
-    let k3 = by_sym(3, c"f2", 4);
+    let k3 = kp_sym(3, c"f2", 4);
     assert_eq!(reg(k3), 0);
     assert_eq!(
         trace(),
@@ -886,7 +853,7 @@ fn model_arch_takes_slots_and_prepares_as_arch_c() {
         (7, c"f4", 4, "page0+0x30", -sys::EINVAL),
         (8, c"f4", 8, "page0+0x40", -sys::EINVAL),
     ] {
-        let p = by_sym(id, sym, off);
+        let p = kp_sym(id, sym, off);
         assert_eq!(reg(p), 0);
         let a = sys::hd_sym(addr(p));
         assert_eq!(
@@ -900,7 +867,7 @@ fn model_arch_takes_slots_and_prepares_as_arch_c() {
         );
         regd.push(p);
     }
-    let k5 = by_sym(5, c"f3", 2);
+    let k5 = kp_sym(5, c"f3", 2);
     assert_eq!(reg(k5), -sys::EILSEQ);
     assert_eq!(trace(), ["arch_prepare_kprobe f3+0x2 = -84 slot=null"]);
     unreg(k3);
@@ -939,20 +906,11 @@ fn model_arch_takes_slots_and_prepares_as_arch_c() {
 fn model_text_tracks_int3s_and_jumps_as_arch_c() {
     let _g = sys::exclusive();
     let _t = model_kernel();
-    let by_sym = |id: u32, off: u32| {
-        let p = kp(id, 0, false);
-        // SAFETY: a live, unregistered test probe.
-        unsafe {
-            (*p).symbol_name = c"f2".as_ptr().cast();
-            (*p).offset = off;
-        }
-        p
-    };
     let check = || {
         sys::hd_text_check();
         trace()
     };
-    let (k3, k4) = (by_sym(3, 4), by_sym(4, 8));
+    let (k3, k4) = (kp_sym(3, c"f2", 4), kp_sym(4, c"f2", 8));
     assert_eq!(reg(k3), 0);
     trace();
     sys::run_optimizer();
@@ -1054,13 +1012,7 @@ fn model_image_traces_ftrace_and_module_probes_as_hostdiff_c() {
     let _g = sys::exclusive();
     sys::install_model();
     let _t = Teardown;
-    let by_sym = |id: u32, sym: &'static core::ffi::CStr| {
-        let p = kp(id, 0, false);
-        // SAFETY: a live, unregistered test probe.
-        unsafe { (*p).symbol_name = sym.as_ptr().cast() };
-        p
-    };
-    let (k0, k2) = (by_sym(0, c"f1"), by_sym(2, c"m0_fn"));
+    let (k0, k2) = (kp_sym(0, c"f1", 0), kp_sym(2, c"m0_fn", 0));
     assert_eq!(reg(k0), 0);
     assert_eq!(
         trace(),

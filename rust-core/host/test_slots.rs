@@ -5,7 +5,8 @@
 use crate::exports::*;
 use crate::ffi::{c_char, c_uint, c_ulong, c_void};
 use crate::sys::{self, record};
-use crate::types::{KprobeInsnCache, KprobeOpcode, ListHead};
+use crate::test_caches::{destroy_cache, new_cache};
+use crate::types::{KprobeInsnCache, KprobeOpcode};
 use std::cell::Cell;
 
 const PAGE: usize = sys::PAGE_SIZE;
@@ -44,20 +45,7 @@ struct Cache(*mut KprobeInsnCache);
 
 impl Cache {
     fn new(insn_size: usize) -> Cache {
-        let c = Box::into_raw(Box::new(KprobeInsnCache {
-            mutex: sys::Mutex::new(),
-            alloc: Some(page_alloc),
-            free: Some(page_free),
-            sym: c"kprobe_insn_page".as_ptr().cast(),
-            pages: ListHead {
-                next: core::ptr::null_mut(),
-                prev: core::ptr::null_mut(),
-            },
-            insn_size,
-            nr_garbage: 0,
-        }));
-        // SAFETY: `c` is a live box, reached only through this pointer.
-        unsafe { crate::list::init_list_head(&raw mut (*c).pages) };
+        let c = new_cache(c"kprobe_insn_page", insn_size, page_alloc, Some(page_free));
         Cache(c)
     }
     fn p(&self) -> *mut KprobeInsnCache {
@@ -100,21 +88,9 @@ impl Cache {
     }
     /// Frees every page and the cache itself (not an upstream operation).
     fn teardown(self) {
-        // SAFETY: test-only teardown of a quiescent cache: `self.0` is the
-        // box from `new()`, its pages came from `page_alloc()` and their
-        // descriptors from `sys::kmalloc()`; nothing uses them after.
-        unsafe {
-            let head = &raw mut (*self.0).pages;
-            let mut l = (*head).next;
-            while l != head {
-                let next = (*l).next;
-                let kip = crate::container_of!(l, crate::slots::KprobeInsnPage, list);
-                page_free((*kip).insns.cast());
-                sys::kfree(kip.cast());
-                l = next;
-            }
-            drop(Box::from_raw(self.0));
-        }
+        // SAFETY: test-only teardown of a quiescent cache from `new()`,
+        // whose pages came from `page_alloc()`; nothing uses it after.
+        unsafe { destroy_cache(self.0, page_free) }
     }
     /// [`Cache::teardown`], as a test epilogue that checks that the core
     /// leaked nothing.

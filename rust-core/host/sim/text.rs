@@ -303,6 +303,8 @@ unsafe fn model_prepare_kprobe(p: *mut Kprobe, a: usize) -> c_int {
     let slot = get_slot(insn_slots());
     // SAFETY: `p` is live (this function's `# Safety`).
     unsafe {
+        // arch.c saves the address's low byte as the "opcode".
+        (*p).opcode = a as KprobeOpcode;
         (*p).ainsn.insn = slot;
         if slot.is_null() {
             return -ENOMEM;
@@ -519,7 +521,6 @@ pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut
     } else {
         -EILSEQ
     };
-    // No slot: the simulation takes none from kprobe_optinsn_slots.
     // SAFETY: both live (this function's `# Safety`).
     let (size, slot) = unsafe { ((*op).optinsn.size, (*op).optinsn.insn) };
     ev(format!(

@@ -717,6 +717,62 @@ fn ftrace_probes_share_one_ops_and_post_handlers_use_ipmodify() {
     );
 }
 
+thread_local! {
+    /// The arguments of [`note_cb`]'s calls, in order.
+    static RCU_CALLS: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An RCU callback that notes its argument.
+unsafe fn note_cb(arg: usize) {
+    RCU_CALLS.with(|c| c.borrow_mut().push(arg));
+    if arg == 1 {
+        // Queued from a callback: runs in the same quiescent state.
+        // SAFETY: `note_cb` may run at any end of an operation.
+        unsafe { sys::call_rcu(note_cb, 3) };
+    }
+}
+
+/// model.c's `call_rcu()` queue: `kfree_rcu()` frees at once in the unit
+/// tests' image, and at the end of the operation (`hd_rcu_quiesce()`, the
+/// driver's call after each operation) in the model's; callbacks run in
+/// the order they were queued, also those queued by a callback.
+#[test]
+fn model_rcu_callbacks_run_at_the_end_of_an_operation() {
+    let _g = sys::exclusive();
+    let allocs = || record(|r| r.allocs);
+    let p = sys::kmalloc(32);
+    // SAFETY: a fresh `kmalloc()` block that nothing reaches.
+    unsafe { sys::kfree_rcu(p, ptr::null_mut()) };
+    assert_eq!(allocs(), 0, "the unit tests' image frees at once");
+    sys::install_model();
+    let p = sys::kmalloc(32);
+    // SAFETY: as above.
+    unsafe { sys::kfree_rcu(p, ptr::null_mut()) };
+    assert_eq!(allocs(), 1, "queued");
+    // SAFETY: `note_cb` may run at any end of an operation.
+    unsafe {
+        sys::call_rcu(note_cb, 1);
+        sys::call_rcu(note_cb, 2);
+    }
+    assert!(RCU_CALLS.with(|c| c.borrow().is_empty()));
+    sys::hd_rcu_quiesce();
+    assert_eq!(allocs(), 0, "freed at the end of the operation");
+    assert_eq!(RCU_CALLS.with(|c| c.take()), [1, 2, 3]);
+    sys::hd_rcu_quiesce();
+    assert!(RCU_CALLS.with(|c| c.borrow().is_empty()), "run once");
+}
+
+/// model.c's `hd_rcu_quiesce()` is fatal when an operation ends with a
+/// lock held (here `cpus_read_lock()`), with its message.
+#[test]
+#[should_panic(expected = "operation ended with rcu=0 preempt=0 cpus=1 text=0 jl=0 held")]
+fn model_rcu_quiesce_with_a_lock_held_is_fatal() {
+    let _g = sys::exclusive();
+    sys::install_model();
+    sys::cpus_read_lock();
+    sys::hd_rcu_quiesce();
+}
+
 #[test]
 fn model_ftrace_filters_as_model_c() {
     let _g = sys::exclusive();

@@ -53,11 +53,13 @@ pub unsafe fn mutex_unlock(m: *mut Mutex) {
 /// `jump_label_lock()`.
 pub fn jump_label_lock() {
     image(|i| i.lock_log.push("jump_label_lock"));
+    arch(|a| a.jump_label = true);
 }
 
 /// `jump_label_unlock()`.
 pub fn jump_label_unlock() {
     image(|i| i.lock_log.push("jump_label_unlock"));
+    arch(|a| a.jump_label = false);
 }
 
 /// `mutex_lock(&kprobe_mutex)`: asserts it is not held (no recursion).

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! RCU: read-side sections, grace periods, `kfree_rcu()`.
+//! RCU: read-side sections, grace periods, `kfree_rcu()`; with
+//! [`Image::as_model`](super::Image::as_model), model.c's `call_rcu()`
+//! queue, which [`hd_rcu_quiesce`] runs at the end of an operation.
 
-use super::image::image;
+use super::cpu::cpu;
+use super::image::{image, model};
 use super::memory::kfree;
 use super::text::arch;
 use super::trace::{ev, record};
@@ -46,7 +49,9 @@ pub fn synchronize_rcu() {
     ev("~synchronize_rcu".into());
 }
 
-/// `kfree_rcu(ptr, rcu)`: the simulation frees at once and counts.
+/// `kfree_rcu(ptr, rcu)`: the simulation frees at once and counts; with
+/// [`Image::as_model`](super::Image::as_model), it queues the free with
+/// [`call_rcu`], as model.c's `hd_kfree_rcu()`.
 ///
 /// # Safety
 /// `p` came from [`kmalloc`](super::kmalloc), [`kvmalloc`](super::kvmalloc) or
@@ -61,9 +66,59 @@ pub unsafe fn kfree_rcu(p: *mut c_void, _rcu: *mut crate::types::RcuHead) {
     }) {
         return;
     }
+    if model() {
+        // SAFETY: `kfree_cb` frees `p`, a `kmalloc()` block that no new
+        // reader reaches (this function's `# Safety`), after the grace
+        // period that ends the operation.
+        unsafe { call_rcu(kfree_cb, p as usize) };
+        return;
+    }
     // SAFETY: `p` came from `kmalloc()` and no new reader can reach it (this
     // function's `# Safety`); the simulation has no reader left.
     unsafe { kfree(p) }
+}
+
+/// [`kfree_rcu`]'s callback (model.c's `kfree_rcu_cb()`).
+///
+/// # Safety
+/// `p` is a `kmalloc()` block that no reader reaches any more.
+unsafe fn kfree_cb(p: usize) {
+    // SAFETY: this function's `# Safety`.
+    unsafe { kfree(p as *mut c_void) }
+}
+
+/// A callback of [`call_rcu`], called with the argument it was queued with.
+pub type RcuCallback = unsafe fn(usize);
+
+/// model.c's `call_rcu()`: queues `f(arg)` to run after a grace period,
+/// which [`hd_rcu_quiesce`] ends (the end of an operation).
+///
+/// # Safety
+/// `f(arg)` may run at the end of the current operation, on this thread.
+pub unsafe fn call_rcu(f: RcuCallback, arg: usize) {
+    record(|r| r.rcu_callbacks.push_back((f, arg)));
+}
+
+/// model.c's `hd_rcu_quiesce()`, the end of an operation: a quiescent
+/// state, so nothing may be held (a panic with model.c's fatal message
+/// otherwise: RCU read side, preemption, `cpus_read_lock()`,
+/// `text_mutex`, `jump_label_lock()`), and the queued RCU callbacks run,
+/// in order (also those they queue).
+pub fn hd_rcu_quiesce() {
+    let rcu = record(|r| r.rcu_nesting);
+    let preempt = cpu(|c| c.preempt);
+    let (cpus, text, jl) = arch(|a| (a.cpus_read, a.text_mutex, a.jump_label));
+    if rcu != 0 || preempt != 0 || cpus != 0 || text || jl {
+        panic!(
+            "operation ended with rcu={rcu} preempt={preempt} cpus={cpus} text={} jl={} held",
+            text as i32, jl as i32
+        );
+    }
+    while let Some((f, arg)) = record(|r| r.rcu_callbacks.pop_front()) {
+        // SAFETY: `call_rcu()`'s caller allowed `f(arg)` to run at the end
+        // of the operation, which this is.
+        unsafe { f(arg) };
+    }
 }
 
 /// Ends the deferral of `kfree_rcu()` frees and frees them (the grace period

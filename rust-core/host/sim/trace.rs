@@ -34,6 +34,10 @@ pub struct Record {
     /// While set, `kfree_rcu()` defers its frees here (a test with a
     /// concurrent reader ends the grace period with [`rcu_barrier`](super::rcu_barrier)).
     pub rcu_deferred: Option<Vec<usize>>,
+    /// model.c's `call_rcu()` queue (with [`Image::as_model`](super::Image::as_model)):
+    /// the callbacks [`hd_rcu_quiesce`](super::hd_rcu_quiesce) runs at the
+    /// end of an operation, in the order they were queued.
+    pub rcu_callbacks: std::collections::VecDeque<(super::RcuCallback, usize)>,
 }
 
 thread_local! {

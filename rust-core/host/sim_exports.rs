@@ -66,6 +66,13 @@ pub unsafe extern "C" fn kprobe_disarmed(p: *mut Kprobe) -> bool {
     unsafe { crate::exports::kprobe_disarmed(p) }
 }
 
+/// `kprobe_free_init_mem()` (init/main.c calls it before freeing the
+/// kernel's init text; the model's `free-init`, `sys::hd_free_init()`).
+#[no_mangle]
+pub extern "C" fn kprobe_free_init_mem() {
+    crate::exports::kprobe_free_init_mem()
+}
+
 /// Resets the core's global state (`crate::reset_for_test()`), for
 /// `sys::exclusive()`.
 #[no_mangle]

@@ -344,8 +344,7 @@ fn model_image_is_model_c_s_table_and_m0_appears_while_loaded() {
     assert!(!sys::jump_label_text_reserved(HD_T, HD_T + 0x440));
     assert!(sys::find_bug(HD_T + 0x1e0));
     // module-load: m0's core and init symbols appear.
-    let m = Box::into_raw(Box::new(Module::m0()));
-    image(|i| i.modules.push(m as usize));
+    sys::hd_module_load();
     assert_eq!(size_off(HD_M + 0x44), Some((0x40, 4)));
     assert_eq!(size_off(HD_MI + 4), Some((0x40, 4)));
     assert_eq!(modname(HD_M + 0x44).as_deref(), Some(c"m0"));
@@ -353,16 +352,22 @@ fn model_image_is_model_c_s_table_and_m0_appears_while_loaded() {
     assert_eq!(sys::ftrace_location(HD_M), HD_M);
     assert_eq!(resolve(0, Some(c"m0_fn"), 0), (HD_M as isize, true));
     // module-init-done frees the init text: m0_init goes, and is still named.
-    // SAFETY: `m` is live and reached only through this pointer.
-    unsafe { (*m).init_end = (*m).init_start };
+    sys::hd_module_init_done();
     assert_eq!(size_off(HD_MI + 4), None);
     assert_eq!(sys::hd_sym(HD_MI + 4), "m0_init+0x4");
-    // module-unload.
-    image(|i| i.modules.clear());
+    // module-unload (m0's blacklist entries are freed after the grace
+    // period, at the end of the operation).
+    sys::hd_module_unload();
+    sys::hd_rcu_quiesce();
     assert_eq!(size_off(HD_M), None);
-    // SAFETY: from `Box::into_raw()` above, no longer listed by the image.
-    drop(unsafe { Box::from_raw(m) });
-    // Free m0's blacklist array now: the image keeps it by address, which
-    // Miri does not count as reachable.
+    assert!(!sys::kernel_text_address(HD_M + 0x44));
+    // free-init: init_fn stays a symbol but is no longer text.
+    sys::hd_free_init();
+    assert!(!sys::core_kernel_text(HD_T + 0x400));
+    assert!(!sys::kernel_text_address(HD_T + 0x400));
+    assert!(sys::core_kernel_text(HD_T + 0x3ff));
+    assert_eq!(size_off(HD_T + 0x404), Some((0x40, 4)));
+    // Free m0 and its blacklist array now: the image keeps them by address,
+    // which Miri does not count as reachable.
     image(|i| *i = sys::Image::default());
 }

@@ -739,7 +739,10 @@ unsafe fn note_cb(arg: usize) {
 #[test]
 fn model_rcu_callbacks_run_at_the_end_of_an_operation() {
     let _g = sys::exclusive();
-    let allocs = || record(|r| r.allocs);
+    // Relative to now: `exclusive()` may have freed blocks that an earlier
+    // test's thread allocated.
+    let base = record(|r| r.allocs);
+    let allocs = || record(|r| r.allocs) - base;
     let p = sys::kmalloc(32);
     // SAFETY: a fresh `kmalloc()` block that nothing reaches.
     unsafe { sys::kfree_rcu(p, ptr::null_mut()) };
@@ -760,6 +763,8 @@ fn model_rcu_callbacks_run_at_the_end_of_an_operation() {
     assert_eq!(RCU_CALLS.with(|c| c.take()), [1, 2, 3]);
     sys::hd_rcu_quiesce();
     assert!(RCU_CALLS.with(|c| c.borrow().is_empty()), "run once");
+    // m0 and its blacklist array: see `model_kernel()`.
+    image(|i| *i = sys::Image::default());
 }
 
 /// model.c's `hd_rcu_quiesce()` is fatal when an operation ends with a
@@ -768,7 +773,6 @@ fn model_rcu_callbacks_run_at_the_end_of_an_operation() {
 #[should_panic(expected = "operation ended with rcu=0 preempt=0 cpus=1 text=0 jl=0 held")]
 fn model_rcu_quiesce_with_a_lock_held_is_fatal() {
     let _g = sys::exclusive();
-    sys::install_model();
     sys::cpus_read_lock();
     sys::hd_rcu_quiesce();
 }
@@ -861,17 +865,30 @@ fn model_kernel() -> Teardown {
         optinsn,
         arch_syms: 0,
     });
+    // The epilogue, first: m0 unloaded if the test left it loaded (the
+    // core frees its blacklist entries, after the grace period that
+    // `hd_rcu_quiesce()` ends), the caches unset (then freed by
+    // `model_cache()`'s closures); last, m0 and its blacklist array are
+    // freed with the image (it keeps them by address, which Miri does not
+    // count as reachable).
     OWNED.with(|o| {
-        o.borrow_mut().insert(
+        let mut o = o.borrow_mut();
+        o.insert(
             0,
             Box::new(|| {
+                // SAFETY: the image's m0 is live until the image is reset.
+                if unsafe { (*sys::hd_m0()).loaded } != 0 {
+                    sys::hd_module_unload();
+                }
+                sys::hd_rcu_quiesce();
                 sys::set_caches(sys::Caches {
                     insn: ptr::null_mut(),
                     optinsn: ptr::null_mut(),
                     arch_syms: 0,
                 })
             }),
-        )
+        );
+        o.push(Box::new(|| image(|i| *i = sys::Image::default())));
     });
     Teardown
 }
@@ -1066,8 +1083,7 @@ fn model_text_tracks_int3s_and_jumps_as_arch_c() {
 #[test]
 fn model_image_traces_ftrace_and_module_probes_as_hostdiff_c() {
     let _g = sys::exclusive();
-    sys::install_model();
-    let _t = Teardown;
+    let _t = model_kernel();
     let (k0, k2) = (kp_sym(0, c"f1", 0), kp_sym(2, c"m0_fn", 0));
     assert_eq!(reg(k0), 0);
     assert_eq!(
@@ -1081,8 +1097,8 @@ fn model_image_traces_ftrace_and_module_probes_as_hostdiff_c() {
     assert_eq!(reg(k2), -sys::ENOENT, "m0 is not loaded");
     assert!(trace().is_empty());
     // module-load m0 (COMING; the notifier does nothing to these probes).
-    let m = own(Box::new(Module::m0()));
-    image(|i| i.modules.push(m as usize));
+    sys::hd_module_load();
+    assert!(trace().is_empty());
     assert_eq!(reg(k2), 0);
     assert_eq!(
         trace(),
@@ -1110,12 +1126,215 @@ fn model_image_traces_ftrace_and_module_probes_as_hostdiff_c() {
             "arch_remove_kprobe f1+0x0 slot=null"
         ]
     );
-    // SAFETY: `m` is live (freed by `Teardown`); no probe holds it.
-    assert_eq!(unsafe { (*m).refs }, 0, "module_put() for each probe");
-    // module-unload; m0's blacklist array is freed now (the image keeps it
-    // by address, which Miri does not count as reachable), `m` is not used
-    // again before `Teardown` frees it.
-    image(|i| *i = sys::Image::default());
+    // SAFETY: the image's m0 is live until the image is reset.
+    assert_eq!(
+        unsafe { (*sys::hd_m0()).refs },
+        0,
+        "module_put() for each probe"
+    );
+}
+
+/// Module m0 and the kernel's init text through the driver's operations
+/// (`module-load`, `module-init-done`, `module-unload`, `free-init`): the
+/// same operations as this sequence of the host differential give the
+/// lines hostdiff-c printed for it (its `> ` and `= RET` lines and, of
+/// `check`, all but the `text` lines are the driver's); each operation
+/// ends with `hd_rcu_quiesce()`, as the driver's:
+/// `module-init-done m0`, `module-unload m0`, `module-load m0` (twice),
+/// `reg K0 sym=m0_fn2`, `reg K1 sym=m0_init off=4`, `reg K2 sym=m0_bl`,
+/// `reg K3 sym=init_fn`, `reg K5 sym=m0_fn` (all `pre=ok`), `optimize`,
+/// `check`, `module-init-done m0`, `check`, `module-unload m0`, `check`,
+/// `free-init` (twice), `reg K4 sym=init_fn off=4 pre=ok`, `check`,
+/// `unregs K0 K1 K3 K5`, `check`; with the flags `flags K1`, `flags K0`,
+/// `flags K5`, `flags K3` printed.
+#[test]
+fn model_module_and_init_text_operations_as_hostdiff_c() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let op = |f: &dyn Fn()| {
+        f();
+        sys::hd_rcu_quiesce();
+        trace()
+    };
+    let check = || {
+        sys::hd_text_check();
+        trace()
+    };
+    let m0 = sys::hd_m0();
+    assert_eq!(op(&sys::hd_module_init_done), ["not coming"]);
+    assert_eq!(op(&sys::hd_module_unload), ["not loaded"]);
+    assert!(op(&sys::hd_module_load).is_empty());
+    assert_eq!(op(&sys::hd_module_load), ["already loaded"]);
+    let k0 = kp_sym(0, c"m0_fn2", 0);
+    let k1 = kp_sym(1, c"m0_init", 4);
+    let k2 = kp_sym(2, c"m0_bl", 0);
+    let k3 = kp_sym(3, c"init_fn", 0);
+    let k5 = kp_sym(5, c"m0_fn", 0);
+    assert_eq!(reg(k0), 0);
+    assert_eq!(
+        op(&|| ()),
+        [
+            "perf_event_ksymbol type=2 page0+0x0 len=4096 register kprobe_insn_page",
+            "arch_prepare_kprobe m0_fn2+0x0 = 0 slot=page0+0x0",
+            "arch_arm_kprobe m0_fn2+0x0",
+            "perf_event_ksymbol type=2 page1+0x0 len=4096 register kprobe_optinsn_page",
+            "arch_prepare_optimized_kprobe m0_fn2+0x0 = 0 size=8 slot=page1+0x0",
+            "arch_check_optimized_kprobe m0_fn2+0x0 = 0",
+            "~work queued"
+        ]
+    );
+    assert_eq!(reg(k1), 0);
+    assert_eq!(
+        op(&|| ()),
+        [
+            "arch_prepare_kprobe m0_init+0x4 = 0 slot=page0+0x10",
+            "arch_arm_kprobe m0_init+0x4",
+            "arch_prepare_optimized_kprobe m0_init+0x4 = 0 size=8 slot=page1+0x99",
+            "arch_check_optimized_kprobe m0_init+0x4 = 0"
+        ]
+    );
+    assert_eq!(reg(k2), -sys::EINVAL, "in m0's _kprobe_blacklist");
+    assert!(op(&|| ()).is_empty());
+    assert_eq!(reg(k3), 0);
+    assert_eq!(
+        op(&|| ()),
+        [
+            "arch_prepare_kprobe init_fn+0x0 = 0 slot=page0+0x20",
+            "arch_arm_kprobe init_fn+0x0",
+            "arch_prepare_optimized_kprobe init_fn+0x0 = 0 size=8 slot=page1+0x132",
+            "arch_check_optimized_kprobe init_fn+0x0 = 0"
+        ]
+    );
+    assert_eq!(reg(k5), 0);
+    assert_eq!(
+        op(&|| ()),
+        [
+            "arch_prepare_kprobe_ftrace m0_fn+0x0 = 0",
+            "ftrace_set_filter_ip ftrace_ops m0_fn+0x0 remove=0 reset=0 = 0",
+            "register_ftrace_function ftrace_ops = 0"
+        ]
+    );
+    assert_eq!(
+        op(&sys::run_optimizer),
+        [
+            "~work run",
+            "~synchronize_rcu_tasks",
+            "arch_optimize_kprobes init_fn+0x0",
+            "arch_optimize_kprobes m0_init+0x4",
+            "arch_optimize_kprobes m0_fn2+0x0"
+        ]
+    );
+    assert_eq!(
+        check(),
+        [
+            "text jump init_fn+0x0 size=8",
+            "text jump m0_init+0x4 size=8",
+            "text jump m0_fn2+0x0 size=8"
+        ]
+    );
+    // LIVE: the probe on the init text is gone (its text forgotten).
+    assert_eq!(
+        op(&sys::hd_module_init_done),
+        [
+            "arch_remove_optimized_kprobe m0_init+0x4 slot=page1+0x99",
+            "arch_remove_kprobe m0_init+0x4 slot=page0+0x10"
+        ]
+    );
+    assert_eq!(
+        check(),
+        [
+            "text jump init_fn+0x0 size=8",
+            "text jump m0_fn2+0x0 size=8"
+        ]
+    );
+    assert_eq!(flags(k1), KPROBE_FLAG_GONE, "flags=0x1");
+    // GOING: the probes on m0's core text are gone.
+    let allocs = record(|r| r.allocs);
+    assert_eq!(
+        op(&sys::hd_module_unload),
+        [
+            "unregister_ftrace_function ftrace_ops = 0",
+            "ftrace_set_filter_ip ftrace_ops m0_fn+0x0 remove=1 reset=0 = 0",
+            "arch_remove_kprobe m0_fn+0x0 slot=null",
+            "arch_remove_optimized_kprobe m0_fn2+0x0 slot=page1+0x0",
+            "arch_remove_kprobe m0_fn2+0x0 slot=page0+0x0"
+        ]
+    );
+    assert!(
+        record(|r| r.allocs) < allocs,
+        "m0's blacklist entries, kfree_rcu()'d, are freed by the end of the operation"
+    );
+    assert_eq!(check(), ["text jump init_fn+0x0 size=8"]);
+    assert_eq!(
+        flags(k0),
+        KPROBE_FLAG_GONE | KPROBE_FLAG_ON_FUNC_ENTRY,
+        "0x11"
+    );
+    assert_eq!(
+        flags(k5),
+        KPROBE_FLAG_GONE | KPROBE_FLAG_FTRACE | KPROBE_FLAG_ON_FUNC_ENTRY,
+        "0x19"
+    );
+    // SAFETY: the image's m0 is live until the image is reset.
+    assert_eq!(unsafe { (*m0).refs }, 0, "no `!module refs=N at unload`");
+    assert_eq!(
+        op(&sys::hd_free_init),
+        [
+            "arch_remove_optimized_kprobe init_fn+0x0 slot=page1+0x132",
+            "arch_remove_kprobe init_fn+0x0 slot=page0+0x20"
+        ]
+    );
+    assert_eq!(op(&sys::hd_free_init), ["already freed"]);
+    let k4 = kp_sym(4, c"init_fn", 4);
+    assert_eq!(reg(k4), -sys::EINVAL, "no longer kernel text");
+    assert!(op(&|| ()).is_empty());
+    assert_eq!(
+        flags(k3),
+        KPROBE_FLAG_GONE | KPROBE_FLAG_ON_FUNC_ENTRY,
+        "0x11"
+    );
+    assert!(check().is_empty());
+    let mut v = [k0, k1, k3, k5];
+    // SAFETY: four registered (gone) test probes.
+    unsafe { unregister_kprobes(v.as_mut_ptr(), 4) };
+    assert_eq!(
+        op(&|| ()),
+        [
+            "~synchronize_rcu",
+            "arch_remove_optimized_kprobe m0_fn2+0x0 slot=null",
+            "arch_remove_kprobe m0_fn2+0x0 slot=null",
+            "arch_remove_optimized_kprobe m0_init+0x4 slot=null",
+            "arch_remove_kprobe m0_init+0x4 slot=null",
+            "arch_remove_optimized_kprobe init_fn+0x0 slot=null",
+            "arch_remove_kprobe init_fn+0x0 slot=null",
+            "arch_remove_kprobe m0_fn+0x0 slot=null"
+        ]
+    );
+    assert!(check().is_empty());
+}
+
+/// model.c's `try_module_get()` fails while the module is GOING, and its
+/// `module_put()` is fatal below zero.
+#[test]
+fn model_module_refs_as_model_c() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    sys::hd_module_load();
+    let m = sys::hd_m0();
+    // SAFETY: the image's live m0; the calls are balanced but the last.
+    unsafe {
+        assert!(sys::try_module_get(m));
+        sys::module_put(m);
+        (*m).state = sys::ModState::Going;
+        assert!(!sys::try_module_get(m), "GOING");
+        (*m).state = sys::ModState::Coming;
+        assert_eq!((*m).refs, 0);
+        let r = std::panic::catch_unwind(|| sys::module_put(m));
+        assert!(r.is_err(), "module_put underflow");
+        (*m).refs = 0;
+    }
+    sys::hd_module_unload();
+    trace();
 }
 
 #[test]

@@ -94,6 +94,8 @@ pub struct Image {
     pub modules: Vec<usize>,
     /// Arrays the simulated modules point to (`kprobe_blacklist`).
     pub module_arrays: ModuleArrays,
+    /// The model's module m0 ([`install_model`](super::install_model)).
+    pub m0: super::model::ModelM0,
     /// `try_module_get()` fails (the module is going away).
     pub module_get_fails: bool,
     /// Locks taken, in order (`jump_label`, `preempt`, ...), for ordering checks.
@@ -168,7 +170,7 @@ pub(super) fn lookup(addr: usize) -> Option<Sym> {
 /// `kernel_text_address()`: the image's text ranges (and, with
 /// [`Image::as_model`], loaded modules' text, as model.c's).
 pub fn kernel_text_address(addr: usize) -> bool {
-    image(|i| i.text.iter().any(|&(s, e)| addr >= s && addr < e))
+    (image(|i| i.text.iter().any(|&(s, e)| addr >= s && addr < e)) && !freed_init(addr))
         || (model() && !module_text_address(addr).is_null())
 }
 
@@ -287,7 +289,13 @@ pub fn arch_adjust_kprobe_addr(
 
 /// `core_kernel_text()`: the first text range is the core kernel.
 pub fn core_kernel_text(addr: usize) -> bool {
-    image(|i| i.text.first().is_some_and(|&r| in_range(addr, r)))
+    image(|i| i.text.first().is_some_and(|&r| in_range(addr, r))) && !freed_init(addr)
+}
+
+/// Is `addr` in the kernel's init text after [`hd_free_init`](super::hd_free_init)
+/// freed it (model.c: no longer core kernel text)?
+fn freed_init(addr: usize) -> bool {
+    arch(|a| a.init_freed && in_range(addr, a.init_area))
 }
 
 /// `in_gate_area_no_mm()`.

@@ -13,6 +13,7 @@
 //! the host differential), and nothing has to install anything before the
 //! first test runs.
 
+use super::Module;
 use crate::ffi::{c_int, c_ulong, c_void};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode};
 
@@ -33,6 +34,11 @@ extern "C" {
     pub(super) fn __get_insn_slot(c: *mut KprobeInsnCache) -> *mut KprobeOpcode;
     /// `__free_insn_slot()` (x86's `free_insn_slot()`, `free_optinsn_slot()`).
     pub(super) fn __free_insn_slot(c: *mut KprobeInsnCache, slot: *mut KprobeOpcode, dirty: c_int);
+    /// The core's module notifier (`kprobes_module_callback()`; in the
+    /// kernel the C shim's notifier block calls it).
+    pub(super) fn kprobes_rust_module_callback(val: c_ulong, module: *mut Module) -> c_int;
+    /// `kprobe_free_init_mem()` (init/main.c calls it).
+    pub(super) fn kprobe_free_init_mem();
     /// The test harness's reset of the core's global state.
     pub(super) fn kprobes_rust_reset_for_test();
 }

@@ -8,15 +8,18 @@
 //! With the setting, a symbol of module text is present (kallsyms,
 //! `ftrace_location()`, `%pS`) only while a loaded module maps it, and
 //! [`hd_sym`](super::hd_sym) names every table symbol, present or not, as
-//! model.c's.  The text model (instruction boundaries, `noopt`,
-//! non-boostable instructions) and the driver's `module-load`,
-//! `module-init-done`, `module-unload` and `free-init` operations are not
-//! ported yet (PLAN-one-simulation.md, step 4).
+//! model.c's.  Module m0 and the driver's `module-load`,
+//! `module-init-done`, `module-unload` and `free-init` operations:
+//! [`hd_module_load`], [`hd_module_init_done`], [`hd_module_unload`],
+//! [`hd_free_init`].
 
 use super::image::{image, Image, Sym};
+use super::kernel_text::hd_text_forget;
+use super::link;
 use super::module::module_text_address;
 use super::text::arch;
-use super::{ModState, Module};
+use super::trace::ev;
+use super::{ModState, Module, MODULE_STATE_COMING, MODULE_STATE_GOING, MODULE_STATE_LIVE};
 use crate::ffi::c_ulong;
 
 /// `HD_T`: core kernel text.
@@ -195,7 +198,7 @@ impl Image {
     /// `.kprobes.text`, `.noinstr.text`, the entry text that
     /// `arch_populate_kprobe_blacklist()` adds, the ftrace, static call
     /// (4 bytes) and `BUG()` sites; no ENDBR, no jump labels, no gate area.
-    /// Module m0 is not loaded ([`Module::m0`]).
+    /// Module m0 is not there: [`install_model`] adds it, unloaded.
     pub fn model() -> Image {
         let mut i = Image {
             as_model: true,
@@ -221,11 +224,19 @@ impl Image {
     }
 }
 
-/// Makes this test's kernel the host differential's: [`Image::model`],
-/// `[__init_begin, __init_end)`, the boot blacklist section
-/// (`{ blacklisted_fn, data_var }`) and one possible CPU.
+/// Makes this test's kernel the host differential's: [`Image::model`]
+/// with module m0 unloaded, `[__init_begin, __init_end)`, the boot
+/// blacklist section (`{ blacklisted_fn, data_var }`) and one possible
+/// CPU.
 pub fn install_model() {
     image(|i| *i = Image::model());
+    // model.c's `hd_m0`: named, with its blacklist, unloaded (no text, state
+    // 0 = LIVE) until `module-load`.
+    let mut m = Module::sim((0, 0), (0, 0), ModState::Live);
+    m.name = c"m0".as_ptr().cast();
+    m.set_kprobe_blacklist(&[HD_M + 0x80]);
+    let m = Box::into_raw(Box::new(m));
+    image(|i| i.m0 = ModelM0(m as usize));
     arch(|a| {
         a.init_area = MODEL_INIT;
         a.blacklist_section = vec![(HD_T + 0x140) as c_ulong, HD_D as c_ulong];
@@ -233,15 +244,142 @@ pub fn install_model() {
     });
 }
 
-impl Module {
-    /// Module m0 of the host differential, COMING: core text `[M,
-    /// M+0xc0)`, init text `[MI, MI+0x40)`, `kprobe_blacklist = { m0_bl }`,
-    /// named `m0`. It is loaded while the image lists it
-    /// ([`Image::modules`]).
-    pub fn m0() -> Module {
-        let mut m = Module::sim((HD_M, HD_M + 0xc0), (HD_MI, HD_MI + 0x40), ModState::Coming);
-        m.name = c"m0".as_ptr().cast();
-        m.set_kprobe_blacklist(&[HD_M + 0x80]);
-        m
+/// The model's module m0 (model.c's `hd_m0`), owned by the image: a
+/// `Box<Module>` turned into its address by [`install_model`] (0: none),
+/// freed with the image, so that no `Box` is retagged while the core
+/// points into it.
+#[derive(Default, Debug)]
+pub struct ModelM0(usize);
+
+impl Drop for ModelM0 {
+    fn drop(&mut self) {
+        if self.0 != 0 {
+            // SAFETY: `install_model()` made the address with
+            // `Box::into_raw()`, and only this drop frees it; the image
+            // that owns it outlives the test that uses m0 (`exclusive()`
+            // resets it before the next one).
+            drop(unsafe { Box::from_raw(self.0 as *mut Module) });
+        }
     }
+}
+
+/// The image's m0 (model.c's `hd_m0`; this test's: tests that use the
+/// image are serialized by [`exclusive`](super::exclusive)).
+pub fn hd_m0() -> *mut Module {
+    let m = image(|i| i.m0.0) as *mut Module;
+    assert!(!m.is_null(), "no model image (install_model())");
+    m
+}
+
+/// Calls the core's module notifier for `m` (model.c: the notifier block
+/// `register_module_notifier()` gave it).
+fn notify(val: c_ulong, m: *mut Module) {
+    // SAFETY: `m` is the image's live m0, which the notifier may look into.
+    unsafe { link::kprobes_rust_module_callback(val, m) };
+}
+
+/// The driver's `module-load m0`: m0 becomes COMING with its core text
+/// `[M, M+0xc0)` and init text `[MI, MI+0x40)` mapped (listed in
+/// [`Image::modules`]), then the notifier runs with `MODULE_STATE_COMING`;
+/// `already loaded` if it is.
+pub fn hd_module_load() {
+    let m = hd_m0();
+    // SAFETY: `m` is the image's live m0 (`hd_m0()`), used by this thread
+    // alone; no reference to it is formed.
+    let loaded = unsafe { (*m).loaded != 0 };
+    if loaded {
+        ev("already loaded".into());
+        return;
+    }
+    // SAFETY: as above.
+    unsafe {
+        (*m).loaded = 1;
+        (*m).state = ModState::Coming;
+        (*m).core_start = HD_M as c_ulong;
+        (*m).core_end = (HD_M + 0xc0) as c_ulong;
+        (*m).init_start = HD_MI as c_ulong;
+        (*m).init_end = (HD_MI + 0x40) as c_ulong;
+    }
+    image(|i| i.modules.push(m as usize));
+    notify(MODULE_STATE_COMING, m);
+}
+
+/// The driver's `module-init-done m0`: m0 becomes LIVE, the notifier runs
+/// with `MODULE_STATE_LIVE`, then its init text is freed (forgotten by the
+/// text model, unmapped); `not coming` unless m0 is loaded and COMING.
+pub fn hd_module_init_done() {
+    let m = hd_m0();
+    // SAFETY: `m` is the image's live m0 (`hd_m0()`), used by this thread
+    // alone; no reference to it is formed.
+    let coming = unsafe { (*m).loaded != 0 && (*m).state == ModState::Coming };
+    if !coming {
+        ev("not coming".into());
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { (*m).state = ModState::Live };
+    notify(MODULE_STATE_LIVE, m);
+    // SAFETY: as above.
+    let init = unsafe { ((*m).init_start as usize, (*m).init_end as usize) };
+    hd_text_forget(init.0, init.1);
+    // SAFETY: as above.
+    unsafe {
+        (*m).init_start = 0;
+        (*m).init_end = 0;
+    }
+}
+
+/// The driver's `module-unload m0`: m0 becomes GOING, the notifier runs
+/// with `MODULE_STATE_GOING`, `!module refs=N at unload` if references
+/// are left, then it is unloaded (unlisted, its text forgotten and
+/// unmapped); `not loaded` if it is not.
+pub fn hd_module_unload() {
+    let m = hd_m0();
+    // SAFETY: `m` is the image's live m0 (`hd_m0()`), used by this thread
+    // alone; no reference to it is formed.
+    let loaded = unsafe { (*m).loaded != 0 };
+    if !loaded {
+        ev("not loaded".into());
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { (*m).state = ModState::Going };
+    notify(MODULE_STATE_GOING, m);
+    // SAFETY: as above.
+    let (refs, core, init) = unsafe {
+        (
+            (*m).refs,
+            ((*m).core_start as usize, (*m).core_end as usize),
+            ((*m).init_start as usize, (*m).init_end as usize),
+        )
+    };
+    if refs != 0 {
+        ev(format!("!module refs={refs} at unload"));
+    }
+    image(|i| i.modules.retain(|&x| x != m as usize));
+    hd_text_forget(core.0, core.1);
+    hd_text_forget(init.0, init.1);
+    // SAFETY: as above.
+    unsafe {
+        (*m).loaded = 0;
+        (*m).core_start = 0;
+        (*m).core_end = 0;
+        (*m).init_start = 0;
+        (*m).init_end = 0;
+    }
+}
+
+/// The driver's `free-init`: the kernel's init text is freed
+/// (`kprobe_free_init_mem()`, then `init_fn` leaves `core_kernel_text()`
+/// and `kernel_text_address()` and the text model forgets it); `already
+/// freed` the second time.
+pub fn hd_free_init() {
+    if arch(|a| std::mem::replace(&mut a.init_freed, true)) {
+        ev("already freed".into());
+        return;
+    }
+    // SAFETY: init/main.c's call, from process context with no lock held.
+    unsafe { link::kprobe_free_init_mem() };
+    let (start, end) = arch(|a| a.init_area);
+    hd_text_forget(start, end);
 }

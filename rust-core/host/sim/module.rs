@@ -2,7 +2,7 @@
 
 //! Modules: `struct module` and the module helpers the core calls.
 
-use super::image::{image, in_range};
+use super::image::{image, in_range, model};
 use crate::ffi::{c_int, c_uint, c_ulong, c_void};
 pub use crate::types::ModuleAreas;
 
@@ -114,7 +114,8 @@ pub fn module_text_address(addr: usize) -> *mut Module {
     core::ptr::null_mut()
 }
 
-/// `try_module_get()`.
+/// `try_module_get()` (with [`Image::as_model`](super::Image::as_model),
+/// model.c's: it fails while the module is GOING).
 ///
 /// # Safety
 /// `m` is a live module (found with preemption disabled, referenced, or
@@ -123,19 +124,30 @@ pub unsafe fn try_module_get(m: *mut Module) -> bool {
     if image(|i| i.module_get_fails) {
         return false;
     }
+    // model.c: fails while the module is going away.
+    // SAFETY: a live simulated module (this function's `# Safety`).
+    if model() && unsafe { (*m).state } == ModState::Going {
+        return false;
+    }
     // SAFETY: a live simulated module.
     unsafe { (*m).refs += 1 };
     true
 }
 
-/// `module_put()`.
+/// `module_put()` (with [`Image::as_model`](super::Image::as_model), an
+/// underflow is fatal, as model.c's).
 ///
 /// # Safety
 /// `m` is a live module (found with preemption disabled, referenced, or
 /// the module notifier's).
 pub unsafe fn module_put(m: *mut Module) {
     // SAFETY: a live simulated module.
-    unsafe { (*m).refs -= 1 };
+    let refs = unsafe {
+        (*m).refs -= 1;
+        (*m).refs
+    };
+    // model.c's `hd_fatal()` (the unit tests' image lets refs go negative).
+    assert!(!model() || refs >= 0, "module_put underflow");
 }
 
 /// `within_module_init()`.

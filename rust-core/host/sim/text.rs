@@ -196,6 +196,8 @@ pub struct Arch {
     pub text_mutex: bool,
     /// `cpus_read_lock()` depth.
     pub cpus_read: usize,
+    /// The kernel's init text was freed ([`hd_free_init`](super::hd_free_init)).
+    pub init_freed: bool,
     /// `jump_label_lock()` held (model.c's `jump_label_mutex`).
     pub jump_label: bool,
     /// `kprobe_sysctl_mutex` held.

@@ -59,7 +59,7 @@ fn hash(p: *mut Kprobe) {
 }
 
 /// The whole of kprobes/list, as seq_file would produce it.
-fn list_text(show: bool) -> String {
+pub(crate) fn list_text(show: bool) -> String {
     let mut m = SeqFile::sim(show);
     let mut pos: Loff = 0;
     // SAFETY: valid seq_file and position.

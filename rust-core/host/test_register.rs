@@ -8,7 +8,7 @@
 
 use crate::exports::*;
 use crate::ffi::{c_char, c_int, c_ulong, c_void};
-use crate::sys::{self, arch, image, record, ModState, Module, Sym};
+use crate::sys::{self, arch, image, record, ModState, Module, SeqFile, Sym};
 use crate::test_caches::{destroy_cache, execmem_page, execmem_page_free, new_cache};
 use crate::types::{
     Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, KretprobeInstance, PtRegs,
@@ -1334,6 +1334,227 @@ fn model_module_refs_as_model_c() {
         (*m).refs = 0;
     }
     sys::hd_module_unload();
+    trace();
+}
+
+/// The lines of `text`, each trimmed, without empty ones (a trace
+/// excerpt as hostdiff-c printed it, less its indent).
+fn lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// `kprobes/list` with a module loaded and after it left (`%pS` of a gone
+/// probe), and model.c's `kstrtobool()` and `proc_dointvec_minmax()`: the
+/// same operations as this sequence of the host differential give the
+/// lines hostdiff-c printed for it (run on it; its `> ` lines are the
+/// driver's, and so are `= RET`, the `| ` prefix and `| end`, which this
+/// test checks as the calls' results and the list's text):
+/// `module-load m0`, `reg K0 sym=m0_fn2 off=4 pre=ok`, `reg K1 sym=f1
+/// pre=ok post=ok`, `reg K2 sym=f2 off=8 pre=ok disabled`, `reg K3
+/// sym=m0_fn pre=ok`, `dump-list`, `module-init-done m0`, `module-unload
+/// m0`, `dump-list`, `debugfs-enabled t`, `f`, `x`, `on`,
+/// `debugfs-read-enabled`, `sysctl-opt 1\n` (a backslash and an n),
+/// `-1`, `2`, `01`, `unregs K0 K1 K2 K3`. The list is read without a
+/// cred: the model shows addresses to every reader.
+#[test]
+fn model_list_and_writes_as_hostdiff_c() {
+    static ZERO: c_int = 0;
+    static ONE: c_int = 1;
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let op = |f: &dyn Fn()| {
+        f();
+        sys::hd_rcu_quiesce();
+        trace()
+    };
+    sys::hd_module_load();
+    let k0 = kp_sym(0, c"m0_fn2", 4);
+    let k1 = kp_sym(1, c"f1", 0);
+    let k2 = kp_sym(2, c"f2", 8);
+    let k3 = kp_sym(3, c"m0_fn", 0);
+    // SAFETY: live, unregistered test probes.
+    unsafe {
+        (*k1).post_handler = Some(post);
+        (*k2).flags = KPROBE_FLAG_DISABLED;
+    }
+    for (p, want) in [
+        (
+            k0,
+            "perf_event_ksymbol type=2 page0+0x0 len=4096 register kprobe_insn_page
+            arch_prepare_kprobe m0_fn2+0x4 = 0 slot=page0+0x0
+            arch_arm_kprobe m0_fn2+0x4
+            perf_event_ksymbol type=2 page1+0x0 len=4096 register kprobe_optinsn_page
+            arch_prepare_optimized_kprobe m0_fn2+0x4 = 0 size=8 slot=page1+0x0
+            arch_check_optimized_kprobe m0_fn2+0x4 = 0
+            ~work queued",
+        ),
+        (
+            k1,
+            "arch_prepare_kprobe_ftrace f1+0x0 = 0
+            ftrace_set_filter_ip ipmodify_ops f1+0x0 remove=0 reset=0 = 0
+            register_ftrace_function ipmodify_ops = 0",
+        ),
+        (
+            k2,
+            "arch_prepare_kprobe f2+0x8 = 0 slot=page0+0x10
+            arch_prepare_optimized_kprobe f2+0x8 = 0 size=8 slot=page1+0x99",
+        ),
+        (
+            k3,
+            "arch_prepare_kprobe_ftrace m0_fn+0x0 = 0
+            ftrace_set_filter_ip ftrace_ops m0_fn+0x0 remove=0 reset=0 = 0
+            register_ftrace_function ftrace_ops = 0",
+        ),
+    ] {
+        assert_eq!(reg(p), 0);
+        assert_eq!(op(&|| ()), lines(want));
+    }
+    assert_eq!(
+        lines(&crate::test_debugfs::list_text(false)),
+        lines(
+            "ffffffffc0000044  k  m0_fn2+0x4  m0 [OPTIMIZED]
+            ffffffffc0000000  k  m0_fn+0x0  m0 [FTRACE]
+            ffffffff81000040  k  f1+0x0    [FTRACE]
+            ffffffff81000088  k  f2+0x8    [DISABLED]"
+        )
+    );
+    assert!(op(&sys::hd_module_init_done).is_empty());
+    assert_eq!(
+        op(&sys::hd_module_unload),
+        lines(
+            "arch_remove_optimized_kprobe m0_fn2+0x4 slot=page1+0x0
+            arch_remove_kprobe m0_fn2+0x4 slot=page0+0x0
+            unregister_ftrace_function ftrace_ops = 0
+            ftrace_set_filter_ip ftrace_ops m0_fn+0x0 remove=1 reset=0 = 0
+            arch_remove_kprobe m0_fn+0x0 slot=null"
+        )
+    );
+    assert_eq!(
+        lines(&crate::test_debugfs::list_text(false)),
+        lines(
+            "ffffffffc0000044  k  0xffffffffc0000044 [GONE]
+            ffffffffc0000000  k  0xffffffffc0000000 [GONE][FTRACE]
+            ffffffff81000040  k  f1+0x0    [FTRACE]
+            ffffffff81000088  k  f2+0x8    [DISABLED]"
+        )
+    );
+    let enabled = |v: &str| {
+        let r = write_enabled(v);
+        sys::hd_rcu_quiesce();
+        (r, trace())
+    };
+    assert_eq!(enabled("t"), (1, vec![]));
+    assert_eq!(
+        enabled("f"),
+        (
+            1,
+            lines(
+                "unregister_ftrace_function ipmodify_ops = 0
+                ftrace_set_filter_ip ipmodify_ops f1+0x0 remove=1 reset=0 = 0
+                log info: kprobes: Kprobes globally disabled"
+            )
+        )
+    );
+    assert_eq!(enabled("x"), (-sys::EINVAL as isize, vec![]));
+    assert_eq!(
+        enabled("on"),
+        (
+            2,
+            lines(
+                "ftrace_set_filter_ip ipmodify_ops f1+0x0 remove=0 reset=0 = 0
+                register_ftrace_function ipmodify_ops = 0
+                log info: kprobes: Kprobes globally enabled"
+            )
+        )
+    );
+    assert_eq!(read_enabled(), "1\n", "= 2 '1'");
+    // The sysctl as the shim defines it: 0..1 (SYSCTL_ZERO, SYSCTL_ONE).
+    let table = sys::CtlTable {
+        data: (&raw mut crate::opt::sysctl_kprobes_optimization).cast(),
+        extra1: (&raw const ZERO).cast_mut().cast(),
+        extra2: (&raw const ONE).cast_mut().cast(),
+        ..Default::default()
+    };
+    let sysctl = |v: &str| {
+        let mut len = v.len();
+        let mut ppos = 0;
+        // SAFETY: a valid table and buffer.
+        let r = unsafe {
+            proc_kprobes_optimization_handler(
+                &table,
+                1,
+                v.as_ptr() as *mut c_void,
+                &mut len,
+                &mut ppos,
+            )
+        };
+        sys::hd_rcu_quiesce();
+        (r, trace())
+    };
+    for v in ["1\\n", "-1", "2"] {
+        assert_eq!(sysctl(v), (-sys::EINVAL, vec![]), "{v}");
+    }
+    assert_eq!(sysctl("01"), (0, vec![]));
+    let mut v = [k0, k1, k2, k3];
+    // SAFETY: four registered test probes.
+    unsafe { unregister_kprobes(v.as_mut_ptr(), 4) };
+    // hostdiff-c's second line is `ftrace_set_filter_ip ...`: the Rust core
+    // batches unregister_kprobes() (README, "Batched registration", one
+    // `ftrace_set_filter_ips()` per ops), which the host differential
+    // compares by its net effect (MODEL.md section 5).
+    assert_eq!(
+        op(&|| ()),
+        lines(
+            "unregister_ftrace_function ipmodify_ops = 0
+            ftrace_set_filter_ips ipmodify_ops f1+0x0 remove=1 reset=0 = 0
+            ~synchronize_rcu
+            arch_remove_optimized_kprobe m0_fn2+0x4 slot=null
+            arch_remove_kprobe m0_fn2+0x4 slot=null
+            arch_remove_kprobe f1+0x0 slot=null
+            arch_remove_optimized_kprobe f2+0x8 slot=page1+0x99
+            arch_remove_kprobe f2+0x8 slot=page0+0x10
+            arch_remove_kprobe m0_fn+0x0 slot=null"
+        )
+    );
+}
+
+/// model.c's `%pS` names a module's symbol with ` [m0]` (upstream's
+/// `report_probe()` reaches it only for an address kallsyms cannot name,
+/// which the model then cannot either: its format, read from model.c's
+/// `seq_printf()`, is checked here on the simulation's own call).
+#[test]
+fn model_p_s_names_the_module() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let show = |a: usize| {
+        let mut m = SeqFile::sim(false);
+        // SAFETY: a live seq_file of this thread; C strings.
+        unsafe {
+            sys::seq_report_nosym(
+                &mut m,
+                a as *mut c_void,
+                c"k".as_ptr().cast(),
+                a as *mut c_void,
+            )
+        };
+        m.text()
+    };
+    assert_eq!(
+        show(sys::HD_M + 4),
+        "ffffffffc0000004  k  0xffffffffc0000004 "
+    );
+    sys::hd_module_load();
+    assert_eq!(
+        show(sys::HD_M + 4),
+        "ffffffffc0000004  k  m0_fn+0x4/0x40 [m0] "
+    );
+    assert_eq!(show(sys::HD_T + 0x44), "ffffffff81000044  k  f1+0x4/0x40 ");
+    sys::hd_module_unload();
+    sys::hd_rcu_quiesce();
     trace();
 }
 

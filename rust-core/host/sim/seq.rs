@@ -4,6 +4,7 @@
 //! debugfs files' and the sysctl's helpers (user copies, `kstrtobool`,
 //! `proc_dointvec_minmax()`).
 
+use super::image::model;
 use super::trace::{cstr, p_s, p_s_short};
 use super::{CtlTable, File, SeqFile, EINVAL};
 use crate::ffi::{c_char, c_int, c_void};
@@ -88,13 +89,14 @@ unsafe fn seq_push(m: *mut SeqFile, s: &str) {
 }
 
 /// `kallsyms_show_value(m->file->f_cred)`: the simulation shows addresses
-/// to any reader with a cred.
+/// to any reader with a cred (with [`Image::as_model`](super::Image::as_model),
+/// to every reader, as model.c's).
 ///
 /// # Safety
 /// `m` is live, with a live `file`.
 pub unsafe fn seq_show_value(m: *mut SeqFile) -> bool {
     // SAFETY: `m` and its file are live (this function's `# Safety`).
-    unsafe { !(*(*m).file).f_cred.is_null() }
+    model() || unsafe { !(*(*m).file).f_cred.is_null() }
 }
 
 /// `"%px  %s  %s+0x%x  %s "`.
@@ -208,16 +210,21 @@ pub unsafe fn simple_read_from_buffer(
     }
 }
 
-/// `kstrtobool_from_user()`: 1/y/Y/on → true, 0/n/N/off → false.
+/// `kstrtobool_from_user()`: 1/y/Y/on → true, 0/n/N/off → false (with
+/// [`Image::as_model`](super::Image::as_model), also t/T → true and f/F →
+/// false, as model.c's and the kernel's).
 ///
 /// # Safety
 /// `s` has `count` bytes.
 pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut bool) -> c_int {
     // SAFETY: `s` has `count` bytes (this function's `# Safety`).
     let b = unsafe { core::slice::from_raw_parts(s.cast::<u8>(), count.min(11)) };
+    let tf = model();
     match b {
         [b'1' | b'y' | b'Y', ..] | [b'o' | b'O', b'n' | b'N', ..] => *res = true,
+        [b't' | b'T', ..] if tf => *res = true,
         [b'0' | b'n' | b'N', ..] | [b'o' | b'O', b'f' | b'F', ..] => *res = false,
+        [b'f' | b'F', ..] if tf => *res = false,
         _ => return -EINVAL,
     }
     0
@@ -242,6 +249,11 @@ pub unsafe fn proc_dointvec_minmax(
     // SAFETY: `length` is valid and `buffer` holds `*length` bytes (this
     // function's `# Safety`).
     let txt = unsafe { core::slice::from_raw_parts(buffer.cast::<u8>(), *length) };
+    if model() {
+        // SAFETY: `table`, its `int` and its bounds are live (this
+        // function's `# Safety`).
+        return unsafe { model_dointvec_minmax(table, txt) };
+    }
     match std::str::from_utf8(txt)
         .ok()
         .and_then(|t| t.trim().parse::<c_int>().ok())
@@ -251,6 +263,52 @@ pub unsafe fn proc_dointvec_minmax(
         Some(v @ 0..=1) => unsafe { *(*table).data.cast::<c_int>() = v },
         _ => return -EINVAL,
     }
+    0
+}
+
+/// model.c's `proc_dointvec_minmax()` write: a decimal number as
+/// `strtol()` reads it (leading blanks and a sign; after it the end or a
+/// newline), within `extra1` and `extra2` where they are set.
+///
+/// # Safety
+/// `table` is live, its `data` points to a live `int`, and `extra1` and
+/// `extra2` are null or point to live `int`s.
+unsafe fn model_dointvec_minmax(table: *const CtlTable, txt: &[u8]) -> c_int {
+    // model.c copies at most 31 bytes (`snprintf(buf, 32, ...)`), up to a NUL.
+    let txt = &txt[..txt.len().min(31)];
+    let txt = txt.split(|&c| c == 0).next().unwrap_or_default();
+    let t = txt.trim_ascii_start();
+    let digits_at = usize::from(matches!(t.first(), Some(b'+' | b'-')));
+    let n = t[digits_at..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    // `strtol()`'s end must be the end or a newline.
+    if n == 0 || !matches!(&t[digits_at + n..], [] | [b'\n', ..]) {
+        return -EINVAL;
+    }
+    // Out of range: `strtol()` saturates.
+    let sat = if t[0] == b'-' { i64::MIN } else { i64::MAX };
+    let v: i64 = std::str::from_utf8(&t[..digits_at + n])
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(sat);
+    // SAFETY: `table` and its bounds are live (this function's `# Safety`).
+    let (lo, hi) = unsafe {
+        (
+            (*table).extra1.cast::<c_int>(),
+            (*table).extra2.cast::<c_int>(),
+        )
+    };
+    // SAFETY: as above.
+    if (!lo.is_null() && v < i64::from(unsafe { *lo }))
+        || (!hi.is_null() && v > i64::from(unsafe { *hi }))
+    {
+        return -EINVAL;
+    }
+    // SAFETY: `table`'s `data` points to a live `int` (this function's
+    // `# Safety`).
+    unsafe { *(*table).data.cast::<c_int>() = v as c_int };
     0
 }
 

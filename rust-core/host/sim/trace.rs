@@ -5,8 +5,9 @@
 //! printk (`pr_*`), the trace lines in [`Arch::events`](super::Arch)
 //! (model.c's `hd_trace()`, `hd_sym()`, `hd_page()`) and `%pS`/`%ps`.
 
-use super::image::{lookup, lookup_any};
+use super::image::{lookup, lookup_any, model};
 use super::memory::page_name;
+use super::module::module_text_address;
 use super::text::arch;
 use crate::ffi::{c_char, c_uint};
 use crate::types::KprobeOpcode;
@@ -150,9 +151,31 @@ pub(super) fn cstr(p: *const c_char) -> String {
 /// `%pS`: `sym+0xoff/0xsize`, or the raw address when no symbol.
 pub(super) fn p_s(a: usize) -> String {
     match lookup(a) {
-        Some(s) => format!("{}+{:#x}/{:#x}", s.name, a - s.addr, s.size),
+        Some(s) => format!(
+            "{}+{:#x}/{:#x}{}",
+            s.name,
+            a - s.addr,
+            s.size,
+            module_suffix(a)
+        ),
         None => format!("{a:#x}"),
     }
+}
+
+/// `%pS`'s ` [MODNAME]` for a module's symbol, with
+/// [`Image::as_model`](super::Image::as_model) (model.c's `seq_printf()`;
+/// the unit tests' image prints none).
+fn module_suffix(a: usize) -> String {
+    if !model() {
+        return String::new();
+    }
+    let m = module_text_address(a);
+    if m.is_null() {
+        return String::new();
+    }
+    // SAFETY: the image lists live modules, whose `name` is a C string
+    // (the tests keep the modules they load alive while they are listed).
+    format!(" [{}]", cstr(unsafe { (*m).name }))
 }
 
 /// `%ps`: the symbol name, or the raw address.

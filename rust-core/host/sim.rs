@@ -49,6 +49,8 @@ mod seq;
 mod text;
 #[path = "sim/trace.rs"]
 mod trace;
+#[path = "sim/trap.rs"]
+mod trap;
 
 pub use self::cpu::*;
 pub use self::ftrace::*;
@@ -63,6 +65,7 @@ pub use self::rethook::*;
 pub use self::seq::*;
 pub use self::text::*;
 pub use self::trace::*;
+pub use self::trap::hd_hit;
 
 /// `PAGE_SIZE`.
 pub const PAGE_SIZE: usize = 4096;
@@ -84,6 +87,10 @@ pub const ENOMEM: c_int = 12;
 
 /// `KPROBE_HIT_ACTIVE`.
 pub const KPROBE_HIT_ACTIVE: c_ulong = 1;
+/// `KPROBE_HIT_SS`.
+pub const KPROBE_HIT_SS: c_ulong = 2;
+/// `KPROBE_HIT_SSDONE`.
+pub const KPROBE_HIT_SSDONE: c_ulong = 8;
 
 /// `ENOENT`.
 pub const ENOENT: c_int = 2;

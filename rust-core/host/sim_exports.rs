@@ -73,6 +73,15 @@ pub extern "C" fn kprobe_free_init_mem() {
     crate::exports::kprobe_free_init_mem()
 }
 
+/// Reads `kprobe_ftrace_disabled` for the simulated x86's ftrace handler
+/// (`sim/link.rs`: Miri supports no extern static).
+#[no_mangle]
+pub extern "C" fn hd_kprobe_ftrace_disabled() -> bool {
+    // SAFETY: a volatile read of the core's flag, as x86's handler reads it
+    // (written only by `kprobe_ftrace_kill()` and the test harness's reset).
+    unsafe { core::ptr::read_volatile(&raw const crate::ftrace::kprobe_ftrace_disabled) }
+}
+
 /// Resets the core's global state (`crate::reset_for_test()`), for
 /// `sys::exclusive()`.
 #[no_mangle]

@@ -1558,6 +1558,221 @@ fn model_p_s_names_the_module() {
     trace();
 }
 
+thread_local! {
+    /// Where each `pre=hit:LOC` probe's handler goes: (probe id, LOC).
+    static HIT_TARGETS: RefCell<Vec<(u32, usize)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The driver's `pre=ok` handler: `pre K3`, returns 0.
+unsafe extern "C" fn pre_ok(p: *mut Kprobe, _r: *mut PtRegs) -> c_int {
+    sys::hd_trace(format!("pre K{}", id(p)));
+    0
+}
+
+/// The driver's `pre=ret1` handler: `pre K3 = 1`, returns 1.
+unsafe extern "C" fn pre_ret1(p: *mut Kprobe, _r: *mut PtRegs) -> c_int {
+    sys::hd_trace(format!("pre K{} = 1", id(p)));
+    1
+}
+
+/// The driver's `pre=hit:LOC` handler: `pre K3 calls LOC`, executes LOC
+/// (nested), returns 0.
+unsafe extern "C" fn pre_hit(p: *mut Kprobe, _r: *mut PtRegs) -> c_int {
+    let k = id(p);
+    let a = HIT_TARGETS.with(|t| t.borrow().iter().find(|x| x.0 == k).map(|x| x.1));
+    let a = a.expect("a pre=hit probe has a target");
+    sys::hd_trace(format!("pre K{k} calls {}", sys::hd_sym(a)));
+    sys::hd_hit(a);
+    0
+}
+
+/// The driver's `post=ok` handler: `post K3`.
+unsafe extern "C" fn post_ok(p: *mut Kprobe, _r: *mut PtRegs, _f: c_ulong) {
+    sys::hd_trace(format!("post K{}", id(p)));
+}
+
+/// The trap paths (x86's int3, optimized and ftrace handlers, as arch.c
+/// runs them on `hit`): the same operations as this sequence of the host
+/// differential give the lines hostdiff-c printed for it (run on it; its
+/// `> `, `= RET` and `nmissed=N` lines are the driver's, the handler lines
+/// are written by this test's handlers as the driver's are, and of
+/// `check` only the `text` lines are the simulation's; the registrations'
+/// lines, which the tests above check, are dropped here):
+/// `reg K0 sym=f2 off=4 pre=ok`, `hit f2+4`, `optimize`, `hit f2+4`, `hit
+/// f2+8`, `reg K6 sym=f3 off=12 pre=ok post=ok`, `hit f3+12`, `reg K1
+/// sym=f0 pre=ret1`, `reg K2 sym=f1 pre=ok post=ok`, `hit f0`, `hit f1`,
+/// `hit f2`, `hit blacklisted_fn`, `reg K3 sym=f4 off=4 pre=hit:f2+4`,
+/// `hit f4+4`, `nmissed K0`, `reg K4 sym=f9 pre=hit:f9`, `hit f9`,
+/// `nmissed K4`, `disable K1`, `hit f0`, `hit 0xffffffff81000300`, `reg K5
+/// sym=f3 off=4 pre=hit:f3+4`, `hit f3+4`, `nmissed K5`, `disable K0`,
+/// `hit f2+4`, `check`.
+#[test]
+fn model_trap_paths_as_hostdiff_c() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let op = |f: &dyn Fn()| {
+        f();
+        sys::hd_rcu_quiesce();
+        trace()
+    };
+    let at = |sym: &str, off: usize| {
+        sys::MODEL_SYMBOLS
+            .iter()
+            .find(|s| s.name == sym)
+            .unwrap()
+            .addr
+            + off
+    };
+    let hit = |sym: &'static str, off: usize| op(&|| sys::hd_hit(at(sym, off)));
+    type Pre = unsafe extern "C" fn(*mut Kprobe, *mut PtRegs) -> c_int;
+    let probe = |k: u32, sym: &'static core::ffi::CStr, off: u32, pre: Pre, post: bool| {
+        let p = kp_sym(k, sym, off);
+        // SAFETY: a live, unregistered test probe.
+        unsafe {
+            (*p).pre_handler = Some(pre);
+            (*p).post_handler = if post { Some(post_ok) } else { None };
+        }
+        p
+    };
+    let target = |k: u32, sym: &str, off: usize| {
+        HIT_TARGETS.with(|t| t.borrow_mut().push((k, at(sym, off))));
+    };
+    let nmissed = |p: *mut Kprobe| {
+        // SAFETY: a live test probe, read by this thread alone.
+        unsafe { (*p).nmissed }
+    };
+    let k0 = probe(0, c"f2", 4, pre_ok, false);
+    assert_eq!(reg(k0), 0);
+    trace();
+    assert_eq!(hit("f2", 4), ["trap int3 f2+0x4", "pre K0"]);
+    sys::run_optimizer();
+    trace();
+    assert_eq!(hit("f2", 4), ["trap jump f2+0x4", "pre K0"]);
+    assert_eq!(
+        hit("f2", 8),
+        ["trap none (inside optimized jump of f2+0x4)"]
+    );
+    let k6 = probe(6, c"f3", 12, pre_ok, true);
+    assert_eq!(reg(k6), 0);
+    trace();
+    assert_eq!(hit("f3", 12), ["trap int3 f3+0xc", "pre K6", "post K6"]);
+    let k1 = probe(1, c"f0", 0, pre_ret1, false);
+    let k2 = probe(2, c"f1", 0, pre_ok, true);
+    assert_eq!((reg(k1), reg(k2)), (0, 0));
+    trace();
+    assert_eq!(
+        hit("f0", 0),
+        ["trap ftrace ftrace_ops f0+0x0", "pre K1 = 1"]
+    );
+    assert_eq!(
+        hit("f1", 0),
+        ["trap ftrace ipmodify_ops f1+0x0", "pre K2", "post K2"]
+    );
+    assert_eq!(hit("f2", 0), ["trap none f2+0x0"]);
+    assert_eq!(
+        hit("blacklisted_fn", 0),
+        ["trap none blacklisted_fn+0x0"],
+        "an ftrace site no filter has"
+    );
+    target(3, "f2", 4);
+    let k3 = probe(3, c"f4", 4, pre_hit, false);
+    assert_eq!(reg(k3), 0);
+    trace();
+    assert_eq!(
+        hit("f4", 4),
+        [
+            "trap int3 f4+0x4",
+            "pre K3 calls f2+0x4",
+            "trap jump f2+0x4"
+        ]
+    );
+    assert_eq!(nmissed(k0), 1, "nmissed=1");
+    target(4, "f9", 0);
+    let k4 = probe(4, c"f9", 0, pre_hit, false);
+    assert_eq!(reg(k4), 0);
+    trace();
+    assert_eq!(
+        hit("f9", 0),
+        [
+            "trap ftrace ftrace_ops f9+0x0",
+            "pre K4 calls f9+0x0",
+            "trap ftrace ftrace_ops f9+0x0"
+        ]
+    );
+    assert_eq!(nmissed(k4), 1, "nmissed=1");
+    // SAFETY: a registered test probe.
+    assert_eq!(unsafe { disable_kprobe(k1) }, 0);
+    assert_eq!(
+        op(&|| ()),
+        ["ftrace_set_filter_ip ftrace_ops f0+0x0 remove=1 reset=0 = 0"]
+    );
+    assert_eq!(hit("f0", 0), ["trap none f0+0x0"]);
+    assert_eq!(
+        op(&|| sys::hd_hit(0xffff_ffff_8100_0300)),
+        ["trap none 0xffffffff81000300"]
+    );
+    target(5, "f3", 4);
+    let k5 = probe(5, c"f3", 4, pre_hit, false);
+    assert_eq!(reg(k5), 0);
+    trace();
+    assert_eq!(
+        hit("f3", 4),
+        [
+            "trap int3 f3+0x4",
+            "pre K5 calls f3+0x4",
+            "trap int3 f3+0x4"
+        ]
+    );
+    assert_eq!(nmissed(k5), 1, "nmissed=1");
+    // SAFETY: a registered test probe.
+    assert_eq!(unsafe { disable_kprobe(k0) }, 0);
+    assert_eq!(op(&|| ()), ["~work queued"]);
+    assert_eq!(hit("f2", 4), ["trap jump f2+0x4"], "disabled: nothing runs");
+    sys::hd_text_check();
+    assert_eq!(
+        trace(),
+        [
+            "text int3 f3+0x4",
+            "text int3 f3+0xc",
+            "text int3 f4+0x4",
+            "text jump f2+0x4 size=8"
+        ]
+    );
+    // The cleanup (gen.py's tail): the aggregates are freed.
+    let mut v = [k0, k1, k2, k3, k4, k5, k6];
+    // SAFETY: seven registered test probes.
+    unsafe { unregister_kprobes(v.as_mut_ptr(), 7) };
+    op(&sys::run_optimizer);
+    sys::hd_text_check();
+    assert!(trace().is_empty(), "nothing left in the text");
+}
+
+/// arch.c's `!int3 without kprobe` line: an int3 in the text that no
+/// probe is hashed at (written here by the simulated x86 directly; the
+/// core never leaves one, README's intended divergence 6).
+#[test]
+fn model_int3_without_a_kprobe_is_traced() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let p = kp(9, HD_F2 + 4, false);
+    arch(|a| {
+        a.kprobe_mutex = true;
+        a.cpus_read = 1;
+        a.text_mutex = true;
+    });
+    // SAFETY: a live, unregistered test probe, only read by the arch.
+    unsafe { sys::arch_arm_kprobe(p) };
+    arch(|a| {
+        a.kprobe_mutex = false;
+        a.cpus_read = 0;
+        a.text_mutex = false;
+    });
+    trace();
+    sys::hd_hit(HD_F2 + 4);
+    assert_eq!(trace(), ["trap int3 f2+0x4", "!int3 without kprobe f2+0x4"]);
+    sys::hd_text_forget(HD_F2, HD_F2 + 0x40);
+}
+
 #[test]
 fn ftrace_arming_failure_unhashes_and_returns_the_error() {
     let _g = sys::exclusive();

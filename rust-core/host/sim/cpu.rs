@@ -24,6 +24,9 @@ pub struct Cpu {
     pub kprobe_status: c_ulong,
     /// `preempt_count()`.
     pub preempt: isize,
+    /// arch.c's `hd_ftrace_recursion`: nested ftrace handler calls
+    /// (`ftrace_test_recursion_trylock()`).
+    pub ftrace_recursion: usize,
 }
 
 thread_local! {

@@ -34,7 +34,7 @@ pub fn ftrace_location(addr: usize) -> usize {
 }
 
 /// `hd_ops_name()`: model.c names the two ops by their flags.
-fn ops_name(ipmodify: bool) -> &'static str {
+pub(super) fn ops_name(ipmodify: bool) -> &'static str {
     if ipmodify {
         "ipmodify_ops"
     } else {
@@ -133,6 +133,15 @@ fn model_filter_ip(ops: &mut FtraceOps, loc: usize, remove: bool) -> c_int {
     0
 }
 
+/// model.c's `hd_ftrace_match()`: does the ops trace `ip` (an empty
+/// filter traces every function)?
+pub(super) fn ftrace_match(ipmodify: bool, ip: usize) -> bool {
+    arch(|a| {
+        let ops = &a.ftrace_ops[ipmodify as usize];
+        ops.nfilter == 0 || filter_has(ops, ip)
+    })
+}
+
 /// Is `ip` in `ops`' filter?
 fn filter_has(ops: &FtraceOps, ip: usize) -> bool {
     ops.filter().contains(&(ip as c_ulong))
@@ -219,7 +228,11 @@ pub fn register_ftrace_function(ipmodify: bool) -> c_int {
         warn();
         -EBUSY_SIM
     } else {
-        arch(|a| a.ftrace_ops[ipmodify as usize].flags |= FTRACE_OPS_FL_ENABLED);
+        arch(|a| {
+            a.ftrace_ops[ipmodify as usize].flags |= FTRACE_OPS_FL_ENABLED;
+            a.ftrace_registered.retain(|&o| o != ipmodify);
+            a.ftrace_registered.insert(0, ipmodify);
+        });
         0
     };
     ev(format!(
@@ -236,7 +249,10 @@ pub fn unregister_ftrace_function(ipmodify: bool) -> c_int {
         warn();
         -EBUSY_SIM
     } else {
-        arch(|a| a.ftrace_ops[ipmodify as usize].flags &= !FTRACE_OPS_FL_ENABLED);
+        arch(|a| {
+            a.ftrace_ops[ipmodify as usize].flags &= !FTRACE_OPS_FL_ENABLED;
+            a.ftrace_registered.retain(|&o| o != ipmodify);
+        });
         0
     };
     ev(format!(

@@ -12,23 +12,27 @@ use super::text::arch;
 use super::trace::{ev, hd_sym};
 
 /// arch.c's `int3_at()`.
-fn int3_at(a: usize) -> Option<usize> {
+pub(super) fn int3_at(a: usize) -> Option<usize> {
     arch(|x| x.int3s.iter().position(|&i| i == a))
 }
 
-/// arch.c's `jump_over()`: the jump covering `a`.
-fn jump_over(a: usize) -> Option<(usize, (usize, usize))> {
+/// A jump of the text: its address, the bytes it replaces and its
+/// `optimized_kprobe` (as an address).
+pub(super) type Jump = (usize, usize, usize);
+
+/// arch.c's `jump_over()`: the jump covering `a` (its index and itself).
+pub(super) fn jump_over(a: usize) -> Option<(usize, Jump)> {
     arch(|x| {
         x.jumps
             .iter()
-            .position(|&(s, n)| a >= s && a < s + n)
+            .position(|&(s, n, _)| a >= s && a < s + n)
             .map(|j| (j, x.jumps[j]))
     })
 }
 
 /// arch.c's `set_int3()`: `arch_arm_kprobe()`, `arch_unoptimize_kprobe()`.
 pub(super) fn set_int3(a: usize) {
-    if let Some((_, (s, _))) = jump_over(a) {
+    if let Some((_, (s, _, _))) = jump_over(a) {
         let what = if s == a {
             "int3-on-jump"
         } else {
@@ -62,8 +66,8 @@ pub(super) fn disarm(a: usize) {
 }
 
 /// arch.c's text side of `arch_optimize_kprobes()` for the probe at `a`
-/// whose jump replaces `size` bytes.
-pub(super) fn optimize(a: usize, size: usize) {
+/// whose jump replaces `size` bytes (`op`: its `optimized_kprobe`).
+pub(super) fn optimize(a: usize, size: usize, op: usize) {
     if int3_at(a).is_none() {
         ev(format!("!text optimize-unarmed {}", hd_sym(a)));
     } else {
@@ -77,13 +81,13 @@ pub(super) fn optimize(a: usize, size: usize) {
     if jump_over(a).is_some() {
         ev(format!("!text optimize-jump-twice {}", hd_sym(a)));
     }
-    arch(|x| x.jumps.push((a, size)));
+    arch(|x| x.jumps.push((a, size, op)));
 }
 
 /// arch.c's text side of `arch_unoptimize_kprobe()`.
 pub(super) fn unoptimize(a: usize) {
     match jump_over(a) {
-        Some((j, (s, _))) if s == a => {
+        Some((j, (s, _, _))) if s == a => {
             arch(|x| x.jumps.swap_remove(j));
         }
         _ => ev(format!("!text unoptimize-no-jump {}", hd_sym(a))),
@@ -123,7 +127,7 @@ pub fn hd_text_check() {
     for a in int3s {
         ev(format!("text int3 {}", hd_sym(a)));
     }
-    for (a, n) in jumps {
+    for (a, n, _) in jumps {
         ev(format!("text jump {} size={n}", hd_sym(a)));
     }
 }

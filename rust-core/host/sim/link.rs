@@ -13,7 +13,7 @@
 //! the host differential), and nothing has to install anything before the
 //! first test runs.
 
-use super::Module;
+use super::{Module, PtRegs};
 use crate::ffi::{c_int, c_ulong, c_void};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode};
 
@@ -39,6 +39,15 @@ extern "C" {
     pub(super) fn kprobes_rust_module_callback(val: c_ulong, module: *mut Module) -> c_int;
     /// `kprobe_free_init_mem()` (init/main.c calls it).
     pub(super) fn kprobe_free_init_mem();
+    /// `kprobes_inc_nmissed_count()` (x86's trap paths call it).
+    pub(super) fn kprobes_inc_nmissed_count(p: *mut Kprobe);
+    /// `opt_pre_handler()` (x86's `optimized_callback()` calls it).
+    pub(super) fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs);
+    /// Reads `kprobe_ftrace_disabled` (x86's `kprobe_ftrace_handler()`
+    /// reads the variable; Miri supports no extern static, so the
+    /// simulation reads it through this handle: the test build's is in
+    /// `host/sim_exports.rs`, a C build needs a one-line C function).
+    pub(super) fn hd_kprobe_ftrace_disabled() -> bool;
     /// The test harness's reset of the core's global state.
     pub(super) fn kprobes_rust_reset_for_test();
 }

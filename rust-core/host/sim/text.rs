@@ -215,8 +215,12 @@ pub struct Arch {
     /// arch.c's int3 addresses, in its array order (with
     /// [`Image::as_model`](super::Image::as_model)).
     pub int3s: Vec<usize>,
-    /// arch.c's optimized jumps (address, size), in its array order.
-    pub jumps: Vec<(usize, usize)>,
+    /// arch.c's optimized jumps (address, size, `optimized_kprobe`), in its
+    /// array order.
+    pub jumps: Vec<(usize, usize, usize)>,
+    /// The registered ftrace ops, most recently registered first (model.c's
+    /// `hd_ftrace_ops[]`; `true`: the IPMODIFY one), for the trap paths.
+    pub ftrace_registered: Vec<bool>,
 }
 
 thread_local! {
@@ -634,7 +638,7 @@ pub unsafe fn arch_optimize_kprobes(list: *mut ListHead) {
                 warn();
             }
             if model() {
-                kernel_text::optimize((*op).kp.addr as usize, (*op).optinsn.size);
+                kernel_text::optimize((*op).kp.addr as usize, (*op).optinsn.size, op as usize);
             }
             list_del_init(l);
         }

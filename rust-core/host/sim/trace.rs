@@ -187,6 +187,12 @@ pub(super) fn ev(s: String) {
     arch(|a| a.events.push(s));
 }
 
+/// `hd_trace()`: a line of the trace written by the caller (in the host
+/// differential, the driver's: handler lines such as `pre K3`).
+pub fn hd_trace(s: String) {
+    ev(s);
+}
+
 /// `hd_sym()`: an address in a trace line, `name+0xoff` (model.c:
 /// `"%s+0x%lx"`), or `0xhex` outside every symbol: any symbol of the
 /// image, present or not (with [`Image::as_model`](super::Image::as_model),

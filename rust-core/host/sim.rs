@@ -55,7 +55,7 @@ mod trap;
 pub use self::cpu::*;
 pub use self::ftrace::*;
 pub use self::image::*;
-pub use self::kernel_text::{hd_text_check, hd_text_forget};
+pub use self::kernel_text::{hd_text_armed_note, hd_text_check, hd_text_forget};
 pub use self::locks::*;
 pub use self::memory::*;
 pub use self::model::*;

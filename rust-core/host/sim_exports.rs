@@ -73,6 +73,18 @@ pub extern "C" fn kprobe_free_init_mem() {
     crate::exports::kprobe_free_init_mem()
 }
 
+/// `kprobe_aggrprobe(p)`, the host differential's handle (`sim/link.rs`;
+/// `tools/testing/hostdiff/rust/model_handles.rs` has the same).
+///
+/// # Safety
+/// `p` is a live probe.
+#[no_mangle]
+pub unsafe extern "C" fn hd_kprobe_aggrprobe(p: *mut Kprobe) -> bool {
+    // SAFETY: `p` is a live probe (this function's `# Safety`), which
+    // `Probe::from_raw()` requires.
+    unsafe { crate::probe::Probe::from_raw(p) }.is_aggr()
+}
+
 /// Reads `kprobe_ftrace_disabled` for the simulated x86's ftrace handler
 /// (`sim/link.rs`: Miri supports no extern static).
 #[no_mangle]

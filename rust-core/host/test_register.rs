@@ -1773,6 +1773,129 @@ fn model_int3_without_a_kprobe_is_traced() {
     sys::hd_text_forget(HD_F2, HD_F2 + 0x40);
 }
 
+/// The driver's check after `kprobes/enabled` = 0 (`hd_text_armed_note()`,
+/// MODEL.md section 5, finding 6): the same operations as this sequence
+/// of the host differential give the lines hostdiff-c printed for it (run
+/// on it; `= RET` is the driver's, and of `check` only the `text` lines
+/// are the simulation's): `reg K0 sym=f2 off=4 pre=ok`, `optimize`, `reg
+/// K1 sym=f3 off=12 pre=ok`, `reg K2 sym=f0 pre=ok`, `debugfs-enabled 0`
+/// (nothing stays armed: no note), `check`, `debugfs-enabled 1`, `check`.
+/// Then the note on its own while kprobes are on (not a driver step): an
+/// int3 or a jump of an enabled probe is armed, a disabled one is not.
+#[test]
+fn model_armed_note_after_kprobes_enabled_0() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let op = |f: &dyn Fn()| {
+        f();
+        sys::hd_rcu_quiesce();
+        trace()
+    };
+    // The driver's `debugfs-enabled V`: the note when the write succeeded
+    // and kprobes are now off.
+    let enabled = |v: &str| {
+        let r = write_enabled(v);
+        if r == v.len() as isize && read_enabled() == "0\n" {
+            sys::hd_text_armed_note();
+        }
+        sys::hd_rcu_quiesce();
+        (r, trace())
+    };
+    let check = || {
+        sys::hd_text_check();
+        trace()
+    };
+    let k0 = kp_sym(0, c"f2", 4);
+    let k1 = kp_sym(1, c"f3", 12);
+    let k2 = kp_sym(2, c"f0", 0);
+    assert_eq!(reg(k0), 0);
+    op(&sys::run_optimizer);
+    assert_eq!((reg(k1), reg(k2)), (0, 0));
+    trace();
+    assert_eq!(
+        enabled("0"),
+        (
+            1,
+            lines(
+                "unregister_ftrace_function ftrace_ops = 0
+                ftrace_set_filter_ip ftrace_ops f0+0x0 remove=1 reset=0 = 0
+                arch_unoptimize_kprobe f2+0x4
+                arch_disarm_kprobe f2+0x4
+                arch_disarm_kprobe f3+0xc
+                log info: kprobes: Kprobes globally disabled"
+            )
+        )
+    );
+    assert!(check().is_empty());
+    assert_eq!(
+        enabled("1"),
+        (
+            1,
+            lines(
+                "ftrace_set_filter_ip ftrace_ops f0+0x0 remove=0 reset=0 = 0
+                register_ftrace_function ftrace_ops = 0
+                arch_arm_kprobe f2+0x4
+                arch_check_optimized_kprobe f2+0x4 = 0
+                ~work queued
+                arch_arm_kprobe f3+0xc
+                log info: kprobes: Kprobes globally enabled"
+            )
+        )
+    );
+    assert_eq!(check(), ["text int3 f2+0x4", "text int3 f3+0xc"]);
+    // The note itself.
+    op(&sys::run_optimizer);
+    sys::hd_text_armed_note();
+    assert_eq!(
+        trace(),
+        [
+            "!kprobes/enabled is 0 but the int3 at f3+0xc stays armed",
+            "!kprobes/enabled is 0 but the jump at f2+0x4 stays armed"
+        ]
+    );
+    // SAFETY: a registered test probe.
+    assert_eq!(unsafe { disable_kprobe(k1) }, 0);
+    trace();
+    sys::hd_text_armed_note();
+    assert_eq!(
+        trace(),
+        ["!kprobes/enabled is 0 but the jump at f2+0x4 stays armed"]
+    );
+    // An int3 under a disabled aggregate is idle (upstream leaves such
+    // ones, finding 6; here the simulated x86 writes it directly).
+    let k3 = kp_sym(3, c"f3", 12);
+    assert_eq!(reg(k3), 0);
+    // SAFETY: a registered test probe (now on an aggregate with K1).
+    assert_eq!(unsafe { disable_kprobe(k3) }, 0);
+    trace();
+    let f3_12 = addr(k3);
+    let p = kp(9, f3_12, false);
+    arch(|a| {
+        a.kprobe_mutex = true;
+        a.cpus_read = 1;
+        a.text_mutex = true;
+    });
+    // SAFETY: a live, unregistered test probe, only read by the arch.
+    unsafe { sys::arch_arm_kprobe(p) };
+    arch(|a| {
+        a.kprobe_mutex = false;
+        a.cpus_read = 0;
+        a.text_mutex = false;
+    });
+    trace();
+    sys::hd_text_armed_note();
+    assert_eq!(
+        trace(),
+        ["!kprobes/enabled is 0 but the jump at f2+0x4 stays armed"]
+    );
+    sys::hd_text_forget(f3_12, f3_12 + 1);
+    // The cleanup: the aggregates are freed.
+    let mut v = [k0, k1, k2, k3];
+    // SAFETY: four registered test probes.
+    unsafe { unregister_kprobes(v.as_mut_ptr(), 4) };
+    op(&sys::run_optimizer);
+}
+
 #[test]
 fn ftrace_arming_failure_unhashes_and_returns_the_error() {
     let _g = sys::exclusive();

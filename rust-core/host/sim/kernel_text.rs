@@ -6,10 +6,15 @@
 //! while writing them, as `!text ...` trace lines (MODEL.md section 1,
 //! "Text"; they are behaviour, compared by the host differential).
 //! Both sets keep arch.c's array order (removal moves the last element
-//! into the hole), which `check`'s jump lines show.
+//! into the hole), which `check`'s jump lines show. [`hd_text_armed_note`]
+//! is the driver's note of what stays armed while kprobes are off.
 
+use super::cpu::{preempt_disable, preempt_enable};
+use super::link;
 use super::text::arch;
 use super::trace::{ev, hd_sym};
+use super::trap::disabled;
+use crate::types::{Kprobe, OptimizedKprobe};
 
 /// arch.c's `int3_at()`.
 pub(super) fn int3_at(a: usize) -> Option<usize> {
@@ -129,5 +134,46 @@ pub fn hd_text_check() {
     }
     for (a, n, _) in jumps {
         ev(format!("text jump {} size={n}", hd_sym(a)));
+    }
+}
+
+/// arch.c's `int3_idle()`: a hit on the int3 at `a` runs no handler, the
+/// probe hashed there being a disabled aggregate (all its probes
+/// disabled). An int3 without a probe is not idle.
+fn int3_idle(a: usize) -> bool {
+    preempt_disable();
+    // SAFETY: the core's lookup, with preemption disabled.
+    let p: *mut Kprobe = unsafe { link::get_kprobe(a as *mut _) };
+    // SAFETY: `p`, if not null, is hashed: live while preemption is off.
+    let idle = !p.is_null() && unsafe { disabled(p) && link::hd_kprobe_aggrprobe(p) };
+    preempt_enable();
+    idle
+}
+
+/// `hd_text_armed_note()`, the driver's note after a successful write to
+/// `kprobes/enabled` that left kprobes globally disabled (MODEL.md section
+/// 5, finding 6): `!kprobes/enabled is 0 but the int3 at A stays armed`
+/// for each int3 that is not idle (sorted), then `... the jump at A stays
+/// armed` for each jump whose probe is not disabled (array order).
+pub fn hd_text_armed_note() {
+    let (mut int3s, jumps) = arch(|x| (x.int3s.clone(), x.jumps.clone()));
+    int3s.sort_unstable();
+    for a in int3s {
+        if !int3_idle(a) {
+            ev(format!(
+                "!kprobes/enabled is 0 but the int3 at {} stays armed",
+                hd_sym(a)
+            ));
+        }
+    }
+    for (a, _, op) in jumps {
+        // SAFETY: a jump of the text model keeps the live `optimized_kprobe`
+        // it was written for (`kp` is its first field).
+        if !unsafe { disabled(&raw const (*(op as *const OptimizedKprobe)).kp) } {
+            ev(format!(
+                "!kprobes/enabled is 0 but the jump at {} stays armed",
+                hd_sym(a)
+            ));
+        }
     }
 }

@@ -48,6 +48,11 @@ extern "C" {
     /// simulation reads it through this handle: the test build's is in
     /// `host/sim_exports.rs`, a C build needs a one-line C function).
     pub(super) fn hd_kprobe_ftrace_disabled() -> bool;
+    /// `kprobe_aggrprobe(p)` (`p->pre_handler == aggr_pre_handler`,
+    /// static upstream): the host differential's handle, which its
+    /// `kcore.c` and `rust/model_handles.rs` define and the test build's
+    /// `host/sim_exports.rs`.
+    pub(super) fn hd_kprobe_aggrprobe(p: *mut Kprobe) -> bool;
     /// The test harness's reset of the core's global state.
     pub(super) fn kprobes_rust_reset_for_test();
 }

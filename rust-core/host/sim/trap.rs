@@ -23,7 +23,7 @@ use crate::types::{Kprobe, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GO
 ///
 /// # Safety
 /// `p` is live.
-unsafe fn disabled(p: *const Kprobe) -> bool {
+pub(super) unsafe fn disabled(p: *const Kprobe) -> bool {
     // SAFETY: `p` is live (this function's `# Safety`); the flags are read
     // through the raw pointer.
     let flags = unsafe { core::ptr::read_volatile(&raw const (*p).flags) };

@@ -867,7 +867,7 @@ fn model_kernel() -> Teardown {
     });
     // The epilogue, first: m0 unloaded if the test left it loaded (the
     // core frees its blacklist entries, after the grace period that
-    // `hd_rcu_quiesce()` ends), the caches unset (then freed by
+    // `hd_rcu_quiesce()` ends), the retired rethooks freed, the caches unset (then freed by
     // `model_cache()`'s closures); last, m0 and its blacklist array are
     // freed with the image (it keeps them by address, which Miri does not
     // count as reachable).
@@ -881,6 +881,9 @@ fn model_kernel() -> Teardown {
                     sys::hd_module_unload();
                 }
                 sys::hd_rcu_quiesce();
+                // SAFETY: the test is over: no probe is hit or unregistered
+                // any more.
+                unsafe { sys::hd_free_retired() };
                 sys::set_caches(sys::Caches {
                     insn: ptr::null_mut(),
                     optinsn: ptr::null_mut(),
@@ -1894,6 +1897,252 @@ fn model_armed_note_after_kprobes_enabled_0() {
     // SAFETY: four registered test probes.
     unsafe { unregister_kprobes(v.as_mut_ptr(), 4) };
     op(&sys::run_optimizer);
+}
+
+thread_local! {
+    /// The driver's kretprobes of a test: (address, id, entry's return).
+    static KRETS: RefCell<Vec<(usize, u32, c_int)>> = const { RefCell::new(Vec::new()) };
+    /// The driver's `hd_seq`: entry handler calls so far.
+    static KRET_SEQ: RefCell<u64> = const { RefCell::new(0) };
+}
+
+/// `get_kretprobe(ri)` and its driver id and entry return value.
+///
+/// # Safety
+/// `ri` is an instance of a live kretprobe of [`KRETS`].
+unsafe fn kret_of(ri: *mut KretprobeInstance) -> (*mut Kretprobe, u32, c_int) {
+    // SAFETY: the instance's rethook is live and its `data` is the
+    // kretprobe (as `get_kretprobe()` reads it).
+    let rp = unsafe { (*(*ri).node.rethook).data }.cast::<Kretprobe>();
+    let (id, ret) = KRETS.with(|k| {
+        let k = k.borrow();
+        let e = k
+            .iter()
+            .find(|e| e.0 == rp as usize)
+            .expect("a driver kretprobe");
+        (e.1, e.2)
+    });
+    (rp, id, ret)
+}
+
+/// The driver's kretprobe entry handler: `entry R1 = RET data=SEQ`, the
+/// sequence number stored in the instance's data if it has 8 bytes.
+unsafe extern "C" fn kret_entry(ri: *mut KretprobeInstance, _r: *mut PtRegs) -> c_int {
+    // SAFETY: called for an instance of a driver kretprobe.
+    let (rp, id, ret) = unsafe { kret_of(ri) };
+    let seq = KRET_SEQ.with(|s| {
+        *s.borrow_mut() += 1;
+        *s.borrow()
+    });
+    // SAFETY: `rp` is live; the data area has `data_size` bytes, written
+    // through a raw pointer to the zero-length `data` member.
+    unsafe {
+        if (*rp).data_size >= 8 {
+            (&raw mut (*ri).data).cast::<u64>().write_unaligned(seq);
+        }
+    }
+    sys::hd_trace(format!("entry R{id} = {ret} data={seq}"));
+    ret
+}
+
+/// The driver's kretprobe return handler: `return R1 data=N` (or `return
+/// R1` without 8 bytes of data).
+unsafe extern "C" fn kret_return(ri: *mut KretprobeInstance, _r: *mut PtRegs) -> c_int {
+    // SAFETY: called for an instance of a driver kretprobe.
+    let (rp, id, _) = unsafe { kret_of(ri) };
+    // SAFETY: as in `kret_entry()`.
+    if unsafe { (*rp).data_size } >= 8 {
+        // SAFETY: as in `kret_entry()`.
+        let d = unsafe { (&raw const (*ri).data).cast::<u64>().read_unaligned() };
+        sys::hd_trace(format!("return R{id} data={d}"));
+    } else {
+        sys::hd_trace(format!("return R{id}"));
+    }
+    0
+}
+
+/// model.c's rethook: `rethook_alloc()`'s checks, entry and return
+/// handlers on frames, misses, the driver's `ret` (`hd_rethook_return()`),
+/// and a rethook retired after `unregister_kretprobe()`: the same
+/// operations as this sequence of the host differential give the lines
+/// hostdiff-c printed for it (run on it; `> `, `= RET`, `nmissed=...`,
+/// `no hooked frame` and, of `check`, all but the `text` lines are the
+/// driver's; the handler lines are written by this test's handlers as the
+/// driver's): `kret-reg R0 sym=f9 handler=ok maxactive=2 data=8
+/// entry=ok`, `kret-reg R1 sym=f2 handler=ok maxactive=1`, `kret-reg R2
+/// sym=f1 maxactive=16777217`, `kret-reg R3 sym=f0 handler=ok
+/// data=70000`, `hit f9`, `hit f2`, `hit f9`, `hit f9`, `hit f2`,
+/// `nmissed R0`, `nmissed R1`, five `ret`, `kret-reg R4 sym=f4
+/// handler=ok entry=ret1`, `hit f4`, `ret`, `hit f9`, `kret-unreg R0`,
+/// `ret`, `hit f9`, `ret`, `check`, `kret-unreg-live` (R1, R4), `check`.
+#[test]
+fn model_rethook_frames_as_hostdiff_c() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let op = |f: &dyn Fn()| {
+        f();
+        sys::hd_rcu_quiesce();
+        trace()
+    };
+    let hit = |a: usize| {
+        op(&|| {
+            sys::hd_new_frame();
+            sys::hd_hit(a);
+        })
+    };
+    let ret = || {
+        op(&|| {
+            if sys::hd_rethook_return() != 0 {
+                sys::hd_trace("no hooked frame".into());
+            }
+        })
+    };
+    let (f2, f4, f9) = (HD_F2, sys::HD_T + 0x100, sys::HD_T + 0x250);
+    let kret = |id: u32,
+                sym: &'static core::ffi::CStr,
+                maxactive: c_int,
+                data: usize,
+                entry: Option<c_int>,
+                handler: bool| {
+        // SAFETY: all-zero is a valid struct kretprobe.
+        let mut rp: Box<Kretprobe> = Box::new(unsafe { core::mem::zeroed() });
+        rp.kp.symbol_name = sym.as_ptr().cast();
+        rp.maxactive = maxactive;
+        rp.data_size = data;
+        rp.entry_handler = entry.map(|_| kret_entry as _);
+        rp.handler = if handler { Some(kret_return) } else { None };
+        let rp = own(rp);
+        KRETS.with(|k| k.borrow_mut().push((rp as usize, id, entry.unwrap_or(0))));
+        rp
+    };
+    let reg = |rp: *mut Kretprobe| {
+        // SAFETY: a live, unregistered test kretprobe.
+        let r = unsafe { register_kretprobe(rp) };
+        (r, op(&|| ()))
+    };
+    let r0 = kret(0, c"f9", 2, 8, Some(0), true);
+    let r1 = kret(1, c"f2", 1, 0, None, true);
+    let r2 = kret(2, c"f1", 16777217, 0, None, false);
+    let r3 = kret(3, c"f0", 0, 70000, None, true);
+    assert_eq!(
+        reg(r0),
+        (
+            0,
+            lines(
+                "rethook_alloc num=2 = 0
+                arch_prepare_kprobe_ftrace f9+0x0 = 0
+                ftrace_set_filter_ip ftrace_ops f9+0x0 remove=0 reset=0 = 0
+                register_ftrace_function ftrace_ops = 0"
+            )
+        )
+    );
+    assert_eq!(
+        reg(r1),
+        (
+            0,
+            lines(
+                "rethook_alloc num=1 = 0
+                perf_event_ksymbol type=2 page0+0x0 len=4096 register kprobe_insn_page
+                arch_prepare_kprobe f2+0x0 = 0 slot=page0+0x0
+                arch_arm_kprobe f2+0x0
+                perf_event_ksymbol type=2 page1+0x0 len=4096 register kprobe_optinsn_page
+                arch_prepare_optimized_kprobe f2+0x0 = 0 size=8 slot=page1+0x0
+                arch_check_optimized_kprobe f2+0x0 = 0
+                ~work queued"
+            )
+        )
+    );
+    assert_eq!(
+        reg(r2),
+        (-sys::ENOMEM, lines("rethook_alloc num=16777217 = -12"))
+    );
+    assert_eq!(reg(r3), (-7, vec![]), "-E2BIG before rethook_alloc()");
+    assert_eq!(
+        hit(f9),
+        ["trap ftrace ftrace_ops f9+0x0", "entry R0 = 0 data=1"]
+    );
+    assert_eq!(hit(f2), ["trap int3 f2+0x0"]);
+    assert_eq!(
+        hit(f9),
+        ["trap ftrace ftrace_ops f9+0x0", "entry R0 = 0 data=2"]
+    );
+    assert_eq!(hit(f9), ["trap ftrace ftrace_ops f9+0x0"], "maxactive=2");
+    assert_eq!(hit(f2), ["trap int3 f2+0x0"], "maxactive=1");
+    // SAFETY: live test kretprobes, read by this thread alone.
+    unsafe {
+        assert_eq!(((*r0).nmissed, (*r0).kp.nmissed), (1, 0));
+        assert_eq!(((*r1).nmissed, (*r1).kp.nmissed), (1, 0));
+    }
+    assert_eq!(ret(), ["return R0 data=2"]);
+    assert_eq!(ret(), ["return R1"]);
+    assert_eq!(ret(), ["return R0 data=1"]);
+    assert_eq!(ret(), ["no hooked frame"]);
+    assert_eq!(ret(), ["no hooked frame"]);
+    let r4 = kret(4, c"f4", 0, 0, Some(1), true);
+    assert_eq!(
+        reg(r4),
+        (
+            0,
+            lines(
+                "rethook_alloc num=10 = 0
+                arch_prepare_kprobe_ftrace f4+0x0 = 0
+                ftrace_set_filter_ip ftrace_ops f4+0x0 remove=0 reset=0 = 0"
+            )
+        )
+    );
+    assert_eq!(
+        hit(f4),
+        ["trap ftrace ftrace_ops f4+0x0", "entry R4 = 1 data=3"]
+    );
+    assert_eq!(ret(), ["no hooked frame"], "entry returned 1: not hooked");
+    assert_eq!(
+        hit(f9),
+        ["trap ftrace ftrace_ops f9+0x0", "entry R0 = 0 data=4"]
+    );
+    // SAFETY: a registered test kretprobe.
+    unsafe { unregister_kretprobe(r0) };
+    assert_eq!(
+        op(&|| ()),
+        lines(
+            "ftrace_set_filter_ip ftrace_ops f9+0x0 remove=1 reset=0 = 0
+            rethook_free
+            ~synchronize_rcu
+            arch_remove_kprobe f9+0x0 slot=null"
+        )
+    );
+    assert!(
+        ret().is_empty(),
+        "the handler is gone: the node is recycled"
+    );
+    assert_eq!(hit(f9), ["trap none f9+0x0"]);
+    assert_eq!(ret(), ["no hooked frame"]);
+    sys::hd_text_check();
+    assert_eq!(trace(), ["text int3 f2+0x0"]);
+    let mut v = [r1, r4];
+    // SAFETY: two registered test kretprobes.
+    unsafe { unregister_kretprobes(v.as_mut_ptr(), 2) };
+    // hostdiff-c's lines 3 and 4 are `unregister_ftrace_function` and
+    // `ftrace_set_filter_ip ... f4`, before R4's `rethook_free`: the Rust
+    // core batches unregister_kretprobes() (README, "Batched
+    // registration": one `ftrace_set_filter_ips()` per ops after every
+    // member's first half), which the host differential compares by its
+    // net effect (MODEL.md section 5).
+    assert_eq!(
+        op(&|| ()),
+        lines(
+            "arch_disarm_kprobe f2+0x0
+            rethook_free
+            rethook_free
+            unregister_ftrace_function ftrace_ops = 0
+            ftrace_set_filter_ips ftrace_ops f4+0x0 remove=1 reset=0 = 0
+            ~synchronize_rcu
+            arch_remove_optimized_kprobe f2+0x0 slot=page1+0x0
+            arch_remove_kprobe f2+0x0 slot=page0+0x0
+            arch_remove_kprobe f4+0x0 slot=null"
+        )
+    );
+    sys::hd_text_check();
+    assert!(trace().is_empty());
 }
 
 #[test]

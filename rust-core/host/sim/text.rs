@@ -204,6 +204,9 @@ pub struct Arch {
     pub sysctl_mutex: bool,
     /// Hooked returns: (node, frame), innermost last.
     pub hooked: Vec<*mut RethookNode>,
+    /// The current top-level frame (model.c's `hd_frame`,
+    /// [`hd_new_frame`](super::hd_new_frame)).
+    pub frame: c_ulong,
     /// The sysctl value the simulated `proc_dointvec_minmax()` writes.
     pub sysctl_write: Option<c_int>,
     /// Simulated `[__init_begin, __init_end)`.

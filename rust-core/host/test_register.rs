@@ -1173,50 +1173,47 @@ fn model_module_and_init_text_operations_as_hostdiff_c() {
     let k2 = kp_sym(2, c"m0_bl", 0);
     let k3 = kp_sym(3, c"init_fn", 0);
     let k5 = kp_sym(5, c"m0_fn", 0);
-    assert_eq!(reg(k0), 0);
-    assert_eq!(
-        op(&|| ()),
-        [
-            "perf_event_ksymbol type=2 page0+0x0 len=4096 register kprobe_insn_page",
-            "arch_prepare_kprobe m0_fn2+0x0 = 0 slot=page0+0x0",
-            "arch_arm_kprobe m0_fn2+0x0",
-            "perf_event_ksymbol type=2 page1+0x0 len=4096 register kprobe_optinsn_page",
-            "arch_prepare_optimized_kprobe m0_fn2+0x0 = 0 size=8 slot=page1+0x0",
-            "arch_check_optimized_kprobe m0_fn2+0x0 = 0",
-            "~work queued"
-        ]
-    );
-    assert_eq!(reg(k1), 0);
-    assert_eq!(
-        op(&|| ()),
-        [
-            "arch_prepare_kprobe m0_init+0x4 = 0 slot=page0+0x10",
-            "arch_arm_kprobe m0_init+0x4",
-            "arch_prepare_optimized_kprobe m0_init+0x4 = 0 size=8 slot=page1+0x99",
-            "arch_check_optimized_kprobe m0_init+0x4 = 0"
-        ]
-    );
-    assert_eq!(reg(k2), -sys::EINVAL, "in m0's _kprobe_blacklist");
-    assert!(op(&|| ()).is_empty());
-    assert_eq!(reg(k3), 0);
-    assert_eq!(
-        op(&|| ()),
-        [
-            "arch_prepare_kprobe init_fn+0x0 = 0 slot=page0+0x20",
-            "arch_arm_kprobe init_fn+0x0",
-            "arch_prepare_optimized_kprobe init_fn+0x0 = 0 size=8 slot=page1+0x132",
-            "arch_check_optimized_kprobe init_fn+0x0 = 0"
-        ]
-    );
-    assert_eq!(reg(k5), 0);
-    assert_eq!(
-        op(&|| ()),
-        [
-            "arch_prepare_kprobe_ftrace m0_fn+0x0 = 0",
-            "ftrace_set_filter_ip ftrace_ops m0_fn+0x0 remove=0 reset=0 = 0",
-            "register_ftrace_function ftrace_ops = 0"
-        ]
-    );
+    for (p, ret, want) in [
+        (
+            k0,
+            0,
+            "perf_event_ksymbol type=2 page0+0x0 len=4096 register kprobe_insn_page
+            arch_prepare_kprobe m0_fn2+0x0 = 0 slot=page0+0x0
+            arch_arm_kprobe m0_fn2+0x0
+            perf_event_ksymbol type=2 page1+0x0 len=4096 register kprobe_optinsn_page
+            arch_prepare_optimized_kprobe m0_fn2+0x0 = 0 size=8 slot=page1+0x0
+            arch_check_optimized_kprobe m0_fn2+0x0 = 0
+            ~work queued",
+        ),
+        (
+            k1,
+            0,
+            "arch_prepare_kprobe m0_init+0x4 = 0 slot=page0+0x10
+            arch_arm_kprobe m0_init+0x4
+            arch_prepare_optimized_kprobe m0_init+0x4 = 0 size=8 slot=page1+0x99
+            arch_check_optimized_kprobe m0_init+0x4 = 0",
+        ),
+        // In m0's _kprobe_blacklist.
+        (k2, -sys::EINVAL, ""),
+        (
+            k3,
+            0,
+            "arch_prepare_kprobe init_fn+0x0 = 0 slot=page0+0x20
+            arch_arm_kprobe init_fn+0x0
+            arch_prepare_optimized_kprobe init_fn+0x0 = 0 size=8 slot=page1+0x132
+            arch_check_optimized_kprobe init_fn+0x0 = 0",
+        ),
+        (
+            k5,
+            0,
+            "arch_prepare_kprobe_ftrace m0_fn+0x0 = 0
+            ftrace_set_filter_ip ftrace_ops m0_fn+0x0 remove=0 reset=0 = 0
+            register_ftrace_function ftrace_ops = 0",
+        ),
+    ] {
+        assert_eq!(reg(p), ret);
+        assert_eq!(op(&|| ()), lines(want));
+    }
     assert_eq!(
         op(&sys::run_optimizer),
         [
@@ -1618,14 +1615,7 @@ fn model_trap_paths_as_hostdiff_c() {
         sys::hd_rcu_quiesce();
         trace()
     };
-    let at = |sym: &str, off: usize| {
-        sys::MODEL_SYMBOLS
-            .iter()
-            .find(|s| s.name == sym)
-            .unwrap()
-            .addr
-            + off
-    };
+    let at = |sym: &str, off: usize| sys::hd_resolve(&format!("{sym}+{off}")).unwrap();
     let hit = |sym: &'static str, off: usize| op(&|| sys::hd_hit(at(sym, off)));
     type Pre = unsafe extern "C" fn(*mut Kprobe, *mut PtRegs) -> c_int;
     let probe = |k: u32, sym: &'static core::ffi::CStr, off: u32, pre: Pre, post: bool| {
@@ -1636,9 +1626,6 @@ fn model_trap_paths_as_hostdiff_c() {
             (*p).post_handler = if post { Some(post_ok) } else { None };
         }
         p
-    };
-    let target = |k: u32, sym: &str, off: usize| {
-        HIT_TARGETS.with(|t| t.borrow_mut().push((k, at(sym, off))));
     };
     let nmissed = |p: *mut Kprobe| {
         // SAFETY: a live test probe, read by this thread alone.
@@ -1677,30 +1664,39 @@ fn model_trap_paths_as_hostdiff_c() {
         ["trap none blacklisted_fn+0x0"],
         "an ftrace site no filter has"
     );
-    target(3, "f2", 4);
-    let k3 = probe(3, c"f4", 4, pre_hit, false);
-    assert_eq!(reg(k3), 0);
-    trace();
-    assert_eq!(
-        hit("f4", 4),
+    // A probe whose handler executes a probed location (`pre=hit:LOC`),
+    // hit: the nested hit counts a miss on the probe running there.
+    let nested =
+        |k: u32, sym: &'static core::ffi::CStr, off: u32, to: (&str, usize), want: [&str; 3]| {
+            HIT_TARGETS.with(|t| t.borrow_mut().push((k, at(to.0, to.1))));
+            let p = probe(k, sym, off, pre_hit, false);
+            assert_eq!(reg(p), 0);
+            trace();
+            assert_eq!(hit(sym.to_str().unwrap(), off as usize), want);
+            p
+        };
+    let k3 = nested(
+        3,
+        c"f4",
+        4,
+        ("f2", 4),
         [
             "trap int3 f4+0x4",
             "pre K3 calls f2+0x4",
-            "trap jump f2+0x4"
-        ]
+            "trap jump f2+0x4",
+        ],
     );
     assert_eq!(nmissed(k0), 1, "nmissed=1");
-    target(4, "f9", 0);
-    let k4 = probe(4, c"f9", 0, pre_hit, false);
-    assert_eq!(reg(k4), 0);
-    trace();
-    assert_eq!(
-        hit("f9", 0),
+    let k4 = nested(
+        4,
+        c"f9",
+        0,
+        ("f9", 0),
         [
             "trap ftrace ftrace_ops f9+0x0",
             "pre K4 calls f9+0x0",
-            "trap ftrace ftrace_ops f9+0x0"
-        ]
+            "trap ftrace ftrace_ops f9+0x0",
+        ],
     );
     assert_eq!(nmissed(k4), 1, "nmissed=1");
     // SAFETY: a registered test probe.
@@ -1714,17 +1710,16 @@ fn model_trap_paths_as_hostdiff_c() {
         op(&|| sys::hd_hit(0xffff_ffff_8100_0300)),
         ["trap none 0xffffffff81000300"]
     );
-    target(5, "f3", 4);
-    let k5 = probe(5, c"f3", 4, pre_hit, false);
-    assert_eq!(reg(k5), 0);
-    trace();
-    assert_eq!(
-        hit("f3", 4),
+    let k5 = nested(
+        5,
+        c"f3",
+        4,
+        ("f3", 4),
         [
             "trap int3 f3+0x4",
             "pre K5 calls f3+0x4",
-            "trap int3 f3+0x4"
-        ]
+            "trap int3 f3+0x4",
+        ],
     );
     assert_eq!(nmissed(k5), 1, "nmissed=1");
     // SAFETY: a registered test probe.
@@ -1750,14 +1745,10 @@ fn model_trap_paths_as_hostdiff_c() {
     assert!(trace().is_empty(), "nothing left in the text");
 }
 
-/// arch.c's `!int3 without kprobe` line: an int3 in the text that no
-/// probe is hashed at (written here by the simulated x86 directly; the
-/// core never leaves one, README's intended divergence 6).
-#[test]
-fn model_int3_without_a_kprobe_is_traced() {
-    let _g = sys::exclusive();
-    let _t = model_kernel();
-    let p = kp(9, HD_F2 + 4, false);
+/// The simulated x86 writes an int3 for `p` (live, not registered) by
+/// itself, under the locks the core would hold: text the core never
+/// leaves (upstream does, MODEL.md section 5).
+fn arm_directly(p: *mut Kprobe) {
     arch(|a| {
         a.kprobe_mutex = true;
         a.cpus_read = 1;
@@ -1770,6 +1761,17 @@ fn model_int3_without_a_kprobe_is_traced() {
         a.cpus_read = 0;
         a.text_mutex = false;
     });
+}
+
+/// arch.c's `!int3 without kprobe` line: an int3 in the text that no
+/// probe is hashed at (written here by the simulated x86 directly; the
+/// core never leaves one, README's intended divergence 6).
+#[test]
+fn model_int3_without_a_kprobe_is_traced() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let p = kp(9, HD_F2 + 4, false);
+    arm_directly(p);
     trace();
     sys::hd_hit(HD_F2 + 4);
     assert_eq!(trace(), ["trap int3 f2+0x4", "!int3 without kprobe f2+0x4"]);
@@ -1873,18 +1875,7 @@ fn model_armed_note_after_kprobes_enabled_0() {
     trace();
     let f3_12 = addr(k3);
     let p = kp(9, f3_12, false);
-    arch(|a| {
-        a.kprobe_mutex = true;
-        a.cpus_read = 1;
-        a.text_mutex = true;
-    });
-    // SAFETY: a live, unregistered test probe, only read by the arch.
-    unsafe { sys::arch_arm_kprobe(p) };
-    arch(|a| {
-        a.kprobe_mutex = false;
-        a.cpus_read = 0;
-        a.text_mutex = false;
-    });
+    arm_directly(p);
     trace();
     sys::hd_text_armed_note();
     assert_eq!(
@@ -2143,6 +2134,59 @@ fn model_rethook_frames_as_hostdiff_c() {
     );
     sys::hd_text_check();
     assert!(trace().is_empty());
+}
+
+/// The driver's locations (`hd_resolve()`): the same operations as this
+/// sequence of the host differential give the lines hostdiff-c printed
+/// for it (run on it; the driver's `flags` lines print the addresses
+/// checked here): `reg K0 addr=f2+010 pre=ok` (octal), `reg K1
+/// addr=f2+0x0c pre=ok`, `reg K2 addr=0xffffffff81000090 pre=ok`, `hit
+/// m0_fn2+4` (m0 not loaded: named all the same), `hit f9+48` (past f9),
+/// `hit __pfx_f9`, `hit f2+0x10zz` (strtoul stops at `z`), `hit 0x0x5`,
+/// `hit f2+-4`.
+#[test]
+fn model_locations_as_hostdiff_c() {
+    let _g = sys::exclusive();
+    let _t = model_kernel();
+    let r = |s: &str| sys::hd_resolve(s).unwrap();
+    let hit = |s: &str| {
+        sys::hd_new_frame();
+        sys::hd_hit(r(s));
+        sys::hd_rcu_quiesce();
+        trace()
+    };
+    let ps: Vec<*mut Kprobe> = ["f2+010", "f2+0x0c", "0xffffffff81000090"]
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let p = kp(k as u32, r(s), false);
+            // SAFETY: a live, unregistered test probe.
+            unsafe { (*p).pre_handler = Some(pre_ok) };
+            assert_eq!(reg(p), 0);
+            p
+        })
+        .collect();
+    trace();
+    let names: Vec<String> = ps.iter().map(|&p| sys::hd_sym(addr(p))).collect();
+    assert_eq!(
+        names,
+        ["f2+0x8", "f2+0xc", "f2+0x10"],
+        "flags K0..K2's addr="
+    );
+    assert_eq!(hit("m0_fn2+4"), ["trap none m0_fn2+0x4"]);
+    assert_eq!(hit("f9+48"), ["trap none blacklisted_fn.cold+0x0"]);
+    assert_eq!(hit("__pfx_f9"), ["trap none __pfx_f9+0x0"]);
+    assert_eq!(hit("f2+0x10zz"), ["trap int3 f2+0x10", "pre K2"]);
+    // `hit 0x0x5` and `hit f2+-4` (hostdiff-c: `trap none 0x0`, `trap none
+    // f1+0x3c`).
+    assert_eq!(hit("0x0x5"), ["trap none 0x0"], "strtoul stops at the x");
+    assert_eq!(hit("f2+-4"), ["trap none f1+0x3c"], "strtoul negates");
+    assert_eq!(sys::hd_resolve("f99"), None, "the driver's usage error");
+    let mut v = ps;
+    // SAFETY: three registered test probes.
+    unsafe { unregister_kprobes(v.as_mut_ptr(), 3) };
+    sys::run_optimizer();
+    sys::hd_rcu_quiesce();
 }
 
 #[test]

@@ -383,3 +383,53 @@ pub fn hd_free_init() {
     let (start, end) = arch(|a| a.init_area);
     hd_text_forget(start, end);
 }
+
+/// C's `strtoul(s, NULL, base)` for base 0 (`0x` hex, `0` octal, else
+/// decimal) or 16: the number its longest valid prefix spells (0 if
+/// none; a leading `-` negates, as C's).
+fn strtoul(s: &str, base: u32) -> usize {
+    let s = s.trim_start();
+    let (neg, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let hex =
+        s.len() > 2 && s[..2].eq_ignore_ascii_case("0x") && s.as_bytes()[2].is_ascii_hexdigit();
+    let (radix, digits) = match base {
+        16 if hex => (16, &s[2..]),
+        16 => (16, s),
+        _ if hex => (16, &s[2..]),
+        _ if s.starts_with('0') => (8, s),
+        _ => (10, s),
+    };
+    let mut v: usize = 0;
+    for c in digits.chars() {
+        let Some(d) = c.to_digit(radix) else { break };
+        v = v.wrapping_mul(radix as usize).wrapping_add(d as usize);
+    }
+    if neg {
+        v.wrapping_neg()
+    } else {
+        v
+    }
+}
+
+/// model.c's `hd_resolve()`: the driver's `LOC` (`NAME`, `NAME+OFF` with
+/// OFF as `strtoul(.., 0)` reads it, or `0xHEX`) as an address, over every
+/// table symbol, present or not; `None` for an unknown name.
+pub fn hd_resolve(spec: &str) -> Option<usize> {
+    if spec.starts_with("0x") {
+        return Some(strtoul(spec, 16));
+    }
+    let (name, off) = match spec.split_once('+') {
+        Some((n, o)) => (n, strtoul(o, 0)),
+        None => (spec, 0),
+    };
+    // model.c copies at most 127 bytes of the name.
+    let name = &name[..name.len().min(127)];
+    MODEL_SYMBOLS
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| s.addr.wrapping_add(off))
+}

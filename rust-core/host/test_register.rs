@@ -770,11 +770,22 @@ fn model_rcu_callbacks_run_at_the_end_of_an_operation() {
 /// model.c's `hd_rcu_quiesce()` is fatal when an operation ends with a
 /// lock held (here `cpus_read_lock()`), with its message.
 #[test]
-#[should_panic(expected = "operation ended with rcu=0 preempt=0 cpus=1 text=0 jl=0 held")]
+#[should_panic(expected = "FATAL: operation ended with rcu=0 preempt=0 cpus=1 text=0 jl=0 held")]
 fn model_rcu_quiesce_with_a_lock_held_is_fatal() {
     let _g = sys::exclusive();
     sys::cpus_read_lock();
     sys::hd_rcu_quiesce();
+}
+
+/// model.c's grace periods are fatal with preemption disabled (the unit
+/// tests' image checks only the RCU read side).
+#[test]
+#[should_panic(expected = "FATAL: synchronize_rcu_tasks() in a read-side section")]
+fn model_grace_period_with_preemption_disabled_is_fatal() {
+    let _g = sys::exclusive();
+    image(|i| i.as_model = true);
+    sys::preempt_disable();
+    sys::synchronize_rcu_tasks();
 }
 
 #[test]

@@ -12,9 +12,12 @@
 use super::cpu::{preempt_disable, preempt_enable};
 use super::link;
 use super::text::arch;
-use super::trace::{ev, hd_sym};
+use super::trace::{ev, hd_fatal, hd_sym};
 use super::trap::disabled;
 use crate::types::{Kprobe, OptimizedKprobe};
+
+/// arch.c's `HD_MAX_TEXT`: how many int3s (and jumps) the text holds.
+const MAX_TEXT: usize = 512;
 
 /// arch.c's `int3_at()`.
 pub(super) fn int3_at(a: usize) -> Option<usize> {
@@ -48,6 +51,9 @@ pub(super) fn set_int3(a: usize) {
     if int3_at(a).is_some() {
         ev(format!("!text int3-twice {}", hd_sym(a)));
         return;
+    }
+    if arch(|x| x.int3s.len()) == MAX_TEXT {
+        hd_fatal(format_args!("text model full"));
     }
     arch(|x| x.int3s.push(a));
 }

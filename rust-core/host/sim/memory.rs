@@ -4,7 +4,7 @@
 //! in the [`Record`](super::Record), with injected failures; and model.c's
 //! execmem pages, named `pageN` in the trace.
 
-use super::trace::{ev, record};
+use super::trace::{ev, hd_fatal, record};
 use super::PAGE_SIZE;
 use crate::ffi::c_void;
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
@@ -116,7 +116,9 @@ fn page_layout(size: usize) -> Layout {
 /// ([`hd_page`](super::hd_page)). More than 256 pages in one run are fatal.
 pub fn execmem_alloc(size: usize) -> *mut c_void {
     let n = NEXT_PAGE.with(|c| c.replace(c.get() + 1));
-    assert!(n < MAX_PAGES, "too many insn pages");
+    if n >= MAX_PAGES {
+        hd_fatal(format_args!("too many insn pages"));
+    }
     let layout = page_layout(size);
     // SAFETY: the layout has a non-zero size.
     let p = unsafe { alloc(layout) };
@@ -138,7 +140,7 @@ pub unsafe fn execmem_free(p: *mut c_void) {
         Some(v.remove(i))
     });
     let Some((_, size, n)) = found else {
-        panic!("execmem_free of unknown page");
+        hd_fatal(format_args!("execmem_free of unknown page"));
     };
     ev(format!("execmem_free page{n}"));
     // SAFETY: `p` came from `execmem_alloc(size)`, which allocated it with

@@ -8,7 +8,7 @@ use super::cpu::cpu;
 use super::image::{image, model};
 use super::memory::kfree;
 use super::text::arch;
-use super::trace::{ev, record};
+use super::trace::{ev, hd_fatal, record};
 use crate::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -39,14 +39,25 @@ pub fn synchronize_rcu_expedited() {
     record(|r| r.expedited_grace_periods += 1);
 }
 
-/// `synchronize_rcu()`: must not be called inside a read-side section;
-/// traced as `~synchronize_rcu`.
+/// `synchronize_rcu()`: must not be called inside a read-side section
+/// (with [`Image::as_model`](super::Image::as_model), nor with preemption
+/// disabled: model.c's fatal check); traced as `~synchronize_rcu`.
 pub fn synchronize_rcu() {
+    model_read_side_check("synchronize_rcu()");
     record(|r| {
         assert_eq!(r.rcu_nesting, 0, "synchronize_rcu() inside rcu_read_lock()");
         r.grace_periods += 1
     });
     ev("~synchronize_rcu".into());
+}
+
+/// model.c's check of a grace period's caller: fatal in an RCU read-side
+/// section or with preemption disabled (with
+/// [`Image::as_model`](super::Image::as_model)).
+fn model_read_side_check(what: &str) {
+    if model() && (record(|r| r.rcu_nesting) != 0 || cpu(|c| c.preempt) != 0) {
+        hd_fatal(format_args!("{what} in a read-side section"));
+    }
 }
 
 /// `kfree_rcu(ptr, rcu)`: the simulation frees at once and counts; with
@@ -109,10 +120,10 @@ pub fn hd_rcu_quiesce() {
     let preempt = cpu(|c| c.preempt);
     let (cpus, text, jl) = arch(|a| (a.cpus_read, a.text_mutex, a.jump_label));
     if rcu != 0 || preempt != 0 || cpus != 0 || text || jl {
-        panic!(
+        hd_fatal(format_args!(
             "operation ended with rcu={rcu} preempt={preempt} cpus={cpus} text={} jl={} held",
             text as i32, jl as i32
-        );
+        ));
     }
     while let Some((f, arg)) = record(|r| r.rcu_callbacks.pop_front()) {
         // SAFETY: `call_rcu()`'s caller allowed `f(arg)` to run at the end
@@ -133,6 +144,7 @@ pub fn rcu_barrier() {
 
 /// `synchronize_rcu_tasks()`, traced as `~synchronize_rcu_tasks`.
 pub fn synchronize_rcu_tasks() {
+    model_read_side_check("synchronize_rcu_tasks()");
     arch(|a| a.rcu_tasks += 1);
     ev("~synchronize_rcu_tasks".into());
 }

@@ -15,7 +15,7 @@ use super::image::model;
 use super::memory::{kfree, kmalloc};
 use super::rcu::call_rcu;
 use super::text::arch;
-use super::trace::ev;
+use super::trace::{ev, hd_fatal};
 use super::{PtRegs, Rethook, RethookHandler, RethookNode, EINVAL, ENOMEM};
 use crate::ctypes::RcuHead;
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
@@ -286,7 +286,9 @@ unsafe fn model_free(rh: *mut Rethook) {
     // SAFETY: `rh` is live (this function's `# Safety`; a freed rethook is
     // retired, never freed), used by this thread alone.
     unsafe {
-        assert!(!(*rh).freed, "rethook_free twice");
+        if (*rh).freed {
+            hd_fatal(format_args!("rethook_free twice"));
+        }
         ev("rethook_free".into());
         (*rh).handler = None;
         (*rh).freed = true;

@@ -187,6 +187,14 @@ pub(super) fn ev(s: String) {
     arch(|a| a.events.push(s));
 }
 
+/// model.c's `hd_fatal()`: the simulated kernel found a broken rule (a
+/// lock held at the end of an operation, a double free, ...). model.c
+/// prints `PROG: FATAL: TEXT` on stderr and aborts; the simulation panics
+/// with `FATAL: TEXT` (step 5's C ABI must turn that into the abort).
+pub fn hd_fatal(text: std::fmt::Arguments) -> ! {
+    panic!("FATAL: {text}")
+}
+
 /// `hd_trace()`: a line of the trace written by the caller (in the host
 /// differential, the driver's: handler lines such as `pre K3`).
 pub fn hd_trace(s: String) {

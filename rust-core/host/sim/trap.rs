@@ -14,7 +14,7 @@ use super::ftrace::{ftrace_location, ftrace_match, ops_name};
 use super::kernel_text::{int3_at, jump_over};
 use super::link;
 use super::text::arch;
-use super::trace::{ev, hd_sym};
+use super::trace::{ev, hd_fatal, hd_sym};
 use super::{PtRegs, KPROBE_HIT_ACTIVE, KPROBE_HIT_SS, KPROBE_HIT_SSDONE};
 use crate::ffi::c_ulong;
 use crate::types::{Kprobe, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE};
@@ -94,7 +94,7 @@ fn int3_handler(a: usize, regs: *mut PtRegs) {
             // SAFETY: `p` was found by `get_kprobe()` with preemption
             // disabled.
             KPROBE_HIT_SSDONE | KPROBE_HIT_ACTIVE | KPROBE_HIT_SS => unsafe { inc_nmissed(p) },
-            _ => panic!("Unrecoverable kprobe detected"),
+            _ => hd_fatal(format_args!("Unrecoverable kprobe detected")),
         }
     } else {
         set_current(p);

@@ -788,6 +788,16 @@ fn model_grace_period_with_preemption_disabled_is_fatal() {
     sys::synchronize_rcu_tasks();
 }
 
+/// model.c's `mutex_lock()` is fatal in atomic context.
+#[test]
+#[should_panic(expected = "FATAL: mutex_lock(kprobe_mutex) in atomic context")]
+fn model_mutex_in_atomic_context_is_fatal() {
+    let _g = sys::exclusive();
+    image(|i| i.as_model = true);
+    sys::preempt_disable();
+    sys::kprobe_mutex_lock();
+}
+
 #[test]
 fn model_ftrace_filters_as_model_c() {
     let _g = sys::exclusive();

@@ -4,8 +4,10 @@
 //! other locks as flags that assert upstream's order (`kprobe_mutex`,
 //! `text_mutex`, `cpus_read_lock()`, `jump_label_lock()`, the sysctl mutex).
 
-use super::image::image;
+use super::cpu::cpu;
+use super::image::{image, model};
 use super::text::arch;
+use super::trace::{hd_fatal, record};
 use super::Mutex;
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -20,11 +22,26 @@ unsafe fn locked<'a>(m: *mut Mutex) -> &'a AtomicI32 {
     unsafe { AtomicI32::from_ptr(core::ptr::addr_of_mut!((*m).locked)) }
 }
 
+/// model.c's `mutex_lock()` check (with
+/// [`Image::as_model`](super::Image::as_model)): taking a mutex inside an
+/// RCU read-side section or with preemption disabled is fatal.
+fn model_atomic_check(name: &str) {
+    if model() && (record(|r| r.rcu_nesting) != 0 || cpu(|c| c.preempt) != 0) {
+        hd_fatal(format_args!("mutex_lock({name}) in atomic context"));
+    }
+}
+
 /// `mutex_lock()`.
 ///
 /// # Safety
 /// `m` must point to a live [`Mutex`].
 pub unsafe fn mutex_lock(m: *mut Mutex) {
+    if model() {
+        // SAFETY: `m` is live (this function's `# Safety`); `name` is null
+        // or a C string (`Mutex::new()`, `__MUTEX_INITIALIZER`).
+        let name = unsafe { (*m).name };
+        model_atomic_check(&super::trace::cstr(name));
+    }
     // SAFETY: `m` is live (this function's `# Safety`) and the core takes
     // its mutexes only through these two functions.
     let l = unsafe { locked(m) };
@@ -52,6 +69,7 @@ pub unsafe fn mutex_unlock(m: *mut Mutex) {
 
 /// `jump_label_lock()`.
 pub fn jump_label_lock() {
+    model_atomic_check("jump_label_mutex");
     image(|i| i.lock_log.push("jump_label_lock"));
     arch(|a| a.jump_label = true);
 }
@@ -64,6 +82,7 @@ pub fn jump_label_unlock() {
 
 /// `mutex_lock(&kprobe_mutex)`: asserts it is not held (no recursion).
 pub fn kprobe_mutex_lock() {
+    model_atomic_check("kprobe_mutex");
     arch(|a| {
         assert!(!a.kprobe_mutex, "kprobe_mutex taken recursively");
         a.kprobe_mutex = true;
@@ -80,6 +99,7 @@ pub fn kprobe_mutex_unlock() {
 
 /// `mutex_lock(&kprobe_sysctl_mutex)`.
 pub fn sysctl_mutex_lock() {
+    model_atomic_check("kprobe_sysctl_mutex");
     arch(|a| {
         assert!(!a.sysctl_mutex);
         a.sysctl_mutex = true;
@@ -94,6 +114,7 @@ pub fn sysctl_mutex_unlock() {
 /// `mutex_lock(&text_mutex)`: upstream's order is cpus_read_lock, then
 /// (jump_label_lock,) then text_mutex, all inside kprobe_mutex.
 pub fn text_mutex_lock() {
+    model_atomic_check("text_mutex");
     arch(|a| {
         assert!(!a.text_mutex, "text_mutex taken recursively");
         assert!(a.cpus_read > 0, "text_mutex without cpus_read_lock");

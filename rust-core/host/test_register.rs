@@ -788,6 +788,24 @@ fn model_grace_period_with_preemption_disabled_is_fatal() {
     sys::synchronize_rcu_tasks();
 }
 
+/// model.c's `hd_cpu_relax()`: more than 1000 `cpu_relax()` calls since
+/// the driver's reset are a hang (`wait_for_kprobe_optimizer()` spins on
+/// it); 1000 are not.
+#[test]
+#[should_panic(expected = "FATAL: hang: wait_for_kprobe_optimizer() does not finish")]
+fn model_cpu_relax_past_1000_is_a_hang() {
+    let _g = sys::exclusive();
+    image(|i| i.as_model = true);
+    for _ in 0..1000 {
+        sys::cpu_relax();
+    }
+    sys::hd_relax_reset();
+    for _ in 0..1000 {
+        sys::cpu_relax();
+    }
+    sys::cpu_relax();
+}
+
 /// model.c's `mutex_lock()` is fatal in atomic context.
 #[test]
 #[should_panic(expected = "FATAL: mutex_lock(kprobe_mutex) in atomic context")]

@@ -4,10 +4,10 @@
 //! preemption, `num_possible_cpus()`, and the workqueue that runs the
 //! optimizer's delayed work (traced as `~work queued` / `~work run`).
 
-use super::image::image;
+use super::image::{image, model};
 use super::link;
 use super::text::arch;
-use super::trace::ev;
+use super::trace::{ev, hd_fatal};
 use super::KPROBE_HIT_ACTIVE;
 use crate::ffi::{c_uint, c_ulong};
 use crate::types::Kprobe;
@@ -27,6 +27,9 @@ pub struct Cpu {
     /// arch.c's `hd_ftrace_recursion`: nested ftrace handler calls
     /// (`ftrace_test_recursion_trylock()`).
     pub ftrace_recursion: usize,
+    /// model.c's `hd_relax_count`: `cpu_relax()` calls since the driver
+    /// reset it.
+    pub relax_count: usize,
 }
 
 thread_local! {
@@ -110,8 +113,27 @@ pub fn run_optimizer() {
     }
 }
 
-/// `cpu_relax()`.
-pub fn cpu_relax() {}
+/// `cpu_relax()`; with [`Image::as_model`](super::Image::as_model),
+/// model.c's `hd_cpu_relax()`: more than 1000 calls since the driver's
+/// last [`hd_relax_reset`] are a hang, fatal.
+pub fn cpu_relax() {
+    if model()
+        && cpu(|c| {
+            c.relax_count += 1;
+            c.relax_count > 1000
+        })
+    {
+        hd_fatal(format_args!(
+            "hang: wait_for_kprobe_optimizer() does not finish"
+        ));
+    }
+}
+
+/// The driver's `hd_relax_count = 0` (before `sysctl-opt`,
+/// `debugfs-enabled` and `optimize-wait`).
+pub fn hd_relax_reset() {
+    cpu(|c| c.relax_count = 0);
+}
 
 /// `num_possible_cpus()`.
 pub fn num_possible_cpus() -> c_uint {

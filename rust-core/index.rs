@@ -481,6 +481,12 @@ fn slots(size: usize) -> usize {
     ((size - HDR) / SLOT).min(MAX_SLOTS)
 }
 
+/// Whether a table of `cap` slots with `live` entries shrinks: at 1/8 use
+/// (`live * 8 < cap`) if a rebuild for `live` gives fewer slots.
+fn shrinks(live: usize, cap: usize) -> bool {
+    live * 8 < cap && slots(alloc_size(live)) < cap
+}
+
 /// The number of live entries below which a table of `cap` slots shrinks:
 /// one more than the largest `live` with `live * 8 < cap` (1/8 use) for
 /// which a rebuild gives fewer slots (0 if there is none).  Both tests
@@ -488,7 +494,7 @@ fn slots(size: usize) -> usize {
 /// as `live` grows), found by bisection, once per rebuild, so that
 /// [`remove`] compares one number.
 fn shrink_below(cap: usize) -> usize {
-    let shrinks = |live: usize| live * 8 < cap && slots(alloc_size(live)) < cap;
+    let shrinks = |live| shrinks(live, cap);
     if !shrinks(0) {
         return 0;
     }
@@ -592,8 +598,7 @@ pub(crate) fn position(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<usiz
     find_index(table(km), unsafe { Hashed::from_raw(p.as_ptr()) })
 }
 
-/// Whether [`shrink_below`]`(cap)` gives the shrink test of [`remove`]
-/// (`live * 8 < cap` and a rebuild for `live` has fewer slots) for every
+/// Whether [`shrink_below`]`(cap)` gives [`shrinks`]`(live, cap)` for every
 /// `live` up to `cap`; `cap` 0 means the capacity of a table rebuilt for
 /// `want` entries (host tests).
 #[cfg(test)]
@@ -604,7 +609,7 @@ pub(crate) fn shrink_below_matches(cap: usize, want: usize) -> bool {
         cap
     };
     let b = shrink_below(cap);
-    (0..=cap).all(|live| (live < b) == (live * 8 < cap && slots(alloc_size(live)) < cap))
+    (0..=cap).all(|live| (live < b) == shrinks(live, cap))
 }
 
 /// Empties the index (host tests, under `sys::exclusive()`).

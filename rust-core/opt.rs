@@ -30,7 +30,9 @@ use crate::sys;
 use crate::types::{
     Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_OPTIMIZED,
 };
+use core::mem::size_of;
 use core::ptr::{self, addr_of_mut};
+use core::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 
 /// Optimization staging list, protected by `kprobe_mutex`.
 static mut OPTIMIZING_LIST: ListHead = ListHead {
@@ -79,6 +81,9 @@ pub fn kprobe_unused(_km: &KprobeMutex, p: Probe<'_>) -> bool {
 /// it is used afterwards.
 pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
     let op = crate::container_of!(p, OptimizedKprobe, kp);
+    // SAFETY: `p` is a live aggregate (this function's `# Safety`); its
+    // `addr`, set before it was hashed, does not change.
+    near_sub(unsafe { (*p).addr });
     // SAFETY: no reader can see the unhashed aggregate `p` any more (this function's
     // `# Safety`), so its insn slots are unused; every aggregate is the `kp` of an
     // `optimized_kprobe` that `alloc_aggr_kprobe()` got from `kzalloc()`.
@@ -117,15 +122,121 @@ pub fn kprobe_queued(_km: &KprobeMutex, p: Probe<'_>) -> bool {
         .is_some_and(|a| !unsafe { list::list_empty(a.op_list()) })
 }
 
+/// The look-ups of [`get_optimized_kprobe`]: it looks for an aggregate at
+/// `addr - i` for each `i` in `1..=NEAR_SPAN` (in opcodes).
+const NEAR_SPAN: usize = sys::MAX_OPTIMIZED_LENGTH / size_of::<KprobeOpcode>() - 1;
+/// [`NEAR`] counts by blocks of `1 << NEAR_SHIFT` opcodes.
+const NEAR_SHIFT: u32 = 4;
+/// The blocks [`NEAR`] tells apart (a power of two; 32 KiB of x86 text).
+const NEAR_SLOTS: usize = 2048;
+
+/// Where [`get_optimized_kprobe`] may find something, so that it can skip
+/// its [`NEAR_SPAN`] look-ups where it cannot (as on nearly every arm and
+/// disarm: an upstream could do the same).  For each block of
+/// `1 << NEAR_SHIFT` opcodes (modulo [`NEAR_SLOTS`] blocks), the number of
+/// hashed aggregates `ap` that have an address of the block in
+/// `ap.addr + 1 ..= ap.addr + NEAR_SPAN` (the addresses whose look-ups find
+/// `ap`: two or three blocks).  Every aggregate counts, prepared or not,
+/// ftrace ones too: an upper bound is all the skip needs.
+/// [`init_aggr_kprobe`] adds an aggregate when it hashes it, under
+/// `kprobe_mutex`; [`free_aggr_kprobe`] takes it away when it frees it,
+/// after it was unhashed and not always under the mutex, hence atomics:
+/// the reader, under the mutex, sees every addition of a hashed aggregate,
+/// and a removal it does not see yet only makes it look more.  A count
+/// that would overflow turns the filter off for good ([`NEAR_OFF`]).
+/// 4 KiB.
+static NEAR: [AtomicU16; NEAR_SLOTS] = [const { AtomicU16::new(0) }; NEAR_SLOTS];
+/// Set (for good) when a count of [`NEAR`] would have overflowed: the
+/// counts are not kept any more and [`get_optimized_kprobe`] always looks.
+static NEAR_OFF: AtomicBool = AtomicBool::new(false);
+
+/// `addr` in opcodes.
+#[inline(always)]
+fn near_pos(addr: *const KprobeOpcode) -> usize {
+    addr as usize / size_of::<KprobeOpcode>()
+}
+
+/// The count of [`NEAR`] for the block of opcode position `pos`.
+#[inline(always)]
+fn near(pos: usize) -> &'static AtomicU16 {
+    &NEAR[(pos >> NEAR_SHIFT) % NEAR_SLOTS]
+}
+
+/// The first opcode position of each block an aggregate at `addr` counts in.
+fn near_blocks(addr: *const KprobeOpcode) -> impl Iterator<Item = usize> {
+    let first = near_pos(addr).wrapping_add(1) >> NEAR_SHIFT;
+    let last = near_pos(addr).wrapping_add(NEAR_SPAN) >> NEAR_SHIFT;
+    (0..=last.wrapping_sub(first)).map(move |b| first.wrapping_add(b) << NEAR_SHIFT)
+}
+
+/// Counts the hashed aggregate at `addr` in [`NEAR`].
+fn near_add(_km: &KprobeMutex, addr: *const KprobeOpcode) {
+    for pos in near_blocks(addr) {
+        if near(pos)
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+            .is_err()
+        {
+            NEAR_OFF.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Takes the aggregate at `addr`, which [`near_add`] counted and which is
+/// unhashed now, out of [`NEAR`].  Once the filter is off, nothing is
+/// kept (the aggregate's own counts may not all have been made).
+fn near_sub(addr: *const KprobeOpcode) {
+    if NEAR_OFF.load(Ordering::Relaxed) {
+        return;
+    }
+    for pos in near_blocks(addr) {
+        near(pos).fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Whether [`get_optimized_kprobe`] can find nothing for the hashed `p`:
+/// no aggregate but `p` itself counts in the block of its address.
+#[inline(always)]
+fn near_none(p: Hashed<'_>) -> bool {
+    if NEAR_OFF.load(Ordering::Relaxed) {
+        return false;
+    }
+    let pos = near_pos(p.addr());
+    let mut n = near(pos).load(Ordering::Relaxed);
+    // An aggregate `p` counts in its own block unless its address is the
+    // block's last.
+    if p.is_aggr() && pos.wrapping_add(1) >> NEAR_SHIFT == pos >> NEAR_SHIFT {
+        n = n.wrapping_sub(1);
+    }
+    n == 0
+}
+
+/// Host tests: [`NEAR`]'s count for the block of `addr` (`None` when it is
+/// off).
+#[cfg(test)]
+pub(crate) fn near_count(addr: *const KprobeOpcode) -> Option<u16> {
+    (!NEAR_OFF.load(Ordering::Relaxed)).then(|| near(near_pos(addr)).load(Ordering::Relaxed))
+}
+
+/// Host tests: sets [`NEAR`]'s count for the block of `addr` to `n`.
+#[cfg(test)]
+pub(crate) fn near_set(addr: *const KprobeOpcode, n: u16) {
+    near(near_pos(addr)).store(n, Ordering::Relaxed);
+}
+
 /// `get_optimized_kprobe()`: an optimized probe whose jump replaces
 /// instructions including `addr` (excluding its own breakpoint).
-fn get_optimized_kprobe(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Aggr<'_>> {
+fn get_optimized_kprobe<'k>(km: &'k KprobeMutex, p: Hashed<'_>) -> Option<Aggr<'k>> {
+    // No aggregate at any of the addresses looked at below ([`NEAR`]).
+    if near_none(p) {
+        return None;
+    }
+    let addr = p.addr();
     // One read of the index's table for the whole walk; nothing below
     // changes the index.
     let rcu = locks::rcu_read();
     let f = index::finder(km, &rcu);
     // Don't check i == 0, since that is a breakpoint case.
-    for i in 1..(sys::MAX_OPTIMIZED_LENGTH / core::mem::size_of::<KprobeOpcode>()) {
+    for i in 1..=NEAR_SPAN {
         let Some(p) = registry::find_in(km, &f, addr.wrapping_sub(i)) else {
             continue;
         };
@@ -524,6 +635,7 @@ pub fn init_aggr_kprobe<'k>(
         }
 
         list::list_add_rcu(p.list(), addr_of_mut!((*a).list));
+        near_add(km, p.addr());
         registry::replace(km, p, ah);
         (ah, Aggr::from_raw(a))
     }
@@ -640,7 +752,7 @@ ftrace_export! {
 pub fn arm_kprobe_locked(tl: &TextLocks<'_>, p: Hashed<'_>) {
     sys::lockdep_assert_held_text_mutex();
     // Find the overlapping optimized kprobes.
-    if let Some(other) = get_optimized_kprobe(tl, p.addr()) {
+    if let Some(other) = get_optimized_kprobe(tl, p) {
         // Fallback to unoptimized kprobe.
         unoptimize_kprobe(tl, other.probe(), Some(tl));
     }
@@ -705,7 +817,7 @@ pub fn disarm_kprobe_locked(tl: &TextLocks<'_>, p: Hashed<'_>, reopt: bool) {
     }
     if !queued {
         // If another kprobe was blocked, re-optimize it.
-        if let Some(other) = get_optimized_kprobe(tl, p.addr()) {
+        if let Some(other) = get_optimized_kprobe(tl, p) {
             if reopt {
                 optimize_kprobe(tl, other.probe());
             }
@@ -727,4 +839,8 @@ pub(crate) fn reset() {
         list::init_list_head(freeing_list());
         sysctl_kprobes_optimization = 0;
     }
+    for n in &NEAR {
+        n.store(0, Ordering::Relaxed);
+    }
+    NEAR_OFF.store(false, Ordering::Relaxed);
 }

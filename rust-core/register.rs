@@ -482,14 +482,15 @@ pub fn unregister_wait_and_free<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(
 /// null `p` (upstream dereferences it) only waits for the grace period,
 /// as an array of one null member does.
 pub fn unregister_kprobe(p: Option<Probe<'_>>) {
-    let done = match p {
-        Some(p) if unregister_top(&locks::kprobe_mutex(), p).is_ok() => Some(p),
-        Some(p) => {
+    let done = p.filter(|&p| {
+        let km = locks::kprobe_mutex();
+        let ok = unregister_top(&km, p).is_ok();
+        if !ok {
+            // Under `kprobe_mutex`, as upstream's `kps[i]->addr = NULL`.
             p.write_addr(ptr::null_mut());
-            None
         }
-        None => None,
-    };
+        ok
+    });
     // synchronize_rcu(), as upstream (the policy is `rcu_policy`'s).
     rcu_policy::synchronize_unregister();
     if let Some(p) = done {

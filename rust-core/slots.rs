@@ -622,7 +622,7 @@ pub fn get_insn_slot(c: Cache<'_>) -> *mut KprobeOpcode {
 /// garbage is collected).  Outside RCU read-side sections: may sleep.
 fn collect_one_slot(mut kip: Page<'_>, idx: usize) -> Option<Page<'_>> {
     kip.set_state(idx, SlotState::Clean);
-    kip.set_nused(kip.nused() - 1);
+    kip.set_nused(kip.nused().wrapping_sub(1));
     if kip.nused() != 0 {
         return Some(kip);
     }
@@ -664,8 +664,9 @@ fn collect_garbage_slots(m: &mut Locked<'_>) -> c_int {
 /// `__free_insn_slot()`: returns `slot` to the cache.  A `dirty` slot may
 /// still be executed by an interrupted task and is only reused after a
 /// grace period.  Process context: may sleep.
+#[inline(always)] // into its one C ABI body (exports.rs): one call less per call
 pub fn free_insn_slot(c: Cache<'_>, slot_addr: *mut KprobeOpcode, dirty: bool) {
-    let unit = (c.insn_size() * size_of::<KprobeOpcode>()) as isize;
+    let unit = c.insn_size() * size_of::<KprobeOpcode>();
 
     let mut m = c.lock();
     let spp = m.spp;
@@ -673,9 +674,11 @@ pub fn free_insn_slot(c: Cache<'_>, slot_addr: *mut KprobeOpcode, dirty: bool) {
     {
         let rcu = locks::rcu_read();
         for kip in m.pages_rcu(&rcu) {
-            let idx = (slot_addr as isize).wrapping_sub(kip.insns() as isize) / unit;
-            if idx >= 0 && (idx as usize) < spp {
-                hit = Some((kip, idx as usize));
+            // Upstream's `long / size_t` is an unsigned division: a slot
+            // below the page gives an index far above `spp`.
+            let idx = (slot_addr as usize).wrapping_sub(kip.insns() as usize) / unit;
+            if idx < spp {
+                hit = Some((kip, idx));
                 break;
             }
         }
@@ -692,8 +695,9 @@ pub fn free_insn_slot(c: Cache<'_>, slot_addr: *mut KprobeOpcode, dirty: bool) {
         }
         if dirty {
             kip.set_state(idx, SlotState::Dirty);
-            kip.set_ngarbage(kip.ngarbage() + 1);
-            m.set_nr_garbage(m.nr_garbage() + 1);
+            // At most `spp` each (collected beyond it): no overflow.
+            kip.set_ngarbage(kip.ngarbage().wrapping_add(1));
+            m.set_nr_garbage(m.nr_garbage().wrapping_add(1));
             if m.nr_garbage() as usize > spp {
                 collect_garbage_slots(&mut m);
             }

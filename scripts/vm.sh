@@ -12,7 +12,8 @@
 # deterministic instruction-count timing, KP_LIVE=1 to print the job output
 # while it runs, KP_SMP (default 2), KP_MEM (default 1024 MiB), KP_CONFIG
 # (scripts/lib.sh), KP_APPEND (more kernel parameters, e.g.
-# rcupdate.rcu_normal=1).
+# rcupdate.rcu_normal=1), KP_QEMU_EXTRA (more QEMU arguments, split on
+# blanks, e.g. "-gdb tcp::1301 -S").
 . "$(dirname "$0")/lib.sh"
 
 # `scripts/vm.sh --accel` prints the accelerator the guests use (probing it
@@ -76,6 +77,8 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 		-append "console=ttyS0 panic=-1 kpt.variant=$v kpt.config=$KP_CONFIG $CMDLINE ${KP_APPEND:-} $*"
 		-no-reboot -display none -monitor none -nodefaults
 		-serial "file:$con" -serial "file:$res")
+	# shellcheck disable=SC2206 # split on blanks: several arguments
+	QEMU+=(${KP_QEMU_EXTRA:-})
 }
 
 accel() {

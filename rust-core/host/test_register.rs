@@ -2746,6 +2746,71 @@ fn a_probe_inside_an_optimized_jump_falls_back_to_int3() {
     wait_for_kprobe_optimizer();
 }
 
+/// `get_optimized_kprobe()`'s filter (`opt::NEAR`): an aggregate at `a`
+/// counts in the 16-byte blocks of `a + 1 ..= a + 19` (x86's reach), and
+/// 2048 blocks further the same counts; its counts go when it is freed.
+/// The look-ups still find an optimized probe around a probe that is an
+/// aggregate itself (its own count is not taken for another's).  A count
+/// that would overflow turns the filter off, and the look-ups then find
+/// the optimized probe as before.
+#[test]
+fn get_optimized_kprobe_skips_only_where_no_aggregate_can_be() {
+    use crate::opt::{near_count, near_set};
+    let _g = sys::exclusive();
+    let _t = kernel();
+    let at = |a: usize| near_count(a as *const KprobeOpcode);
+    let span = sys::MAX_OPTIMIZED_LENGTH - 1;
+    assert_eq!(F0 % 16, 0);
+    let p1 = kp(1, F0 + 8, false);
+    assert_eq!(reg(p1), 0);
+    // f0+0x9 ..= f0+0x1a (19) or f0+0x1b (20): blocks f0 and f0+0x10.
+    assert_eq!(at(F0), Some(1));
+    assert_eq!(at(F0 + 8 + span), Some(1));
+    assert_eq!(at(F0 + 0x20), Some(0));
+    assert_eq!(at(F0 - 1), Some(0));
+    assert_eq!(at(F0 + 0x10 + 16 * 2048), Some(1));
+    sys::run_optimizer();
+    events();
+    // f0+0xa is in f0+0x8's jump; an aggregate there (two probes) does not
+    // take its own count for f0+0x8's: disarming it looks f0+0x8 up.
+    let (p2, p3) = (kp(2, F0 + 10, false), kp(3, F0 + 10, false));
+    assert_eq!(reg(p2), 0);
+    assert!(events().contains(&"arch_unoptimize_kprobe f0+0x8".to_string()));
+    assert_eq!(reg(p3), 0);
+    assert_eq!(at(F0), Some(2));
+    unreg(p2);
+    unreg(p3);
+    wait_for_kprobe_optimizer();
+    let ev = events();
+    // (The arch refuses while f0+0xa is still hashed, as upstream's TODO
+    // in `__disarm_kprobe()` says; that it asks shows the look-up ran.)
+    assert!(
+        ev.contains(&"arch_check_optimized_kprobe f0+0x8 = -17".to_string()),
+        "{ev:?}"
+    );
+    assert_eq!(at(F0), Some(1));
+    unreg(p1);
+    wait_for_kprobe_optimizer();
+    for a in [F0, F0 + 0x10, F0 + 0x20] {
+        assert_eq!(at(a), Some(0), "{a:#x}");
+    }
+    // Overflow: f0+0x10's count is full; the aggregate at f0+0x8 counts
+    // there too, so the filter turns off.
+    near_set((F0 + 0x10) as *const KprobeOpcode, u16::MAX);
+    let (p1, p2) = (kp(1, F0 + 8, false), kp(2, F0 + 10, false));
+    assert_eq!(reg(p1), 0);
+    assert_eq!(at(F0), None);
+    sys::run_optimizer();
+    events();
+    assert_eq!(reg(p2), 0);
+    let ev = events();
+    assert_eq!(ev[1], "arch_unoptimize_kprobe f0+0x8", "{ev:?}");
+    unreg(p2);
+    unreg(p1);
+    wait_for_kprobe_optimizer();
+    assert_eq!(at(F0), None);
+}
+
 /// An optimized probe at `f0+0x8` whose unoptimization was queued (the
 /// first half of `unoptimize_all_kprobes()`), then `kprobes/enabled` = 0
 /// before the optimizer ran: forcibly unoptimized and disarmed at once.

@@ -4,11 +4,19 @@
 # unregister_kprobe() calls single-steps until the call returns, writing
 # every pc stepped (one line per call; other tasks' code too, if the call
 # sleeps: attribute.py sorts it out).  Under icount one step is one guest
-# instruction.
+# instruction.  Then it detaches: the guest's job runs to its end.
 import gdb
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
-gdb.execute("target remote :%s" % PORT)
+import time
+for attempt in range(120):  # vm.sh builds the initramfs before QEMU listens
+    try:
+        gdb.execute("target remote :%s" % PORT)
+        break
+    except gdb.error:
+        time.sleep(1)
+else:
+    raise gdb.GdbError("no gdb stub on port %s" % PORT)
 gdb.execute("hbreak unregister_kprobe")
 out = open(OUT, "w")
 for call in range(3):
@@ -26,4 +34,5 @@ for call in range(3):
             break
     out.write(" ".join("%x" % p for p in pcs) + "\n")
     out.flush()
-gdb.execute("kill")
+gdb.execute("delete")
+gdb.execute("detach")

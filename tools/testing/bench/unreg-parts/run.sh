@@ -9,6 +9,7 @@
 #                   kpu_one.ko on each kernel and attributes every
 #                   instruction to its function (attribute.py); the core's
 #                   own are those of kernel/kprobes.o or kernel/kprobes_rust/
+# KPU_VARIANTS="rust" (default: both) picks the kernels.
 # Results: $WORK/unreg-parts/ (parts-VARIANT.txt, count-VARIANT.txt).
 . "$(dirname "$0")/../../../../scripts/lib.sh"
 here=$ROOT/tools/testing/bench/unreg-parts
@@ -38,7 +39,7 @@ for opt in 0 1; do
 	done
 done
 JOB
-	for v in $VARIANTS; do
+	for v in ${KPU_VARIANTS:-$VARIANTS}; do
 		KP_SMP=1 KP_ICOUNT=1 KP_EXTRA_DIR="$D/extra" "$ROOT/scripts/vm.sh" "$v" "$D/parts-job.sh" unreg-parts ||
 			die "the $v guest failed"
 		grep '^KPU' "$RESULTS/$v/unreg-parts/results.log" | tee "$D/parts-$v.txt"
@@ -53,22 +54,17 @@ echo 0 > /proc/sys/debug/kprobes-optimization
 insmod /extra/kpu_one.ko
 JOB
 	port=1300
-	for v in $VARIANTS; do
+	for v in ${KPU_VARIANTS:-$VARIANTS}; do
 		port=$((port + 1))
-		# A first boot builds the initramfs (and runs the job once, untraced).
-		KP_SMP=1 KP_ICOUNT=1 KP_EXTRA_DIR="$D/extra" "$ROOT/scripts/vm.sh" "$v" "$D/count-job.sh" unreg-count ||
-			die "the $v guest failed"
-		r=$RESULTS/$v/unreg-count o=$(outdir "$v")
-		qemu-system-x86_64 -machine pc -accel tcg -icount shift=0,align=off,sleep=off -smp 1 -m 1024 \
-			-kernel "$o/arch/x86/boot/bzImage" -initrd "$r/initramfs.cpio" \
-			-append "console=ttyS0 panic=-1 kpt.variant=$v kpt.config=$KP_CONFIG" \
-			-no-reboot -display none -monitor none -nodefaults \
-			-serial "file:$r/console-gdb.log" -serial "file:$r/results-gdb.log" \
-			-gdb "tcp::$port" -S &
-		sleep 1
+		# vm.sh's guest, stopped at its first instruction until gdb attaches;
+		# gdb detaches after the third call and the job runs to its end.
+		KP_SMP=1 KP_ICOUNT=1 KP_EXTRA_DIR="$D/extra" KP_VM_TIMEOUT=3600 \
+			KP_QEMU_EXTRA="-gdb tcp::$port -S" "$ROOT/scripts/vm.sh" "$v" "$D/count-job.sh" unreg-count &
+		vpid=$!
+		o=$(outdir "$v")
 		timeout 1800 gdb -batch -ex "python PORT='$port'; OUT='$D/pcs-$v.txt'" -x "$here/gdb_count.py" \
-			"$o/vmlinux" >"$D/gdb-$v.log" 2>&1 || die "gdb failed; log: $D/gdb-$v.log"
-		wait
+			"$o/vmlinux" >"$D/gdb-$v.log" 2>&1 || { kill "$vpid"; die "gdb failed; log: $D/gdb-$v.log"; }
+		wait "$vpid" || die "the $v guest failed"
 		if [ "$v" = c ]; then objs=$o/kernel/kprobes.o; else objs=$(find "$o/kernel/kprobes_rust" -name '*.o' ! -name 'built-in*'); fi
 		# shellcheck disable=SC2086
 		python3 "$here/attribute.py" "$o/vmlinux" "$D/pcs-$v.txt" $objs | tee "$D/count-$v.txt"

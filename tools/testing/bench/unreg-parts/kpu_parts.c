@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The parts of int3 (un)registration of n probes at kpb_fn_I+9, in guest ns
+ * The parts of int3 (un)registration of n probes at kpb_fn_I+off (off 9 by
+ * default; 0: entry probes, on ftrace), in guest ns
  * under icount, three times: register one by one, disable, enable, disable,
- * unregister (disabled), register, unregister (armed), and a bare grace
- * period.  One KPU line per repetition (run.sh).
+ * unregister (disabled), register, unregister (armed), register,
+ * unregister_kprobes() of all (armed), and a bare grace period.  One KPU line per repetition (run.sh).
  */
 #include <linux/module.h>
 #include <linux/kprobes.h>
@@ -13,7 +14,9 @@
 
 static int n = 10;
 module_param(n, int, 0444);
-static struct kprobe kps[1000];
+static int off = 9;
+module_param(off, int, 0444);
+static struct kprobe kps[1000], *kpp[1000];
 
 static int pre(struct kprobe *p, struct pt_regs *r) { return 0; }
 
@@ -23,14 +26,15 @@ static void prep(void)
 
 	for (i = 0; i < n; i++) {
 		memset(&kps[i], 0, sizeof(kps[i]));
-		kps[i].addr = (void *)kpb_func(i) + 9;
+		kps[i].addr = (void *)kpb_func(i) + off;
 		kps[i].pre_handler = pre;
+		kpp[i] = &kps[i];
 	}
 }
 
 static int __init kpu_parts_init(void)
 {
-	u64 t[12];
+	u64 t[14];
 	int i, r, k;
 
 	for (k = 0; k < 3; k++) {
@@ -60,12 +64,18 @@ static int __init kpu_parts_init(void)
 		for (i = 0; i < n; i++)
 			unregister_kprobe(&kps[i]);
 		t[7] = ktime_get_ns();
+		prep();
+		for (i = 0; i < n; i++)
+			register_kprobe(&kps[i]);
+		t[10] = ktime_get_ns();
+		unregister_kprobes(kpp, n);
+		t[11] = ktime_get_ns();
 		synchronize_rcu();
 		t[8] = ktime_get_ns();
 		synchronize_rcu();
 		t[9] = ktime_get_ns();
-		pr_info("KPU n=%d rep=%d reg=%llu disable=%llu enable=%llu unreg_disabled=%llu unreg_armed=%llu gp=%llu\n",
-			n, k, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[5] - t[4], t[7] - t[6], t[9] - t[8]);
+		pr_info("KPU off=%d n=%d rep=%d reg=%llu disable=%llu enable=%llu unreg_disabled=%llu unreg_armed=%llu unreg_batch=%llu gp=%llu\n",
+			off, n, k, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[5] - t[4], t[7] - t[6], t[11] - t[10], t[9] - t[8]);
 	}
 	return 0;
 }

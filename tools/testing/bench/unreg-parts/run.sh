@@ -9,7 +9,9 @@
 #                   kpu_one.ko on each kernel and attributes every
 #                   instruction to its function (attribute.py); the core's
 #                   own are those of kernel/kprobes.o or kernel/kprobes_rust/
-# KPU_VARIANTS="rust" (default: both) picks the kernels.
+# KPU_VARIANTS="rust" (default: both) picks the kernels; KPU_OFFS="9 0"
+# (default 9) the probes' offsets in the target functions for parts (0:
+# entry probes, on ftrace).
 # Results: $WORK/unreg-parts/ (parts-VARIANT.txt, count-VARIANT.txt).
 . "$(dirname "$0")/../../../../scripts/lib.sh"
 here=$ROOT/tools/testing/bench/unreg-parts
@@ -25,18 +27,20 @@ cp "$B"/extra/kpb_fns*.ko "$D"/mod/kpu_*.ko "$D/extra/"
 
 case ${1:-} in
 parts)
-	cat >"$D/parts-job.sh" <<'JOB'
+	{ echo "OFFS='${KPU_OFFS:-9}'"; cat <<'JOB'; } >"$D/parts-job.sh"
 . /kpt/lib.sh
 for m in $(ls /extra/kpb_fns*.ko | sort -V); do insmod "$m"; done
 echo 1 > /sys/kernel/rcu_expedited
+for off in $OFFS; do
 for opt in 0 1; do
 	echo $opt > /proc/sys/debug/kprobes-optimization
 	for n in 10 100; do
 		dmesg -c > /dev/null
-		insmod /extra/kpu_parts.ko n=$n
+		insmod /extra/kpu_parts.ko n=$n off=$off
 		dmesg | grep KPU | sed "s/^.*KPU/KPU opt=$opt/"
 		rmmod kpu_parts
 	done
+done
 done
 JOB
 	for v in ${KPU_VARIANTS:-$VARIANTS}; do

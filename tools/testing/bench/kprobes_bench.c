@@ -545,13 +545,22 @@ static u64 kpb_median_result(const char *name, u64 *v, int reps)
 	char vals[KPB_REPS * 21 + 1] = "";
 	int i, len = 0;
 
-	for (i = 0; i < reps && reps > 1; i++)
-		len += scnprintf(vals + len, sizeof(vals) - len, " %llu", v[i]);
-	if (reps > 1)
+	if (reps > 1) {
+		for (i = 0; i < reps; i++)
+			len += scnprintf(vals + len, sizeof(vals) - len, " %llu", v[i]);
 		kpb_line("KPB-INFO reps %s%s", name, vals);
+	}
 	sort(v, reps, sizeof(*v), kpb_cmp_u64, NULL);
 	kpb_result(name, "ns", v[reps / 2] * 100);
 	return v[reps / 2];
+}
+
+/* Repetition REP of a registration (T0 to T1) and unregistration (to T2). */
+static void kpb_rep_times(u64 d[3][KPB_REPS], int rep, u64 t0, u64 t1, u64 t2)
+{
+	d[0][rep] = t1 - t0;
+	d[1][rep] = t2 - t1;
+	d[2][rep] = t2 - t0;
 }
 
 /*
@@ -596,9 +605,7 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 				for (int i = 0; i < n; i++)
 					unregister_kprobe(&kpb_kps[i]);
 				t2 = ktime_get_ns();
-				d[0][rep] = t1 - t0;
-				d[1][rep] = t2 - t1;
-				d[2][rep] = t2 - t0;
+				kpb_rep_times(d, rep, t0, t1, t2);
 			}
 			one_ns = kpb_reg_results(tag, "one", n, d, reps);
 		}
@@ -617,9 +624,7 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 			}
 			unregister_kprobes(kpb_kpp, n);
 			t2 = ktime_get_ns();
-			d[0][rep] = t1 - t0;
-			d[1][rep] = t2 - t1;
-			d[2][rep] = t2 - t0;
+			kpb_rep_times(d, rep, t0, t1, t2);
 		}
 		batch_ns = kpb_reg_results(tag, "batch", n, d, reps);
 	}
@@ -675,9 +680,7 @@ static void kpb_fprobe_rows(void)
 				kpb_err("fprobe: unregister_fprobe(%d): %d", n, r);
 				goto out;
 			}
-			d[0][rep] = t1 - t0;
-			d[1][rep] = t2 - t1;
-			d[2][rep] = t2 - t0;
+			kpb_rep_times(d, rep, t0, t1, t2);
 		}
 		kpb_reg_results("fprobe", "batch", n, d, reps);
 	}

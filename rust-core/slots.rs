@@ -151,9 +151,14 @@ impl<'a> Cache<'a> {
         unsafe { (*self.as_ptr()).insn_size }
     }
 
+    /// The bytes of a slot (`c->insn_size * sizeof(kprobe_opcode_t)`).
+    fn unit(self) -> usize {
+        self.insn_size() * size_of::<KprobeOpcode>()
+    }
+
     /// `slots_per_page()`.
     fn slots_per_page(self) -> usize {
-        sys::PAGE_SIZE / (self.insn_size() * size_of::<KprobeOpcode>())
+        sys::PAGE_SIZE / self.unit()
     }
 
     /// `mutex_lock(&c->mutex)` until the returned [`Locked`] is dropped.
@@ -666,7 +671,7 @@ fn collect_garbage_slots(m: &mut Locked<'_>) -> c_int {
 /// grace period.  Process context: may sleep.
 #[inline(always)] // into its one C ABI body (exports.rs): one call less per call
 pub fn free_insn_slot(c: Cache<'_>, slot_addr: *mut KprobeOpcode, dirty: bool) {
-    let unit = c.insn_size() * size_of::<KprobeOpcode>();
+    let unit = c.unit();
 
     let mut m = c.lock();
     let spp = m.spp;

@@ -816,6 +816,66 @@ fn model_mutex_in_atomic_context_is_fatal() {
     sys::kprobe_mutex_lock();
 }
 
+/// model.c's `mutex_lock()` of a held mutex: one thread, so a deadlock,
+/// fatal (the unit tests' image spins, for their concurrent readers).
+#[test]
+#[should_panic(expected = "FATAL: deadlock: text_mutex already held")]
+fn model_mutex_lock_of_a_held_mutex_is_a_deadlock() {
+    let _g = sys::exclusive();
+    image(|i| i.as_model = true);
+    let mut m = sys::Mutex {
+        locked: 0,
+        name: c"text_mutex".as_ptr().cast(),
+    };
+    // SAFETY: a live mutex of this test.
+    unsafe {
+        sys::mutex_lock(&mut m);
+        sys::mutex_unlock(&mut m);
+        sys::mutex_lock(&mut m);
+        sys::mutex_lock(&mut m);
+    }
+}
+
+/// model.c's fatal unbalanced unlocks and assertion (`rcu_read_unlock()`,
+/// `preempt_enable()`, `cpus_read_unlock()`, an unlocked mutex,
+/// `lockdep_assert_cpus_held()`): each ends the run with its message.
+#[test]
+fn model_unbalanced_unlocks_are_fatal() {
+    let _g = sys::exclusive();
+    image(|i| i.as_model = true);
+    let fatal = |f: fn()| {
+        let e = std::panic::catch_unwind(f).expect_err("fatal");
+        e.downcast_ref::<String>().cloned().unwrap_or_default()
+    };
+    assert_eq!(
+        fatal(sys::rcu_read_unlock),
+        "FATAL: rcu_read_unlock underflow"
+    );
+    assert_eq!(
+        fatal(sys::preempt_enable),
+        "FATAL: preempt_enable underflow"
+    );
+    assert_eq!(
+        fatal(sys::cpus_read_unlock),
+        "FATAL: cpus_read_unlock underflow"
+    );
+    assert_eq!(
+        fatal(sys::lockdep_assert_cpus_held),
+        "FATAL: lockdep: cpus_read_lock not held"
+    );
+    assert_eq!(
+        fatal(|| {
+            let mut m = sys::Mutex {
+                locked: 0,
+                name: c"m1".as_ptr().cast(),
+            };
+            // SAFETY: a live mutex of this closure.
+            unsafe { sys::mutex_unlock(&mut m) }
+        }),
+        "FATAL: mutex_unlock of unlocked m1"
+    );
+}
+
 #[test]
 fn model_ftrace_filters_as_model_c() {
     let _g = sys::exclusive();

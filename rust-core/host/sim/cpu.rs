@@ -80,10 +80,14 @@ pub fn preempt_disable() {
 /// `preempt_enable()`.
 pub fn preempt_enable() {
     image(|i| i.lock_log.push("preempt_enable"));
-    cpu(|c| {
-        assert!(c.preempt > 0, "unbalanced preempt_enable");
-        c.preempt -= 1
-    });
+    if cpu(|c| c.preempt) <= 0 {
+        // model.c's fatal error, else a failed assertion.
+        if model() {
+            hd_fatal(format_args!("preempt_enable underflow"));
+        }
+        panic!("unbalanced preempt_enable");
+    }
+    cpu(|c| c.preempt -= 1);
 }
 
 /// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`: traced as

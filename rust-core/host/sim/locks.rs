@@ -31,20 +31,25 @@ fn model_atomic_check(name: &str) {
     }
 }
 
-/// `mutex_lock()`.
+/// `mutex_lock()`; with [`Image::as_model`](super::Image::as_model),
+/// model.c's: fatal in atomic context, and fatal if `m` is held (one
+/// thread: a deadlock), where the unit tests' mutex spins.
 ///
 /// # Safety
 /// `m` must point to a live [`Mutex`].
 pub unsafe fn mutex_lock(m: *mut Mutex) {
-    if model() {
-        // SAFETY: `m` is live (this function's `# Safety`); `name` is null
-        // or a C string (`Mutex::new()`, `__MUTEX_INITIALIZER`).
-        let name = unsafe { (*m).name };
-        model_atomic_check(&super::trace::cstr(name));
-    }
     // SAFETY: `m` is live (this function's `# Safety`) and the core takes
     // its mutexes only through these two functions.
     let l = unsafe { locked(m) };
+    if model() {
+        // SAFETY: `m` is live (this function's `# Safety`); `name` is null
+        // or a C string (`Mutex::new()`, `__MUTEX_INITIALIZER`).
+        let name = super::trace::cstr(unsafe { (*m).name });
+        if l.load(Ordering::Relaxed) != 0 {
+            hd_fatal(format_args!("deadlock: {name} already held"));
+        }
+        model_atomic_check(&name);
+    }
     while l
         .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
         .is_err()
@@ -53,18 +58,23 @@ pub unsafe fn mutex_lock(m: *mut Mutex) {
     }
 }
 
-/// `mutex_unlock()`.
+/// `mutex_unlock()`; unlocking a mutex that is not held is a bug (with
+/// [`Image::as_model`](super::Image::as_model), model.c's fatal error).
 ///
 /// # Safety
-/// The caller holds `m`.
+/// `m` must point to a live [`Mutex`].
 pub unsafe fn mutex_unlock(m: *mut Mutex) {
-    // SAFETY: `m` is live and held by the caller (this function's
-    // `# Safety`), and only accessed atomically.
+    // SAFETY: `m` is live (this function's `# Safety`), and only accessed
+    // atomically.
     let l = unsafe { locked(m) };
-    assert!(
-        l.swap(0, Ordering::Release) != 0,
-        "mutex_unlock of an unlocked mutex"
-    );
+    if l.swap(0, Ordering::Release) == 0 {
+        if model() {
+            // SAFETY: as above; `name` is null or a C string.
+            let name = super::trace::cstr(unsafe { (*m).name });
+            hd_fatal(format_args!("mutex_unlock of unlocked {name}"));
+        }
+        panic!("mutex_unlock of an unlocked mutex");
+    }
 }
 
 /// `jump_label_lock()`.
@@ -141,9 +151,21 @@ pub fn lockdep_assert_held_text_mutex() {
     arch(|a| assert!(a.text_mutex, "lockdep: text_mutex not held"));
 }
 
-/// `lockdep_assert_cpus_held()`.
+/// `lockdep_assert_cpus_held()` (with
+/// [`Image::as_model`](super::Image::as_model), model.c's fatal error).
 pub fn lockdep_assert_cpus_held() {
-    arch(|a| assert!(a.cpus_read > 0, "lockdep: cpus_read_lock not held"));
+    if arch(|a| a.cpus_read) == 0 {
+        model_fatal("lockdep: cpus_read_lock not held");
+    }
+}
+
+/// A broken locking rule: model.c's fatal error with
+/// [`Image::as_model`](super::Image::as_model), else a failed assertion.
+fn model_fatal(what: &str) -> ! {
+    if model() {
+        hd_fatal(format_args!("{what}"));
+    }
+    panic!("{what}");
 }
 
 /// `cpus_read_lock()`.
@@ -156,8 +178,8 @@ pub fn cpus_read_lock() {
 
 /// `cpus_read_unlock()`.
 pub fn cpus_read_unlock() {
-    arch(|a| {
-        assert!(a.cpus_read > 0);
-        a.cpus_read -= 1;
-    });
+    if arch(|a| a.cpus_read) == 0 {
+        model_fatal("cpus_read_unlock underflow");
+    }
+    arch(|a| a.cpus_read -= 1);
 }

@@ -23,10 +23,14 @@ pub fn rcu_read_lock() {
 
 /// `rcu_read_unlock()`.
 pub fn rcu_read_unlock() {
-    record(|r| {
-        assert!(r.rcu_nesting > 0, "unbalanced rcu_read_unlock");
-        r.rcu_nesting -= 1
-    });
+    if record(|r| r.rcu_nesting) == 0 {
+        // model.c's fatal error, else a failed assertion.
+        if model() {
+            hd_fatal(format_args!("rcu_read_unlock underflow"));
+        }
+        panic!("unbalanced rcu_read_unlock");
+    }
+    record(|r| r.rcu_nesting -= 1);
     RCU_READERS.fetch_sub(1, Ordering::SeqCst);
 }
 

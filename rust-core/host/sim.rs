@@ -65,7 +65,7 @@ pub use self::rethook::*;
 pub use self::seq::*;
 pub use self::text::*;
 pub use self::trace::*;
-pub use self::trap::hd_hit;
+pub use self::trap::{hd_hit, kprobe_ftrace_handler};
 
 /// `PAGE_SIZE`.
 pub const PAGE_SIZE: usize = 4096;

@@ -876,6 +876,63 @@ fn model_unbalanced_unlocks_are_fatal() {
     );
 }
 
+thread_local! {
+    static SUNK: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A C program's hooks (`libkpsim.a`, `tools/testing/hostdiff/sim/`): its
+/// own `current_kprobe` and `kprobe_status`, which the trap paths read and
+/// write; its own m0, listed while unloaded (no text mapped), present once
+/// its driver maps the text; and the trace on its output, as it happens.
+#[test]
+fn model_c_program_percpu_cells_m0_and_trace_sink() {
+    let _g = sys::exclusive();
+    let mut cur: *mut Kprobe = ptr::null_mut();
+    let mut status: c_ulong = 0;
+    // SAFETY: both live until `clear_percpu_cells()` below, and only this
+    // thread uses them.
+    unsafe { sys::set_percpu_cells(&mut cur, &mut status) };
+    // SAFETY: an all-zero `struct kprobe` is valid (null pointers and
+    // handlers, no flags).
+    let mut kp: Kprobe = unsafe { core::mem::zeroed() };
+    sys::set_current_kprobe(&mut kp);
+    sys::set_kprobe_status(sys::KPROBE_HIT_SSDONE);
+    assert_eq!(sys::current_kprobe(), &raw mut kp);
+    assert_eq!(sys::kprobe_status(), sys::KPROBE_HIT_SSDONE);
+    sys::clear_current_kprobe();
+    sys::clear_percpu_cells();
+    assert_eq!((cur, status), (ptr::null_mut(), sys::KPROBE_HIT_SSDONE));
+    assert_eq!(sys::cpu(|c| (c.current_kprobe, c.kprobe_status)), (0, 0));
+
+    let m0 = Box::into_raw(Box::new(Module::default()));
+    // SAFETY: a zeroed module that outlives the image's use of it (the
+    // image is reset below, before it is freed), this thread's.
+    unsafe { sys::install_model_m0(m0) };
+    assert_eq!(sys::hd_m0(), m0);
+    assert!(sys::module_text_address(sys::HD_M).is_null(), "unloaded");
+    // The driver's `module-load m0`, in C: the state and the text ranges.
+    // SAFETY: `m0` is live and this thread's.
+    unsafe {
+        (*m0).loaded = 1;
+        (*m0).state = ModState::Coming;
+        (*m0).core_start = sys::HD_M as c_ulong;
+        (*m0).core_end = (sys::HD_M + 0xc0) as c_ulong;
+    }
+    assert_eq!(sys::module_text_address(sys::HD_M + 0x40), m0);
+    assert_eq!(sys::p_s(sys::HD_M + 0x44), "m0_fn2+0x4/0x40 [m0]");
+
+    sys::set_trace_sink(Some(|l| SUNK.with(|s| s.borrow_mut().push(l.into()))));
+    sys::hd_trace("pre K0".into());
+    sys::warn();
+    sys::set_trace_sink(None);
+    sys::hd_trace("= 0".into());
+    assert_eq!(SUNK.with(|s| s.take()), ["pre K0", "WARN"]);
+    assert_eq!(arch(|a| a.events.clone()), ["= 0"]);
+    image(|i| *i = sys::Image::default());
+    // SAFETY: from `Box::into_raw()` above; the image no longer lists it.
+    drop(unsafe { Box::from_raw(m0) });
+}
+
 #[test]
 fn model_ftrace_filters_as_model_c() {
     let _g = sys::exclusive();

@@ -30,6 +30,10 @@ pub struct Cpu {
     /// model.c's `hd_relax_count`: `cpu_relax()` calls since the driver
     /// reset it.
     pub relax_count: usize,
+    /// A C program's `current_kprobe` and `kprobe_ctlblk.kprobe_status`
+    /// ([`set_percpu_cells`]), which then hold the two values instead of
+    /// `current_kprobe` and `kprobe_status` above.
+    cells: Option<(*mut *mut Kprobe, *mut c_ulong)>,
 }
 
 thread_local! {
@@ -62,13 +66,62 @@ pub fn set_kprobe_status_hit_active() {
 }
 
 /// `__this_cpu_write(current_kprobe, p)`.
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "`p` is stored, not dereferenced (the cell is the one written)"
+)]
 pub fn set_current_kprobe(p: *mut Kprobe) {
-    cpu(|c| c.current_kprobe = p as usize);
+    cpu(|c| match c.cells {
+        // SAFETY: the cells are valid while they are set
+        // (`set_percpu_cells()`'s `# Safety`), by this thread alone.
+        Some((cur, _)) => unsafe { cur.write(p) },
+        None => c.current_kprobe = p as usize,
+    });
+}
+
+/// `kprobe_running()`: `current_kprobe`.
+pub fn current_kprobe() -> *mut Kprobe {
+    cpu(|c| match c.cells {
+        // SAFETY: as in `set_current_kprobe()`.
+        Some((cur, _)) => unsafe { cur.read() },
+        None => c.current_kprobe as *mut Kprobe,
+    })
 }
 
 /// `get_kprobe_ctlblk()->kprobe_status = status`.
 pub fn set_kprobe_status(status: c_ulong) {
-    cpu(|c| c.kprobe_status = status);
+    cpu(|c| match c.cells {
+        // SAFETY: as in `set_current_kprobe()`.
+        Some((_, st)) => unsafe { st.write(status) },
+        None => c.kprobe_status = status,
+    });
+}
+
+/// `get_kprobe_ctlblk()->kprobe_status`.
+pub fn kprobe_status() -> c_ulong {
+    cpu(|c| match c.cells {
+        // SAFETY: as in `set_current_kprobe()`.
+        Some((_, st)) => unsafe { st.read() },
+        None => c.kprobe_status,
+    })
+}
+
+/// From now on this thread's `current_kprobe` and `kprobe_status` are the
+/// C variables `current` and `status` (a C program's, which upstream
+/// `kprobes.c` reads and writes itself: `libkpsim.a`), until
+/// [`clear_percpu_cells`].
+///
+/// # Safety
+/// `current` and `status` are valid for reads and writes until the thread
+/// ends or calls [`clear_percpu_cells`], and nothing else accesses them
+/// meanwhile.
+pub unsafe fn set_percpu_cells(current: *mut *mut Kprobe, status: *mut c_ulong) {
+    cpu(|c| c.cells = Some((current, status)));
+}
+
+/// Back to this thread's own `current_kprobe` and `kprobe_status`.
+pub fn clear_percpu_cells() {
+    cpu(|c| c.cells = None);
 }
 
 /// `preempt_disable()`.

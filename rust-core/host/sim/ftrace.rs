@@ -34,7 +34,7 @@ pub fn ftrace_location(addr: usize) -> usize {
 }
 
 /// `hd_ops_name()`: model.c names the two ops by their flags.
-pub(super) fn ops_name(ipmodify: bool) -> &'static str {
+pub fn ops_name(ipmodify: bool) -> &'static str {
     if ipmodify {
         "ipmodify_ops"
     } else {

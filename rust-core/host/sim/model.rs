@@ -229,35 +229,67 @@ impl Image {
 /// blacklist section (`{ blacklisted_fn, data_var }`) and one possible
 /// CPU.
 pub fn install_model() {
+    let m = Box::into_raw(Box::new(Module::default()));
+    // SAFETY: a fresh module, which the image owns from now on.
+    unsafe { install(m, true) };
+}
+
+/// [`install_model`] with `m` as m0: a C program's `hd_m0`, which its
+/// driver loads and unloads itself (it sets the state and maps the text
+/// ranges, then calls the core's notifier), so the image lists it as a
+/// module from now on (its text ranges are empty while it is not loaded)
+/// and never frees it.
+///
+/// # Safety
+/// `m` is a zeroed module that lives as long as the image, and only this
+/// thread uses it.
+pub unsafe fn install_model_m0(m: *mut Module) {
+    // SAFETY: this function's `# Safety`.
+    unsafe { install(m, false) };
+    image(|i| i.modules.push(m as usize));
+}
+
+/// [`install_model`]'s work, m0 being `m` (owned by the image if `owned`).
+///
+/// # Safety
+/// `m` is a live module that lives as long as the image (or that the
+/// image owns, from `Box::into_raw()`), used by this thread alone.
+unsafe fn install(m: *mut Module, owned: bool) {
     image(|i| *i = Image::model());
     // model.c's `hd_m0`: named, with its blacklist, unloaded (no text, state
     // 0 = LIVE) until `module-load`.
-    let mut m = Module::sim((0, 0), (0, 0), ModState::Live);
-    m.name = c"m0".as_ptr().cast();
-    m.set_kprobe_blacklist(&[HD_M + 0x80]);
-    let m = Box::into_raw(Box::new(m));
-    image(|i| i.m0 = ModelM0(m as usize));
+    // SAFETY: `m` is live and this thread's (this function's `# Safety`).
+    unsafe {
+        (*m).name = c"m0".as_ptr().cast();
+        (*m).set_kprobe_blacklist(&[HD_M + 0x80]);
+    }
+    image(|i| i.m0 = ModelM0(m as usize, owned));
     arch(|a| {
         a.init_area = MODEL_INIT;
-        a.blacklist_section = vec![(HD_T + 0x140) as c_ulong, HD_D as c_ulong];
+        a.blacklist_section = MODEL_BOOT_BLACKLIST.iter().map(|&x| x as c_ulong).collect();
         a.possible_cpus = 1;
     });
 }
 
-/// The model's module m0 (model.c's `hd_m0`), owned by the image: a
-/// `Box<Module>` turned into its address by [`install_model`] (0: none),
-/// freed with the image, so that no `Box` is retagged while the core
-/// points into it.
+/// The boot blacklist section (`__start_kprobe_blacklist`): `{
+/// blacklisted_fn, data_var }`.
+pub const MODEL_BOOT_BLACKLIST: [usize; 2] = [HD_T + 0x140, HD_D];
+
+/// The model's module m0 (model.c's `hd_m0`), owned by the image if the
+/// flag says so: a `Box<Module>` turned into its address by
+/// [`install_model`] (0: none), freed with the image, so that no `Box` is
+/// retagged while the core points into it; else a C program's
+/// ([`install_model_m0`]).
 #[derive(Default, Debug)]
-pub struct ModelM0(usize);
+pub struct ModelM0(usize, bool);
 
 impl Drop for ModelM0 {
     fn drop(&mut self) {
-        if self.0 != 0 {
+        if self.0 != 0 && self.1 {
             // SAFETY: `install_model()` made the address with
-            // `Box::into_raw()`, and only this drop frees it; the image
-            // that owns it outlives the test that uses m0 (`exclusive()`
-            // resets it before the next one).
+            // `Box::into_raw()` (the owned flag), and only this drop frees
+            // it; the image that owns it outlives the test that uses m0
+            // (`exclusive()` resets it before the next one).
             drop(unsafe { Box::from_raw(self.0 as *mut Module) });
         }
     }

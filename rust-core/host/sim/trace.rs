@@ -11,7 +11,7 @@ use super::module::module_text_address;
 use super::text::arch;
 use crate::ffi::{c_char, c_uint};
 use crate::types::KprobeOpcode;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::CStr;
 
 /// What the core did, per test thread.
@@ -76,9 +76,12 @@ pub unsafe fn perf_event_ksymbol(
 }
 
 /// `WARN_ON(1)` at `file:line`: recorded, printed like the kernel would,
-/// and traced as `WARN` (model.c's `hd_warn()`).
+/// and traced as `WARN` (model.c's `hd_warn()`; with a [trace
+/// sink](set_trace_sink), only traced: model.c prints nothing on stderr).
 pub fn warn_at(file: &'static str, line: u32) {
-    eprintln!("WARNING: at {file}:{line}");
+    if SINK.get().is_none() {
+        eprintln!("WARNING: at {file}:{line}");
+    }
     record(|r| r.warnings.push(line));
     ev("WARN".into());
 }
@@ -93,7 +96,7 @@ pub fn warn() {
 /// model.c's `hd_printk()`: `log LEVEL: TEXT`, the message formatted into
 /// 512 bytes and without its trailing newlines (LEVEL is `err`, `warn` or
 /// `info`, as `pr_err()`, `pr_warn()` and `pr_info()` pass it).
-fn printk(level: &str, mut msg: String) {
+pub fn printk(level: &str, mut msg: String) {
     if msg.len() > 511 {
         let mut n = 511;
         while !msg.is_char_boundary(n) {
@@ -149,7 +152,7 @@ pub(super) fn cstr(p: *const c_char) -> String {
 }
 
 /// `%pS`: `sym+0xoff/0xsize`, or the raw address when no symbol.
-pub(super) fn p_s(a: usize) -> String {
+pub fn p_s(a: usize) -> String {
     match lookup(a) {
         Some(s) => format!(
             "{}+{:#x}/{:#x}{}",
@@ -179,18 +182,37 @@ fn module_suffix(a: usize) -> String {
 }
 
 /// `%ps`: the symbol name, or the raw address.
-pub(super) fn p_s_short(a: usize) -> String {
+pub fn p_s_short(a: usize) -> String {
     lookup(a).map_or(format!("{a:#x}"), |s| s.name)
 }
 
+/// Where trace lines go instead of [`Arch::events`](super::Arch): a C
+/// program's output (the host differential's `libkpsim.a` writes each
+/// line to its stdout as it happens, between the driver's own lines).
+pub type TraceSink = fn(&str);
+
+thread_local! {
+    static SINK: Cell<Option<TraceSink>> = const { Cell::new(None) };
+}
+
+/// Sends this thread's trace lines to `sink` from now on (`None`: back to
+/// [`Arch::events`](super::Arch), the unit tests' default).
+pub fn set_trace_sink(sink: Option<TraceSink>) {
+    SINK.set(sink);
+}
+
 pub(super) fn ev(s: String) {
-    arch(|a| a.events.push(s));
+    match SINK.get() {
+        Some(sink) => sink(&s),
+        None => arch(|a| a.events.push(s)),
+    }
 }
 
 /// model.c's `hd_fatal()`: the simulated kernel found a broken rule (a
 /// lock held at the end of an operation, a double free, ...). model.c
 /// prints `PROG: FATAL: TEXT` on stderr and aborts; the simulation panics
-/// with `FATAL: TEXT` (step 5's C ABI must turn that into the abort).
+/// with `FATAL: TEXT` (a test expects the panic; `libkpsim.a`'s panic
+/// hook prints model.c's line and aborts, `tools/testing/hostdiff/sim/`).
 pub fn hd_fatal(text: std::fmt::Arguments) -> ! {
     panic!("FATAL: {text}")
 }

@@ -9,7 +9,10 @@
 //! symbols (`get_kprobe()`, `kprobes_inc_nmissed_count()`,
 //! `opt_pre_handler()`, `kprobe_ftrace_disabled`), as x86's code does.
 
-use super::cpu::{cpu, preempt_disable, preempt_enable};
+use super::cpu::{
+    cpu, current_kprobe, kprobe_status, preempt_disable, preempt_enable, set_current_kprobe,
+    set_kprobe_status,
+};
 use super::ftrace::{ftrace_location, ftrace_match, ops_name};
 use super::kernel_text::{int3_at, jump_over};
 use super::link;
@@ -32,17 +35,17 @@ pub(super) unsafe fn disabled(p: *const Kprobe) -> bool {
 
 /// `kprobe_running()`.
 fn running() -> bool {
-    cpu(|c| c.current_kprobe != 0)
+    !current_kprobe().is_null()
 }
 
 /// `__this_cpu_write(current_kprobe, p)`.
 fn set_current(p: *mut Kprobe) {
-    cpu(|c| c.current_kprobe = p as usize);
+    set_current_kprobe(p);
 }
 
 /// `kcb->kprobe_status = status`.
 fn set_status(status: c_ulong) {
-    cpu(|c| c.kprobe_status = status);
+    set_kprobe_status(status);
 }
 
 /// `get_kprobe(a)`, with preemption disabled (the caller's).
@@ -90,7 +93,7 @@ fn int3_handler(a: usize, regs: *mut PtRegs) {
     if p.is_null() {
         ev(format!("!int3 without kprobe {}", hd_sym(a)));
     } else if running() {
-        match cpu(|c| c.kprobe_status) {
+        match kprobe_status() {
             // SAFETY: `p` was found by `get_kprobe()` with preemption
             // disabled.
             KPROBE_HIT_SSDONE | KPROBE_HIT_ACTIVE | KPROBE_HIT_SS => unsafe { inc_nmissed(p) },
@@ -138,8 +141,9 @@ unsafe fn optimized_callback(op: *mut OptimizedKprobe, regs: *mut PtRegs) {
     preempt_enable();
 }
 
-/// x86's `kprobe_ftrace_handler()` for the ftrace site `ip`.
-fn ftrace_handler(ip: usize) {
+/// x86's `kprobe_ftrace_handler()` for the ftrace site `ip` (the kprobe
+/// ftrace ops' `func`; the trap path calls it for each matching ops).
+pub fn kprobe_ftrace_handler(ip: usize) {
     // SAFETY: a read of the core's flag, which may happen any time.
     if unsafe { link::hd_kprobe_ftrace_disabled() } {
         return;
@@ -223,7 +227,7 @@ pub fn hd_hit(a: usize) {
             }
             ev(format!("trap ftrace {} {}", ops_name(ipmodify), hd_sym(a)));
             trapped = true;
-            ftrace_handler(a);
+            kprobe_ftrace_handler(a);
         }
     }
     if !trapped {

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Build script of the host builds (`cargo test` of the core and the host
-//! differential): the simulated kernel is configured like the `pipeline`
-//! kernel (scripts/kconfig/pipeline.config), so the host builds compile
-//! the same `#[cfg(CONFIG_...)]` code as that kernel.  Kbuild passes the
-//! real configuration's cfgs to the kernel build (`include/generated/
-//! rustc_cfg`); `CONFIG_RUST` is never set here, which selects the host
-//! `sys`: `host/sim.rs` for the core's tests, the C model's for the host
-//! differential's package (`cfg(KP_MODEL)`, set below).
+//! Build script of the host builds (`cargo test` of the core, the host
+//! differential's build of the core, and the simulation as a C library,
+//! `tools/testing/hostdiff/sim/`): the simulated kernel is configured
+//! like the `pipeline` kernel (scripts/kconfig/pipeline.config), so the
+//! host builds compile the same `#[cfg(CONFIG_...)]` code as that kernel.
+//! Kbuild passes the real configuration's cfgs to the kernel build
+//! (`include/generated/rustc_cfg`); `CONFIG_RUST` is never set here,
+//! which selects the host `sys`: `host/sim.rs` for the core's tests (and
+//! `libkpsim.a`), the C model's for the host differential's build of the
+//! core (`cfg(KP_MODEL)`, set below).
 
 /// Options of the simulated kernel that the core's cfgs test.
 const ENABLED: &[&str] = &[
@@ -57,7 +59,7 @@ fn main() {
     // The host differential's build of the core (tools/testing/hostdiff/
     // rust/): `sys` is the C model's (its model_sys.rs), not host/sim.rs.
     println!("cargo::rustc-check-cfg=cfg(KP_MODEL)");
-    if me != "host/build_cfg.rs" {
+    if std::env::var("CARGO_PKG_NAME").as_deref() == Ok("hostdiff-rust") {
         println!("cargo::rustc-cfg=KP_MODEL");
     }
     // jprobes (the rust variant's option): in the core's tests; not in the

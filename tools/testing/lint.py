@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Source rules of the project, one `PASS|FAIL name` line each:
   - every `unsafe` block and `unsafe impl` in rust-core/ (and the host
-    differential's sys, tools/testing/hostdiff/rust/) has a `// SAFETY:`
+    differential's sys, tools/testing/hostdiff/rust/, and the simulation's
+    C ABI, tools/testing/hostdiff/sim/) has a `// SAFETY:`
     comment right before it (at most 4 lines up), as rust/kernel/ does;
   - the in-kernel Rust (rust-core/*.rs, not host/) has no unwrap(),
     expect(), panic!(), todo!(), unimplemented!() or unreachable!();
@@ -23,7 +24,8 @@ def check(name, bad):
 
 bad = []
 for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("rust-core/host/**/*.rs", recursive=True) +
-                glob.glob("tools/testing/hostdiff/rust/*.rs")):
+                glob.glob("tools/testing/hostdiff/rust/*.rs") +
+                glob.glob("tools/testing/hostdiff/sim/*.rs")):
     lines = open(f).read().split("\n")
     for i, l in enumerate(lines):
         code = l.split("//")[0]

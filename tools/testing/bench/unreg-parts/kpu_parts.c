@@ -37,6 +37,8 @@ static int __init kpu_parts_init(void)
 	u64 t[14];
 	int i, r, k;
 
+	if (n < 1 || n > ARRAY_SIZE(kps))
+		return -EINVAL;
 	for (k = 0; k < 3; k++) {
 		prep();
 		t[0] = ktime_get_ns();

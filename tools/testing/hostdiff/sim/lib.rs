@@ -36,6 +36,6 @@ pub mod ffi {
 
 /// The simulated kernel (`rust-core/host/sim.rs`).
 #[path = "../../../../rust-core/host/sim.rs"]
-pub mod sys;
+pub mod sim;
 
 mod abi;

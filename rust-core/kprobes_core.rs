@@ -16,9 +16,7 @@
 //! `kprobes.c` is a `cfg` here or an `#if` in the C shim.
 
 pub mod ctypes;
-// The simulation's C ABI, for the host differential's C side (its inner
-// documentation's links are its own module's: no outer text but cbindgen's
-// annotation).
+/// The simulation's C ABI, for the host differential's C side.
 /// cbindgen:ignore
 #[cfg(KP_MODEL)]
 #[path = "../tools/testing/hostdiff/sim/abi.rs"]

@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The simulation's C ABI: the functions that upstream `kernel/kprobes.c`
-//! (`kcore.c`) and `driver.c` call in `model.c` and `arch.c`, with the
+//! (`kcore.c`) and `driver.c` call in the simulated kernel (those of the
+//! C model it replaced, `model.c` and `arch.c`, of which the comments
+//! below speak; git history has them), with the
 //! stubs' C signatures (`include/kstub.h`, `include/linux/kprobes.h`,
 //! `hd.h`), each a thin adapter onto the simulation's function of the
 //! same name (`crate::sim`, `rust-core/host/sim/`), whose image is the
 //! host differential's ([`sim::install_model_m0`]).
 //!
 //! What the adapters do besides calling: C's optional out pointers and
-//! null checks, C strings in and out ([`hd_sym`]'s rotating buffers, as
+//! null checks, C strings in and out
+//! ([`hd_sym`](crate::kpsim_abi::hd_sym)'s rotating buffers, as
 //! model.c's), and the state the C side reads or writes itself, which
-//! `kpsim.c` defines and passes to [`kpsim_init`] ([`KpsimLinks`]): the
-//! simulation reads `current_kprobe` and `kprobe_status` through them
+//! `kpsim.c` defines and passes to
+//! [`kpsim_init`](crate::kpsim_abi::kpsim_init)
+//! ([`KpsimLinks`](crate::kpsim_abi::KpsimLinks)): the simulation reads
+//! `current_kprobe` and `kprobe_status` through them
 //! ([`sim::set_percpu_cells`]); the driver's `hd_frame`,
 //! `hd_init_freed` and `hd_relax_count` are copied into the simulation
 //! where it reads them; and what the driver reads of the simulation is

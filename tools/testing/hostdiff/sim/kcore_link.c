@@ -5,7 +5,7 @@
  * define under these names: where the kernel's own code reaches kprobes.c
  * (the workqueue runs the optimizer's work, the module loader calls the
  * notifier block, x86's ftrace handler reads kprobe_ftrace_disabled), for
- * hostdiff-c2 = kcore.o + driver.o + kcore_link.o + libkpsim.a.  The Rust
+ * hostdiff-c = kcore.o + driver.o + kcore_link.o + libkpsim.a.  The Rust
  * core defines the same symbols itself (hostdiff-rust, the host tests:
  * rust-core/exports.rs, rust-core/host/sim_exports.rs).
  */

@@ -7,8 +7,8 @@
 //! `cfg(CONFIG_RUST)`) and by cargo on the host, where `cargo test` runs it
 //! against a simulated kernel (`host/sim.rs`), and where the host
 //! differential links it into hostdiff-rust (`cfg(KP_MODEL)`, the staticlib
-//! of `tools/testing/hostdiff/rust/`) over the C simulated kernel that
-//! upstream `kernel/kprobes.c` runs on in hostdiff-c (its `model_sys.rs`).
+//! of `tools/testing/hostdiff/rust/`) with the same simulation and its C
+//! ABI (`tools/testing/hostdiff/sim/`), which the program's C side uses.
 //! One module per concept of the upstream file; `sys` is the only door to
 //! the kernel's services and `exports` the only C ABI.
 //!
@@ -16,23 +16,28 @@
 //! `kprobes.c` is a `cfg` here or an `#if` in the C shim.
 
 pub mod ctypes;
+/// The simulation's C ABI, for the host differential's C side.
+/// cbindgen:ignore
+#[cfg(KP_MODEL)]
+#[path = "../tools/testing/hostdiff/sim/abi.rs"]
+mod kpsim_abi;
 #[cfg(CONFIG_RUST)]
 #[path = "ktypes_kernel.rs"]
 pub mod ktypes;
-/// The simulated kernel's C types (both host builds: the tests' simulation
-/// and the host differential's C model).
+/// The simulated kernel's C types (both host builds).
 /// cbindgen:ignore
 #[cfg(not(CONFIG_RUST))]
 #[path = "host/sim_ktypes.rs"]
 pub mod ktypes;
-/// The host differential's handles on the core's state (kcore.c's twin).
+/// The simulated kernel (host differential: the one its C ABI serves).
 /// cbindgen:ignore
 #[cfg(KP_MODEL)]
-#[path = "../tools/testing/hostdiff/rust/model_handles.rs"]
-pub mod model_handles;
-/// The core's C symbols the simulated kernel calls (host tests).
+#[path = "host/sim.rs"]
+pub mod sim;
+/// The core's C symbols the simulated kernel calls (both host builds) and
+/// the host differential's handles on the core's state.
 /// cbindgen:ignore
-#[cfg(all(not(CONFIG_RUST), not(KP_MODEL)))]
+#[cfg(not(CONFIG_RUST))]
 #[path = "host/sim_exports.rs"]
 mod sim_exports;
 #[cfg(CONFIG_RUST)]
@@ -43,10 +48,10 @@ pub mod sys;
 #[cfg(all(not(CONFIG_RUST), not(KP_MODEL)))]
 #[path = "host/sim.rs"]
 pub mod sys;
-/// The C model's services (host differential).
+/// The simulation as the core's services (host differential).
 /// cbindgen:ignore
 #[cfg(KP_MODEL)]
-#[path = "../tools/testing/hostdiff/rust/model_sys.rs"]
+#[path = "../tools/testing/hostdiff/sim/core_sys.rs"]
 pub mod sys;
 
 /// C types as the kernel defines them: `char` is unsigned in the kernel

@@ -4,13 +4,12 @@
 # through upstream kernel/kprobes.c compiled on the host (hostdiff-c) and
 # through the Rust core compiled on the host (hostdiff-rust: the staticlib
 # of the cargo package tools/testing/hostdiff/rust/), each linked with the
-# same simulated kernel (model.c, arch.c) and driver (driver.c), built from
+# same driver (driver.c) and simulated kernel: the host tests' simulation
+# (rust-core/host/sim/) with its C ABI (the cargo package tools/testing/
+# hostdiff/sim/: libkpsim.a for upstream's file, the same files compiled
+# into the Rust core's staticlib for hostdiff-rust), built from
 # tools/testing/hostdiff/ into build/hostdiff/; the traces must be
-# identical, except after a recorded upstream anomaly.  And (issue 13,
-# tools/testing/hostdiff/PLAN-one-simulation.md step 5) hostdiff-c2:
-# upstream kprobes.c and driver.c on the host tests' simulated kernel
-# (libkpsim.a, the cargo package tools/testing/hostdiff/sim/) instead of
-# model.c and arch.c, whose traces must be hostdiff-c's, byte for byte.
+# identical, except after a recorded upstream anomaly.
 #
 #   scripts/hostdiff.sh            KP_HOSTDIFF_SEQS sequences (default 1000)
 #
@@ -40,14 +39,10 @@
 #   hostdiff/c-clean          hostdiff-c exits 0 with empty stderr on every
 #                             sequence (ASan/UBSan/LSan, kernel rule checks)
 #   hostdiff/c-deterministic  two runs of each sequence give identical traces
-#   hostdiff/c2-identical     hostdiff-c2 exits 0 with empty stderr and
-#                             prints hostdiff-c's trace byte for byte, on
-#                             every sequence hostdiff-c ran cleanly
-#                             (tools/testing/hostdiff/c2.py)
-#   hostdiff/c2-fatal         each case of tools/testing/hostdiff/fatal.c
-#                             breaks a rule of the simulated kernel: on
-#                             model.c (fatal-c) and on libkpsim.a (fatal-c2)
-#                             it aborts with the same FATAL line and trace
+#   hostdiff/fatal            each case of tools/testing/hostdiff/fatal.c
+#                             breaks a rule of the simulated kernel and must
+#                             abort with the FATAL line and trace that
+#                             fatal.expected records (fatal.py)
 #   hostdiff/rust-identical   no real divergence: every sequence where the C
 #                             and Rust traces differ (or hostdiff-rust fails)
 #                             is classified by tools/testing/hostdiff/
@@ -60,9 +55,8 @@
 #                             says the Rust core does there; with resync, a
 #                             real divergence after dropping the anomaly
 #                             operations counts as real too)
-# Last line: `hostdiff: N sequences, M diverge, K intended` (after c2.py's
-# `hostdiff-c2: N sequences, M identical, K skipped` and `c2-fatal: N
-# cases, M identical`).
+# Last line: `hostdiff: N sequences, M diverge, K intended` (after
+# fatal.py's `fatal: N cases, M as recorded`).
 . "$(dirname "$0")/lib.sh"
 
 SEQS=${KP_HOSTDIFF_SEQS:-1000}
@@ -87,9 +81,11 @@ if [ "$selftest" != 0 ] && ! grep -q '^FAIL ' <<<"$out"; then
 	echo "FAIL hostdiff/classify-selftest test_classify.py failed (exit $selftest) without a result line"
 fi
 
-step "hostdiff: build hostdiff-c (upstream kernel/kprobes.c on the host)"
+step "hostdiff: build hostdiff-c (upstream kernel/kprobes.c on the host, with the simulated kernel libkpsim.a)"
 mkdir -p "$OUT"
-make -s -C "$HD" O="$OUT" KSRC="$KSRC" >"$OUT/build.log" 2>&1 ||
+(cd "$ROOT" && cargo build -q -p kpsim) >"$OUT/cargo-kpsim.log" 2>&1 ||
+	{ cat "$OUT/cargo-kpsim.log" >&2; die "libkpsim.a does not build" "see $OUT/cargo-kpsim.log"; }
+make -s -C "$HD" O="$OUT" KSRC="$KSRC" SIMLIB="$SIMLIB" hostdiff-c fatal >"$OUT/build.log" 2>&1 ||
 	{ cat "$OUT/build.log" >&2; die "hostdiff-c does not build" "see $OUT/build.log"; }
 
 if [ -z "${KP_HOSTDIFF_RUST:-}" ]; then
@@ -100,12 +96,6 @@ if [ -z "${KP_HOSTDIFF_RUST:-}" ]; then
 		{ cat "$OUT/build.log" >&2; die "hostdiff-rust does not link" "see $OUT/build.log"; }
 fi
 [ -x "$RUST" ] || die "no Rust driver at $RUST"
-
-step "hostdiff: build hostdiff-c2 (upstream kernel/kprobes.c on the host tests' simulation, libkpsim.a)"
-(cd "$ROOT" && cargo build -q -p kpsim) >"$OUT/cargo-kpsim.log" 2>&1 ||
-	{ cat "$OUT/cargo-kpsim.log" >&2; die "libkpsim.a does not build" "see $OUT/cargo-kpsim.log"; }
-make -s -C "$HD" O="$OUT" KSRC="$KSRC" SIMLIB="$SIMLIB" hostdiff-c2 fatal-c fatal-c2 >>"$OUT/build.log" 2>&1 ||
-	{ cat "$OUT/build.log" >&2; die "hostdiff-c2 does not link" "see $OUT/build.log"; }
 
 step "hostdiff: generate $SEQS sequences of $OPS operations (seeds $SEED..$((SEED + SEQS - 1)))"
 rm -rf "$OUT/seq" "$OUT/trace" "$OUT/diverge"
@@ -123,9 +113,8 @@ rc=0
 runout=$(python3 "$HD/run.py" "$OUT/hostdiff-c" "$RUST" "$OUT" "$SEED" "$SEQS") || rc=$?
 sed '$d' <<<"$runout"
 
-step "hostdiff: hostdiff-c2 against hostdiff-c's traces, and the fatal cases"
-c2=0
-python3 "$HD/c2.py" "$OUT/hostdiff-c2" "$OUT" "$SEED" "$SEQS" || c2=$?
-python3 "$HD/c2.py" --fatal "$OUT/fatal-c" "$OUT/fatal-c2" || c2=$?
+step "hostdiff: the fatal cases (fatal.c against fatal.expected)"
+fatal=0
+python3 "$HD/fatal.py" "$OUT/fatal" "$HD/fatal.expected" || fatal=$?
 tail -n 1 <<<"$runout"
-[ "$rc" = 0 ] && [ "$selftest" = 0 ] && [ "$c2" = 0 ]
+[ "$rc" = 0 ] && [ "$selftest" = 0 ] && [ "$fatal" = 0 ]

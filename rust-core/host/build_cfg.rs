@@ -57,7 +57,9 @@ fn main() {
         println!("cargo::rustc-cfg={name}");
     }
     // The host differential's build of the core (tools/testing/hostdiff/
-    // rust/): `sys` is the C model's (its model_sys.rs), not host/sim.rs.
+    // rust/): `sys` is host/sim.rs too, the one simulation the program's C
+    // side reaches through its C ABI (tools/testing/hostdiff/sim/abi.rs,
+    // core_sys.rs).
     println!("cargo::rustc-check-cfg=cfg(KP_MODEL)");
     if std::env::var("CARGO_PKG_NAME").as_deref() == Ok("hostdiff-rust") {
         println!("cargo::rustc-cfg=KP_MODEL");

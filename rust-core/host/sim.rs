@@ -13,6 +13,14 @@
 //! sysctl/debugfs helpers, and the trace (records, warnings, printk).  The
 //! simulation reaches the core only through C symbols (`sim/link.rs`), as
 //! a separate library would.
+//!
+//! It is also the host differential's simulated kernel
+//! (`tools/testing/hostdiff/`), with `Image::as_model` and the C ABI of
+//! `tools/testing/hostdiff/sim/`, for upstream `kprobes.c` and for the
+//! core.  `model.c` and `arch.c`, which the comments of `sim/` cite as the
+//! specification of that behaviour ("as model.c's"), were the host
+//! differential's C model that this simulation replaced
+//! (`PLAN-one-simulation.md`, steps 4 to 7; git history keeps them).
 
 use crate::ffi::c_int;
 use crate::ffi::c_ulong;

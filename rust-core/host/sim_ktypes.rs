@@ -3,9 +3,9 @@
 //! The kernel's own types that the core embeds or only passes through, on
 //! the host: the C definitions of the simulated kernel
 //! (`tools/testing/hostdiff/include/kstub.h`), one set for both host
-//! builds, the host tests' simulation (`host/sim.rs`) and the host
-//! differential's C model (`cfg(KP_MODEL)`: `model.c` and `arch.c` are
-//! compiled with kstub.h).  `ktypes_kernel.rs` is the kernel build's twin
+//! builds (the core's tests and the host differential's build of the
+//! core, `cfg(KP_MODEL)`), which the simulation (`host/sim.rs`) uses, and
+//! the C programs that link it (`tools/testing/hostdiff/sim/`) share.  `ktypes_kernel.rs` is the kernel build's twin
 //! (bindgen's definitions).  Below `types`, which embeds some of them in
 //! the shared structs, and above `ctypes` only.
 //!

@@ -45,13 +45,14 @@ extern "C" {
     pub(super) fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs);
     /// Reads `kprobe_ftrace_disabled` (x86's `kprobe_ftrace_handler()`
     /// reads the variable; Miri supports no extern static, so the
-    /// simulation reads it through this handle: the test build's is in
-    /// `host/sim_exports.rs`, a C build needs a one-line C function).
+    /// simulation reads it through this handle: the core's is in
+    /// `host/sim_exports.rs`, upstream's file's in
+    /// `tools/testing/hostdiff/sim/kcore_link.c`).
     pub(super) fn hd_kprobe_ftrace_disabled() -> bool;
     /// `kprobe_aggrprobe(p)` (`p->pre_handler == aggr_pre_handler`,
     /// static upstream): the host differential's handle, which its
-    /// `kcore.c` and `rust/model_handles.rs` define and the test build's
-    /// `host/sim_exports.rs`.
+    /// `kcore.c` defines for upstream's file and `host/sim_exports.rs`
+    /// for the core.
     pub(super) fn hd_kprobe_aggrprobe(p: *mut Kprobe) -> bool;
     /// The test harness's reset of the core's global state.
     pub(super) fn kprobes_rust_reset_for_test();

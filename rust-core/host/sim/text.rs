@@ -688,7 +688,12 @@ static mut KRETPROBE_BLACKLIST: [KretprobeBlackpoint; 2] = [
     },
 ];
 
-/// The arch's `kretprobe_blacklist` (x86's: `__switch_to`).
+/// The arch's `kretprobe_blacklist` (x86's: `__switch_to`), or null if it
+/// is empty: with [`Image::as_model`](super::Image::as_model), as
+/// model.c's (`kretprobe_blacklist_size == 0`, MODEL.md).
 pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
+    if model() {
+        return core::ptr::null_mut();
+    }
     (&raw mut KRETPROBE_BLACKLIST).cast()
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fatal-c and fatal-c2 (hostdiff/c2-fatal, PLAN-one-simulation.md step 5):
- * each case breaks one rule of the simulated kernel, which must end the
- * program as model.c's hd_fatal() does: its trace so far on stdout, then
- * `fatal: FATAL: TEXT` on stderr and abort().  fatal-c links this file
- * with kcore.o, model.o and arch.o, fatal-c2 with kcore.o and libkpsim.a
- * (the host tests' simulation); the two must print the same bytes and die
- * the same way.  `fatal --list` prints the cases, `fatal CASE` runs one.
+ * fatal (hostdiff/fatal, fatal.py): each case breaks one rule of the
+ * simulated kernel, which must end the program as hd_fatal() does: its
+ * trace so far on stdout, then `fatal: FATAL: TEXT` on stderr and abort().
+ * Linked with kcore.o (upstream kprobes.c) and the simulation (kpsim.o,
+ * kcore_link.o, libkpsim.a); each case must print what fatal.expected
+ * records, the texts of the C model the simulation replaced (model.c,
+ * PLAN-one-simulation.md steps 5 and 7).  `fatal --list` prints the cases,
+ * `fatal CASE` runs one.
  */
 #include "hd.h"
 

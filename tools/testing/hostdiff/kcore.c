@@ -15,7 +15,7 @@ const struct file_operations *hd_kprobes_enabled_fops = &fops_kp;
 struct delayed_work *hd_optimizing_work = &optimizing_work;
 int (*hd_pre_handler_kretprobe)(struct kprobe *, struct pt_regs *) = pre_handler_kretprobe;
 
-/* kprobe_aggrprobe() for the text model (arch.c, hd_text_armed_note()). */
+/* kprobe_aggrprobe() for the text model (hd_text_armed_note(), sim/link.rs). */
 bool hd_kprobe_aggrprobe(struct kprobe *p)
 {
 	return kprobe_aggrprobe(p);

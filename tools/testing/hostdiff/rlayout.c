@@ -7,15 +7,16 @@
  *    c-shim/kprobes_layout.c checks it against the kernel's;
  *  - the stubs' own types that the Rust side defines by hand
  *    (rust-core/host/sim_ktypes.rs, the host's kernel types, which the
- *    host tests' simulation uses too; rust/model_sys.rs) and the
- *    constants it repeats, against the numbers the Rust side asserts too.
+ *    simulation, rust-core/host/sim/, works on) and the constants it
+ *    repeats (rust-core/host/sim.rs), against the numbers the Rust side
+ *    asserts too.
  */
 #include "hd.h"
 
 /* The views against the stubs: the kernel build's checks, unchanged. */
 #include "../../../c-shim/kprobes_layout.c"
 
-/* The stubs' types of rust-core/host/sim_ktypes.rs and rust/model_sys.rs. */
+/* The stubs' types of rust-core/host/sim_ktypes.rs and sim/abi.rs. */
 #define SIZE(t, n) _Static_assert(sizeof(t) == (n), "size of " #t " differs from the Rust side")
 #define AT(t, f, n) _Static_assert(offsetof(t, f) == (n), "offset of " #t "." #f " differs from the Rust side")
 #define SAME(c, n) _Static_assert((c) == (n), #c " differs from the Rust side")
@@ -87,7 +88,7 @@ SIZE(struct hd_sections, 64);
 SIZE(unsigned long, 8);
 SIZE(bool, 1);
 
-/* The constants model_sys.rs repeats. */
+/* The constants rust-core/host/sim.rs repeats. */
 SAME(PAGE_SIZE, 4096);
 SAME(KSYM_NAME_LEN, 512);
 SAME(PERF_RECORD_KSYMBOL_TYPE_OOL, 2);

@@ -8,21 +8,13 @@
  * the statically initialized C data of the core (kprobe_mutex, the insn
  * slot caches, the optimizer's delayed work, the ftrace ops, the notifier
  * blocks, the sysctl table, the debugfs files), the initcalls and the
- * shim's one-line wrappers.  The handles that read the core's state are
- * Rust (rust/model_handles.rs).  No kprobes logic lives here.
+ * shim's one-line wrappers, which the core calls where the C side shares
+ * the state (sim/core_sys.rs).  The handles that read the core's state
+ * are Rust (rust-core/host/sim_exports.rs).  No kprobes logic lives here.
  */
 #include "../../../c-shim/kprobes_shim.c"
 
 #include "hd.h"
-
-/*
- * The one wrapper rust/model_sys.rs needs that the kernel's shim has not
- * (the kernel build reads lockdep through bindgen'd lock_is_held_type()).
- */
-void kprobes_rust_lockdep_assert_held(struct mutex *m)
-{
-	lockdep_assert_held(m);
-}
 
 /* --- Handles for driver.c (kcore.c's, hd.h) ------------------------------- */
 

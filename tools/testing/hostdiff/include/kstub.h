@@ -6,7 +6,8 @@
  * to a one-line file that includes this one.  Semantics that matter to the
  * core (lists, hash, RCU, locking rules) follow the kernel; services around
  * the core (ftrace, rethook, kallsyms, modules, text patching) are the
- * simulated kernel of MODEL.md and are implemented in model.c / arch.c.
+ * simulated kernel of MODEL.md, the host tests' simulation
+ * (rust-core/host/sim/) behind its C ABI (sim/abi.rs, sim/kpsim.c).
  */
 #ifndef HD_KSTUB_H
 #define HD_KSTUB_H
@@ -92,7 +93,7 @@ static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE((unsigned long)
 #define PAGE_SIZE 4096UL
 #define KSYM_NAME_LEN 512
 
-/* ---- trace and checks (model.c) ----------------------------------------- */
+/* ---- trace and checks --------------------------------------------------- */
 void hd_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 const char *hd_sym(unsigned long addr);	/* "name+0xoff" or "0x..." (rotating buffers) */
@@ -254,7 +255,7 @@ struct delayed_work { struct work_struct work; int pending; };
 bool schedule_delayed_work(struct delayed_work *dwork, unsigned long delay);
 bool flush_delayed_work(struct delayed_work *dwork);
 
-/* ---- kallsyms, sections, text classification (model.c) ----------------- */
+/* ---- kallsyms, sections, text classification --------------------------- */
 unsigned long kallsyms_lookup_name(const char *name);
 int kallsyms_lookup_size_offset(unsigned long addr, unsigned long *size, unsigned long *offset);
 int lookup_symbol_name(unsigned long addr, char *symname);
@@ -336,7 +337,7 @@ static inline size_t str_has_prefix(const char *str, const char *prefix)
 	return strncmp(str, prefix, len) == 0 ? len : 0;
 }
 
-/* ---- ftrace (model.c) ---------------------------------------------------- */
+/* ---- ftrace -------------------------------------------------------------- */
 struct ftrace_regs;
 struct ftrace_ops;
 typedef void (*ftrace_func_t)(unsigned long ip, unsigned long parent_ip,
@@ -384,7 +385,7 @@ struct kprobe_ctlblk { unsigned long kprobe_status; struct prev_kprobe prev_kpro
 extern const int kretprobe_blacklist_size;
 int arch_init_kprobes(void);
 
-/* ---- rethook (model.c) --------------------------------------------------- */
+/* ---- rethook ------------------------------------------------------------- */
 struct rethook_node;
 typedef void (*rethook_handler_t)(struct rethook_node *, void *, unsigned long, struct pt_regs *);
 struct rethook {

@@ -1,24 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The simulation's C ABI: the functions that upstream `kernel/kprobes.c`
-//! (`kcore.c`) and `driver.c` call in `model.c` and `arch.c`, with the
+//! (`kcore.c`) and `driver.c` call in the simulated kernel (those of the
+//! C model it replaced, `model.c` and `arch.c`, of which the comments
+//! below speak; git history has them), with the
 //! stubs' C signatures (`include/kstub.h`, `include/linux/kprobes.h`,
 //! `hd.h`), each a thin adapter onto the simulation's function of the
-//! same name (`crate::sys`, `rust-core/host/sim/`), whose image is the
-//! host differential's ([`sys::install_model_m0`]).
+//! same name (`crate::sim`, `rust-core/host/sim/`), whose image is the
+//! host differential's ([`sim::install_model_m0`]).
 //!
 //! What the adapters do besides calling: C's optional out pointers and
-//! null checks, C strings in and out ([`hd_sym`]'s rotating buffers, as
+//! null checks, C strings in and out
+//! ([`hd_sym`](crate::kpsim_abi::hd_sym)'s rotating buffers, as
 //! model.c's), and the state the C side reads or writes itself, which
-//! `kpsim.c` defines and passes to [`kpsim_init`] ([`KpsimLinks`]): the
-//! simulation reads `current_kprobe` and `kprobe_status` through them
-//! ([`sys::set_percpu_cells`]); the driver's `hd_frame`,
+//! `kpsim.c` defines and passes to
+//! [`kpsim_init`](crate::kpsim_abi::kpsim_init)
+//! ([`KpsimLinks`](crate::kpsim_abi::KpsimLinks)): the simulation reads
+//! `current_kprobe` and `kprobe_status` through them
+//! ([`sim::set_percpu_cells`]); the driver's `hd_frame`,
 //! `hd_init_freed` and `hd_relax_count` are copied into the simulation
 //! where it reads them; and what the driver reads of the simulation is
 //! copied out after each call that changes it (the registered ftrace ops
 //! and their filters, `hd_ftrace_ops[]`; the hooked rethook nodes,
 //! `hd_task_rethooks`; the optimizer work's `pending`).  Trace lines go
-//! to the C program's stdout as they happen ([`sys::set_trace_sink`]),
+//! to the C program's stdout as they happen ([`sim::set_trace_sink`]),
 //! and the simulation's `hd_fatal()` (a panic) ends the program as
 //! model.c's does (the panic hook: `PROG: FATAL: TEXT` on stderr,
 //! `abort()`).
@@ -30,7 +35,7 @@ use crate::ktypes::{
     CtlTable, FtraceOps, Module, Mutex, PtRegs, Rethook, RethookHandler, RethookNode,
     FTRACE_OPS_FL_ENABLED, FTRACE_OPS_FL_IPMODIFY,
 };
-use crate::sys;
+use crate::sim;
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, ListHead, OptimizedKprobe, RcuHead};
 use std::cell::RefCell;
 use std::ffi::{CStr, CString};
@@ -112,7 +117,7 @@ static LINKS: OnceLock<Links> = OnceLock::new();
 fn links() -> KpsimLinks {
     match LINKS.get() {
         Some(l) => l.0,
-        None => sys::hd_fatal(format_args!("libkpsim.a: kpsim_init() was not called")),
+        None => sim::hd_fatal(format_args!("libkpsim.a: kpsim_init() was not called")),
     }
 }
 
@@ -164,32 +169,32 @@ pub unsafe extern "C" fn kpsim_init(l: *const KpsimLinks) {
     // SAFETY: `l` is valid (this function's `# Safety`).
     let l = unsafe { *l };
     if LINKS.set(Links(l)).is_err() {
-        sys::hd_fatal(format_args!("libkpsim.a: kpsim_init() called twice"));
+        sim::hd_fatal(format_args!("libkpsim.a: kpsim_init() called twice"));
     }
     // SAFETY: `hd_m0` is a zeroed global of the C program (this function's
     // `# Safety`), used by this thread alone.
-    unsafe { sys::install_model_m0(l.m0) };
-    sys::set_caches(sys::Caches {
+    unsafe { sim::install_model_m0(l.m0) };
+    sim::set_caches(sim::Caches {
         insn: l.insn_slots,
         optinsn: l.optinsn_slots,
         arch_syms: 0,
     });
     // SAFETY: the C program's per-CPU variables live for the program's life
     // and are only used by this thread (this function's `# Safety`).
-    unsafe { sys::set_percpu_cells(l.current_kprobe, l.kprobe_status) };
-    sys::set_trace_sink(Some(emit));
+    unsafe { sim::set_percpu_cells(l.current_kprobe, l.kprobe_status) };
+    sim::set_trace_sink(Some(emit));
     let (k, n, i, e) = (
-        sys::kprobes_text_area(),
-        sys::noinstr_text_area(),
-        sys::init_area(),
-        sys::MODEL_ENTRY,
+        sim::kprobes_text_area(),
+        sim::noinstr_text_area(),
+        sim::init_area(),
+        sim::MODEL_ENTRY,
     );
     let sec = [k.0, k.1, n.0, n.1, i.0, i.1, e.0, e.1].map(|a| a as c_ulong);
-    let (start, end) = (sys::kprobe_blacklist_start(), sys::kprobe_blacklist_end());
+    let (start, end) = (sim::kprobe_blacklist_start(), sim::kprobe_blacklist_end());
     // SAFETY: the simulation's boot blacklist section is one array.
     let nr = unsafe { end.offset_from(start) } as usize;
     if nr > l.blacklist_room {
-        sys::hd_fatal(format_args!("libkpsim.a: the boot blacklist has no room"));
+        sim::hd_fatal(format_args!("libkpsim.a: the boot blacklist has no room"));
     }
     // SAFETY: the C variables are valid and this thread's (this function's
     // `# Safety`); `hd_kprobe_blacklist_syms` has room for `nr` entries
@@ -210,7 +215,7 @@ pub unsafe extern "C" fn kpsim_init(l: *const KpsimLinks) {
 #[no_mangle]
 pub unsafe extern "C" fn kpsim_trace(line: *const c_char) {
     // SAFETY: `line` is a C string (this function's `# Safety`).
-    sys::hd_trace(unsafe { string(line) });
+    sim::hd_trace(unsafe { string(line) });
 }
 
 /// `hd_printk()`'s message, formatted into 512 bytes by `kpsim.c`.
@@ -221,7 +226,7 @@ pub unsafe extern "C" fn kpsim_trace(line: *const c_char) {
 pub unsafe extern "C" fn kpsim_printk(level: *const c_char, msg: *const c_char) {
     // SAFETY: C strings (this function's `# Safety`).
     let (level, msg) = unsafe { (string(level), string(msg)) };
-    sys::printk(&level, msg);
+    sim::printk(&level, msg);
 }
 
 /// `hd_fatal()`'s message, formatted by `kpsim.c`.
@@ -232,7 +237,7 @@ pub unsafe extern "C" fn kpsim_printk(level: *const c_char, msg: *const c_char) 
 pub unsafe extern "C" fn kpsim_fatal(text: *const c_char) -> ! {
     // SAFETY: `text` is a C string (this function's `# Safety`).
     let text = unsafe { string(text) };
-    sys::hd_fatal(format_args!("{text}"))
+    sim::hd_fatal(format_args!("{text}"))
 }
 
 /// `seq_printf()`'s `%pS` (`full`) or `%ps` of `a`, into `buf` (`n`
@@ -243,9 +248,9 @@ pub unsafe extern "C" fn kpsim_fatal(text: *const c_char) -> ! {
 #[no_mangle]
 pub unsafe extern "C" fn kpsim_seq_sym(buf: *mut c_char, n: usize, a: c_ulong, full: bool) {
     let s = if full {
-        sys::p_s(a as usize)
+        sim::p_s(a as usize)
     } else {
-        sys::p_s_short(a as usize)
+        sim::p_s_short(a as usize)
     };
     let k = s.len().min(n - 1);
     // SAFETY: `buf` has room for `n` bytes (this function's `# Safety`), and
@@ -288,20 +293,20 @@ fn rotating(s: String) -> *const c_char {
 /// `hd_sym()`.
 #[no_mangle]
 pub extern "C" fn hd_sym(addr: c_ulong) -> *const c_char {
-    rotating(sys::hd_sym(addr as usize))
+    rotating(sim::hd_sym(addr as usize))
 }
 
 /// `hd_page()`.
 #[no_mangle]
 pub extern "C" fn hd_page(p: *const c_void) -> *const c_char {
-    rotating(sys::hd_page(p.cast()))
+    rotating(sim::hd_page(p.cast()))
 }
 
 /// `hd_warn()`: the `WARN*()` macros.
 #[no_mangle]
 pub extern "C" fn hd_warn(cond: bool, _what: *const c_char) -> bool {
     if cond {
-        sys::warn();
+        sim::warn();
     }
     cond
 }
@@ -313,7 +318,7 @@ pub extern "C" fn hd_warn(cond: bool, _what: *const c_char) -> bool {
 #[no_mangle]
 pub unsafe extern "C" fn hd_resolve(spec: *const c_char, addr: *mut c_ulong) -> c_int {
     // SAFETY: `spec` is a C string (this function's `# Safety`).
-    match sys::hd_resolve(&unsafe { string(spec) }) {
+    match sim::hd_resolve(&unsafe { string(spec) }) {
         Some(a) => {
             // SAFETY: `addr` is valid for a write (this function's
             // `# Safety`).
@@ -329,13 +334,13 @@ pub unsafe extern "C" fn hd_resolve(spec: *const c_char, addr: *mut c_ulong) -> 
 /// `kmalloc()`.
 #[no_mangle]
 pub extern "C" fn kmalloc(size: usize, _gfp: c_uint) -> *mut c_void {
-    sys::kmalloc(size)
+    sim::kmalloc(size)
 }
 
 /// `kzalloc()`.
 #[no_mangle]
 pub extern "C" fn kzalloc(size: usize, _gfp: c_uint) -> *mut c_void {
-    sys::kzalloc(size)
+    sim::kzalloc(size)
 }
 
 /// `kfree()`.
@@ -345,13 +350,13 @@ pub extern "C" fn kzalloc(size: usize, _gfp: c_uint) -> *mut c_void {
 #[no_mangle]
 pub unsafe extern "C" fn kfree(p: *const c_void) {
     // SAFETY: this function's `# Safety`, which the simulation's requires.
-    unsafe { sys::kfree(p.cast_mut()) }
+    unsafe { sim::kfree(p.cast_mut()) }
 }
 
 /// `execmem_alloc()`.
 #[no_mangle]
 pub extern "C" fn execmem_alloc(_type: c_uint, size: usize) -> *mut c_void {
-    sys::execmem_alloc(size)
+    sim::execmem_alloc(size)
 }
 
 /// `execmem_free()` (an unknown pointer is fatal, as model.c's).
@@ -362,7 +367,7 @@ pub extern "C" fn execmem_alloc(_type: c_uint, size: usize) -> *mut c_void {
 pub unsafe extern "C" fn execmem_free(p: *mut c_void) {
     // SAFETY: this function's `# Safety`; the simulation finds the page
     // before it frees anything.
-    unsafe { sys::execmem_free(p) }
+    unsafe { sim::execmem_free(p) }
 }
 
 /// `perf_event_ksymbol()`.
@@ -378,7 +383,7 @@ pub unsafe extern "C" fn perf_event_ksymbol(
     sym: *const c_char,
 ) {
     // SAFETY: `sym` is a C string (this function's `# Safety`).
-    unsafe { sys::perf_event_ksymbol(ksym_type, addr, len, unregister, sym) }
+    unsafe { sim::perf_event_ksymbol(ksym_type, addr, len, unregister, sym) }
 }
 
 // ---- kallsyms, sections, text ---------------------------------------------------
@@ -390,7 +395,7 @@ pub unsafe extern "C" fn perf_event_ksymbol(
 #[no_mangle]
 pub unsafe extern "C" fn kallsyms_lookup_name(name: *const c_char) -> c_ulong {
     // SAFETY: `name` is a C string (this function's `# Safety`).
-    unsafe { sys::kprobe_lookup_name(name, 0) as c_ulong }
+    unsafe { sim::kprobe_lookup_name(name, 0) as c_ulong }
 }
 
 /// `kallsyms_lookup_size_offset()` (null out pointers are skipped).
@@ -404,7 +409,7 @@ pub unsafe extern "C" fn kallsyms_lookup_size_offset(
     offset: *mut c_ulong,
 ) -> c_int {
     let (mut s, mut o) = (0, 0);
-    if !sys::kallsyms_lookup_size_offset(addr as usize, &mut s, &mut o) {
+    if !sim::kallsyms_lookup_size_offset(addr as usize, &mut s, &mut o) {
         return 0;
     }
     // SAFETY: null or valid for a write (this function's `# Safety`).
@@ -429,7 +434,7 @@ pub unsafe extern "C" fn lookup_symbol_name(addr: c_ulong, symname: *mut c_char)
     // `# Safety`), as the simulation's requires.
     unsafe {
         symname.write(0);
-        sys::lookup_symbol_name(addr as usize, symname)
+        sim::lookup_symbol_name(addr as usize, symname)
     }
 }
 
@@ -450,15 +455,15 @@ pub unsafe extern "C" fn kallsyms_lookup(
     // SAFETY: `namebuf` has `KSYM_NAME_LEN` bytes (this function's
     // `# Safety`), as the simulation's requires.
     let r = unsafe {
-        namebuf.add(sys::KSYM_NAME_LEN - 1).write(0);
+        namebuf.add(sim::KSYM_NAME_LEN - 1).write(0);
         namebuf.write(0);
-        sys::kallsyms_lookup(addr as usize, &mut off, &mut m, namebuf)
+        sim::kallsyms_lookup(addr as usize, &mut off, &mut m, namebuf)
     };
     if r.is_null() {
         return r;
     }
     let (mut size, mut o) = (0, 0);
-    sys::kallsyms_lookup_size_offset(addr as usize, &mut size, &mut o);
+    sim::kallsyms_lookup_size_offset(addr as usize, &mut size, &mut o);
     // SAFETY: null or valid for a write (this function's `# Safety`).
     unsafe {
         if !symbolsize.is_null() {
@@ -478,39 +483,39 @@ pub unsafe extern "C" fn kallsyms_lookup(
 fn sync_init_freed() {
     // SAFETY: a valid C `bool` of this thread's program (`kpsim_init()`).
     let freed = unsafe { links().init_freed.read() };
-    sys::arch(|a| a.init_freed = freed);
+    sim::arch(|a| a.init_freed = freed);
 }
 
 /// `core_kernel_text()`.
 #[no_mangle]
 pub extern "C" fn core_kernel_text(addr: c_ulong) -> c_int {
     sync_init_freed();
-    sys::core_kernel_text(addr as usize) as c_int
+    sim::core_kernel_text(addr as usize) as c_int
 }
 
 /// `kernel_text_address()`.
 #[no_mangle]
 pub extern "C" fn kernel_text_address(addr: c_ulong) -> c_int {
     sync_init_freed();
-    sys::kernel_text_address(addr as usize) as c_int
+    sim::kernel_text_address(addr as usize) as c_int
 }
 
 /// `in_gate_area_no_mm()`.
 #[no_mangle]
 pub extern "C" fn in_gate_area_no_mm(addr: c_ulong) -> c_int {
-    sys::in_gate_area_no_mm(addr as usize) as c_int
+    sim::in_gate_area_no_mm(addr as usize) as c_int
 }
 
 /// `jump_label_text_reserved()`.
 #[no_mangle]
 pub extern "C" fn jump_label_text_reserved(start: *mut c_void, end: *mut c_void) -> c_int {
-    sys::jump_label_text_reserved(start as usize, end as usize) as c_int
+    sim::jump_label_text_reserved(start as usize, end as usize) as c_int
 }
 
 /// `static_call_text_reserved()`.
 #[no_mangle]
 pub extern "C" fn static_call_text_reserved(start: *mut c_void, end: *mut c_void) -> c_int {
-    sys::static_call_text_reserved(start as usize, end as usize) as c_int
+    sim::static_call_text_reserved(start as usize, end as usize) as c_int
 }
 
 /// What [`find_bug`] returns for a `BUG()` site (the core only tests it).
@@ -519,7 +524,7 @@ static BUG_ENTRY: u8 = 0;
 /// `find_bug()`: non-null at a `BUG()` site.
 #[no_mangle]
 pub extern "C" fn find_bug(addr: c_ulong) -> *const c_void {
-    if sys::find_bug(addr as usize) {
+    if sim::find_bug(addr as usize) {
         (&raw const BUG_ENTRY).cast()
     } else {
         core::ptr::null()
@@ -529,7 +534,7 @@ pub extern "C" fn find_bug(addr: c_ulong) -> *const c_void {
 /// `ftrace_location()`.
 #[no_mangle]
 pub extern "C" fn ftrace_location(ip: c_ulong) -> c_ulong {
-    sys::ftrace_location(ip as usize) as c_ulong
+    sim::ftrace_location(ip as usize) as c_ulong
 }
 
 // ---- modules ------------------------------------------------------------------
@@ -542,19 +547,19 @@ pub extern "C" fn ftrace_location(ip: c_ulong) -> c_ulong {
 pub unsafe extern "C" fn register_module_notifier(nb: *mut NotifierBlock) -> c_int {
     // SAFETY: a valid C pointer of this thread's program (`kpsim_init()`).
     unsafe { links().module_nb.write(nb) };
-    sys::register_module_notifier()
+    sim::register_module_notifier()
 }
 
 /// `register_die_notifier()`.
 #[no_mangle]
 pub extern "C" fn register_die_notifier(_nb: *mut NotifierBlock) -> c_int {
-    sys::register_die_notifier()
+    sim::register_die_notifier()
 }
 
 /// `__module_text_address()`.
 #[no_mangle]
 pub extern "C" fn __module_text_address(addr: c_ulong) -> *mut Module {
-    sys::module_text_address(addr as usize)
+    sim::module_text_address(addr as usize)
 }
 
 /// `try_module_get()`.
@@ -564,7 +569,7 @@ pub extern "C" fn __module_text_address(addr: c_ulong) -> *mut Module {
 #[no_mangle]
 pub unsafe extern "C" fn try_module_get(m: *mut Module) -> bool {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::try_module_get(m) }
+    unsafe { sim::try_module_get(m) }
 }
 
 /// `module_put()`.
@@ -574,7 +579,7 @@ pub unsafe extern "C" fn try_module_get(m: *mut Module) -> bool {
 #[no_mangle]
 pub unsafe extern "C" fn module_put(m: *mut Module) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::module_put(m) }
+    unsafe { sim::module_put(m) }
 }
 
 /// `within_module_init()`.
@@ -584,7 +589,7 @@ pub unsafe extern "C" fn module_put(m: *mut Module) {
 #[no_mangle]
 pub unsafe extern "C" fn within_module_init(addr: c_ulong, m: *const Module) -> bool {
     // SAFETY: this function's `# Safety`; the simulation only reads it.
-    unsafe { sys::within_module_init(addr as usize, m.cast_mut()) }
+    unsafe { sim::within_module_init(addr as usize, m.cast_mut()) }
 }
 
 /// `within_module_core()`.
@@ -594,7 +599,7 @@ pub unsafe extern "C" fn within_module_init(addr: c_ulong, m: *const Module) -> 
 #[no_mangle]
 pub unsafe extern "C" fn within_module_core(addr: c_ulong, m: *const Module) -> bool {
     // SAFETY: this function's `# Safety`; the simulation only reads it.
-    unsafe { sys::within_module_core(addr as usize, m.cast_mut()) }
+    unsafe { sim::within_module_core(addr as usize, m.cast_mut()) }
 }
 
 // ---- locks, RCU, preemption ------------------------------------------------------
@@ -621,13 +626,13 @@ unsafe fn is_kprobe_mutex(m: *mut Mutex) -> bool {
 #[no_mangle]
 pub unsafe extern "C" fn mutex_lock(m: *mut Mutex) {
     // SAFETY: `m` is live (this function's `# Safety`).
-    unsafe { sys::mutex_lock(m) };
+    unsafe { sim::mutex_lock(m) };
     // SAFETY: `m` is live (this function's `# Safety`).
     let kprobe_mutex = unsafe { is_kprobe_mutex(m) };
     if m == links().text_mutex {
-        sys::text_mutex_lock();
+        sim::text_mutex_lock();
     } else if kprobe_mutex {
-        sys::kprobe_mutex_lock();
+        sim::kprobe_mutex_lock();
     }
 }
 
@@ -638,80 +643,80 @@ pub unsafe extern "C" fn mutex_lock(m: *mut Mutex) {
 #[no_mangle]
 pub unsafe extern "C" fn mutex_unlock(m: *mut Mutex) {
     // SAFETY: `m` is live (this function's `# Safety`).
-    unsafe { sys::mutex_unlock(m) };
+    unsafe { sim::mutex_unlock(m) };
     // SAFETY: `m` is live (this function's `# Safety`).
     let kprobe_mutex = unsafe { is_kprobe_mutex(m) };
     if m == links().text_mutex {
-        sys::text_mutex_unlock();
+        sim::text_mutex_unlock();
     } else if kprobe_mutex {
-        sys::kprobe_mutex_unlock();
+        sim::kprobe_mutex_unlock();
     }
 }
 
 /// `cpus_read_lock()`.
 #[no_mangle]
 pub extern "C" fn cpus_read_lock() {
-    sys::cpus_read_lock()
+    sim::cpus_read_lock()
 }
 
 /// `cpus_read_unlock()`.
 #[no_mangle]
 pub extern "C" fn cpus_read_unlock() {
-    sys::cpus_read_unlock()
+    sim::cpus_read_unlock()
 }
 
 /// `lockdep_assert_cpus_held()`.
 #[no_mangle]
 pub extern "C" fn lockdep_assert_cpus_held() {
-    sys::lockdep_assert_cpus_held()
+    sim::lockdep_assert_cpus_held()
 }
 
 /// `jump_label_lock()`.
 #[no_mangle]
 pub extern "C" fn jump_label_lock() {
-    sys::jump_label_lock()
+    sim::jump_label_lock()
 }
 
 /// `jump_label_unlock()`.
 #[no_mangle]
 pub extern "C" fn jump_label_unlock() {
-    sys::jump_label_unlock()
+    sim::jump_label_unlock()
 }
 
 /// `preempt_disable()`.
 #[no_mangle]
 pub extern "C" fn preempt_disable() {
-    sys::preempt_disable()
+    sim::preempt_disable()
 }
 
 /// `preempt_enable()`.
 #[no_mangle]
 pub extern "C" fn preempt_enable() {
-    sys::preempt_enable()
+    sim::preempt_enable()
 }
 
 /// `rcu_read_lock()`.
 #[no_mangle]
 pub extern "C" fn rcu_read_lock() {
-    sys::rcu_read_lock()
+    sim::rcu_read_lock()
 }
 
 /// `rcu_read_unlock()`.
 #[no_mangle]
 pub extern "C" fn rcu_read_unlock() {
-    sys::rcu_read_unlock()
+    sim::rcu_read_unlock()
 }
 
 /// `synchronize_rcu()`.
 #[no_mangle]
 pub extern "C" fn synchronize_rcu() {
-    sys::synchronize_rcu()
+    sim::synchronize_rcu()
 }
 
 /// `synchronize_rcu_tasks()`.
 #[no_mangle]
 pub extern "C" fn synchronize_rcu_tasks() {
-    sys::synchronize_rcu_tasks()
+    sim::synchronize_rcu_tasks()
 }
 
 /// `kfree_rcu(p, field)` (model.c's `hd_kfree_rcu()`).
@@ -721,13 +726,13 @@ pub extern "C" fn synchronize_rcu_tasks() {
 #[no_mangle]
 pub unsafe extern "C" fn hd_kfree_rcu(p: *mut c_void, head: *mut RcuHead) {
     // SAFETY: this function's `# Safety`, as the simulation's requires.
-    unsafe { sys::kfree_rcu(p, head) }
+    unsafe { sim::kfree_rcu(p, head) }
 }
 
 /// `hd_rcu_quiesce()`: the end of an operation.
 #[no_mangle]
 pub extern "C" fn hd_rcu_quiesce() {
-    sys::hd_rcu_quiesce()
+    sim::hd_rcu_quiesce()
 }
 
 /// `cpu_relax()` (`hd_relax_count`, which the driver resets, counts).
@@ -736,9 +741,9 @@ pub extern "C" fn hd_cpu_relax() {
     let l = links();
     // SAFETY: a valid C `int` of this thread's program (`kpsim_init()`).
     let n = unsafe { l.relax_count.read() };
-    sys::cpu(|c| c.relax_count = n.max(0) as usize);
-    sys::cpu_relax();
-    let n = sys::cpu(|c| c.relax_count) as c_int;
+    sim::cpu(|c| c.relax_count = n.max(0) as usize);
+    sim::cpu_relax();
+    let n = sim::cpu(|c| c.relax_count) as c_int;
     // SAFETY: as above.
     unsafe { l.relax_count.write(n) };
 }
@@ -752,22 +757,28 @@ pub extern "C" fn hd_cpu_relax() {
 /// `dwork` is the live optimizer work.
 #[no_mangle]
 pub unsafe extern "C" fn schedule_delayed_work(dwork: *mut DelayedWork, _delay: c_ulong) -> bool {
-    let was = sys::arch(|a| a.optimizer_pending);
-    sys::kick_optimizer();
+    let was = sim::arch(|a| a.optimizer_pending);
+    sim::kick_optimizer();
     // SAFETY: `dwork` is live (this function's `# Safety`).
     unsafe { (*dwork).pending = 1 };
     !was
 }
 
 /// `flush_delayed_work()`: runs the work now if it is queued (`~work
-/// run`; the simulation calls `kprobes_rust_optimizer_work()`, which
-/// `kcore_link.c` defines: the work's `func`).
+/// run`; no longer pending, then the simulation calls
+/// `kprobes_rust_optimizer_work()`: the Rust core's, or in a program of
+/// upstream's file `kcore_link.c`'s, which calls the work's `func`).
+///
+/// # Safety
+/// `dwork` is the live optimizer work.
 #[no_mangle]
-pub extern "C" fn flush_delayed_work(_dwork: *mut DelayedWork) -> bool {
-    if !sys::arch(|a| a.optimizer_pending) {
+pub unsafe extern "C" fn flush_delayed_work(dwork: *mut DelayedWork) -> bool {
+    if !sim::arch(|a| a.optimizer_pending) {
         return false;
     }
-    sys::run_optimizer();
+    // SAFETY: `dwork` is live (this function's `# Safety`).
+    unsafe { (*dwork).pending = 0 };
+    sim::run_optimizer();
     true
 }
 
@@ -795,7 +806,7 @@ unsafe fn ipmodify(ops: *mut FtraceOps) -> bool {
 /// filter, and `hd_ftrace_ops[]` (the registered ops, most recent first),
 /// which the driver's `check` reads.
 fn mirror_ftrace() {
-    let (ops, registered) = sys::arch(|a| {
+    let (ops, registered) = sim::arch(|a| {
         (
             [0, 1].map(|k| {
                 (
@@ -842,11 +853,42 @@ pub unsafe extern "C" fn ftrace_set_filter_ip(
     reset: c_int,
 ) -> c_int {
     if reset != 0 {
-        sys::hd_fatal(format_args!("ftrace_set_filter_ip: reset is not simulated"));
+        sim::hd_fatal(format_args!("ftrace_set_filter_ip: reset is not simulated"));
     }
     // SAFETY: this function's `# Safety`.
     let ipm = unsafe { ipmodify(ops) };
-    let ret = sys::ftrace_set_filter_ip(ipm, ip as usize, remove != 0);
+    let ret = sim::ftrace_set_filter_ip(ipm, ip as usize, remove != 0);
+    mirror_ftrace();
+    ret
+}
+
+/// `ftrace_set_filter_ips()` (the Rust core's batches; upstream's file
+/// does not call it).
+///
+/// # Safety
+/// `ops` is a live ops that lives as long as the program; `ips` holds `cnt`
+/// addresses.
+#[no_mangle]
+pub unsafe extern "C" fn ftrace_set_filter_ips(
+    ops: *mut FtraceOps,
+    ips: *const c_ulong,
+    cnt: c_uint,
+    remove: c_int,
+    reset: c_int,
+) -> c_int {
+    if reset != 0 {
+        sim::hd_fatal(format_args!(
+            "ftrace_set_filter_ips: reset is not simulated"
+        ));
+    }
+    // SAFETY: `ips` holds `cnt` addresses (this function's `# Safety`).
+    let ips: Vec<usize> = unsafe { core::slice::from_raw_parts(ips, cnt as usize) }
+        .iter()
+        .map(|&a| a as usize)
+        .collect();
+    // SAFETY: this function's `# Safety`.
+    let ipm = unsafe { ipmodify(ops) };
+    let ret = sim::ftrace_set_filter_ips(ipm, &ips, remove != 0);
     mirror_ftrace();
     ret
 }
@@ -858,7 +900,7 @@ pub unsafe extern "C" fn ftrace_set_filter_ip(
 #[no_mangle]
 pub unsafe extern "C" fn register_ftrace_function(ops: *mut FtraceOps) -> c_int {
     // SAFETY: this function's `# Safety`.
-    let ret = sys::register_ftrace_function(unsafe { ipmodify(ops) });
+    let ret = sim::register_ftrace_function(unsafe { ipmodify(ops) });
     mirror_ftrace();
     ret
 }
@@ -870,7 +912,7 @@ pub unsafe extern "C" fn register_ftrace_function(ops: *mut FtraceOps) -> c_int 
 #[no_mangle]
 pub unsafe extern "C" fn unregister_ftrace_function(ops: *mut FtraceOps) -> c_int {
     // SAFETY: this function's `# Safety`.
-    let ret = sys::unregister_ftrace_function(unsafe { ipmodify(ops) });
+    let ret = sim::unregister_ftrace_function(unsafe { ipmodify(ops) });
     mirror_ftrace();
     ret
 }
@@ -884,7 +926,7 @@ pub extern "C" fn kprobe_ftrace_handler(
     _ops: *mut FtraceOps,
     _fregs: *mut c_void,
 ) {
-    sys::kprobe_ftrace_handler(ip as usize)
+    sim::kprobe_ftrace_handler(ip as usize)
 }
 
 /// `hd_ops_name()`: model.c names the ops by their flags.
@@ -895,7 +937,7 @@ pub extern "C" fn kprobe_ftrace_handler(
 pub unsafe extern "C" fn hd_ops_name(ops: *mut FtraceOps) -> *const c_char {
     // SAFETY: `ops` is live (this function's `# Safety`).
     let ipm = unsafe { (*ops).flags } & FTRACE_OPS_FL_IPMODIFY != 0;
-    let name = sys::ops_name(ipm);
+    let name = sim::ops_name(ipm);
     // The simulation's two names, as C strings.
     let c: &'static CStr = if name == "ipmodify_ops" {
         c"ipmodify_ops"
@@ -911,7 +953,7 @@ pub unsafe extern "C" fn hd_ops_name(ops: *mut FtraceOps) -> *const c_char {
 /// (innermost first, linked by `next`), which the driver's `check`
 /// counts.
 fn mirror_rethooks() {
-    let hooked = sys::arch(|a| a.hooked.clone());
+    let hooked = sim::arch(|a| a.hooked.clone());
     let mut next = core::ptr::null_mut();
     for &n in &hooked {
         // SAFETY: a hooked node is live until the simulation recycles it,
@@ -936,12 +978,12 @@ pub unsafe extern "C" fn rethook_alloc(
     num: c_int,
 ) -> *mut Rethook {
     let Some(handler) = handler else {
-        let e = -sys::EINVAL;
-        sys::hd_trace(format!("rethook_alloc num={num} = {e}"));
+        let e = -sim::EINVAL;
+        sim::hd_trace(format!("rethook_alloc num={num} = {e}"));
         return e as isize as *mut Rethook;
     };
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::rethook_alloc(data, handler, size, num) }
+    unsafe { sim::rethook_alloc(data, handler, size, num) }
 }
 
 /// `rethook_free()`.
@@ -951,7 +993,7 @@ pub unsafe extern "C" fn rethook_alloc(
 #[no_mangle]
 pub unsafe extern "C" fn rethook_free(rh: *mut Rethook) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::rethook_free(rh) }
+    unsafe { sim::rethook_free(rh) }
 }
 
 /// `rethook_try_get()`.
@@ -961,7 +1003,7 @@ pub unsafe extern "C" fn rethook_free(rh: *mut Rethook) {
 #[no_mangle]
 pub unsafe extern "C" fn rethook_try_get(rh: *mut Rethook) -> *mut RethookNode {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::rethook_try_get(rh) }
+    unsafe { sim::rethook_try_get(rh) }
 }
 
 /// `rethook_recycle()`.
@@ -971,7 +1013,7 @@ pub unsafe extern "C" fn rethook_try_get(rh: *mut Rethook) -> *mut RethookNode {
 #[no_mangle]
 pub unsafe extern "C" fn rethook_recycle(n: *mut RethookNode) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::rethook_recycle(n) };
+    unsafe { sim::rethook_recycle(n) };
     mirror_rethooks();
 }
 
@@ -983,16 +1025,16 @@ pub unsafe extern "C" fn rethook_recycle(n: *mut RethookNode) {
 pub unsafe extern "C" fn rethook_hook(n: *mut RethookNode, regs: *mut PtRegs, mcount: bool) {
     // SAFETY: a valid C variable of this thread's program (`kpsim_init()`).
     let frame = unsafe { links().frame.read() };
-    sys::arch(|a| a.frame = frame);
+    sim::arch(|a| a.frame = frame);
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::rethook_hook(n, regs, mcount) };
+    unsafe { sim::rethook_hook(n, regs, mcount) };
     mirror_rethooks();
 }
 
 /// `hd_rethook_return()`: the driver's `ret`.
 #[no_mangle]
 pub extern "C" fn hd_rethook_return() -> c_int {
-    let r = sys::hd_rethook_return();
+    let r = sim::hd_rethook_return();
     mirror_rethooks();
     r
 }
@@ -1006,7 +1048,7 @@ pub extern "C" fn hd_rethook_return() -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn seq_list_start(head: *mut ListHead, pos: i64) -> *mut ListHead {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::seq_list_start(head, pos) }.cast()
+    unsafe { sim::seq_list_start(head, pos) }.cast()
 }
 
 /// `seq_list_next()`.
@@ -1020,7 +1062,7 @@ pub unsafe extern "C" fn seq_list_next(
     ppos: *mut i64,
 ) -> *mut ListHead {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::seq_list_next(v, head, ppos) }.cast()
+    unsafe { sim::seq_list_next(v, head, ppos) }.cast()
 }
 
 /// `kallsyms_show_value()`: every reader sees addresses (model.c's).
@@ -1070,7 +1112,7 @@ pub unsafe extern "C" fn simple_read_from_buffer(
     available: usize,
 ) -> isize {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::simple_read_from_buffer(to, count, ppos, from, available) }
+    unsafe { sim::simple_read_from_buffer(to, count, ppos, from, available) }
 }
 
 /// `kstrtobool_from_user()`.
@@ -1084,11 +1126,11 @@ pub unsafe extern "C" fn kstrtobool_from_user(
     res: *mut bool,
 ) -> c_int {
     if count == 0 {
-        return -sys::EINVAL;
+        return -sim::EINVAL;
     }
     let mut v = false;
     // SAFETY: `s` has `count` bytes (this function's `# Safety`).
-    let r = unsafe { sys::kstrtobool_from_user(s, count, &mut v) };
+    let r = unsafe { sim::kstrtobool_from_user(s, count, &mut v) };
     if r == 0 {
         // SAFETY: `res` is valid for a write (this function's `# Safety`).
         unsafe { res.write(v) };
@@ -1100,7 +1142,7 @@ pub unsafe extern "C" fn kstrtobool_from_user(
 /// driver writes through `hd_sysctl_table`.
 #[no_mangle]
 pub extern "C" fn hd_register_sysctl_init(_path: *const c_char, table: *mut CtlTable, _n: usize) {
-    sys::kprobe_sysctls_init();
+    sim::kprobe_sysctls_init();
     // SAFETY: a valid C pointer of this thread's program (`kpsim_init()`).
     unsafe { links().sysctl_table.write(table) };
 }
@@ -1119,7 +1161,7 @@ pub unsafe extern "C" fn proc_dointvec_minmax(
     ppos: *mut i64,
 ) -> c_int {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::proc_dointvec_minmax(table, write, buffer, lenp, ppos) }
+    unsafe { sim::proc_dointvec_minmax(table, write, buffer, lenp, ppos) }
 }
 
 // ---- the arch (x86's kprobes, optprobes and kprobes on ftrace) ------------------------
@@ -1131,7 +1173,7 @@ pub unsafe extern "C" fn proc_dointvec_minmax(
 #[no_mangle]
 pub unsafe extern "C" fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_prepare_kprobe(p) }
+    unsafe { sim::arch_prepare_kprobe(p) }
 }
 
 /// `arch_arm_kprobe()`.
@@ -1141,7 +1183,7 @@ pub unsafe extern "C" fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn arch_arm_kprobe(p: *mut Kprobe) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_arm_kprobe(p) }
+    unsafe { sim::arch_arm_kprobe(p) }
 }
 
 /// `arch_disarm_kprobe()`.
@@ -1151,7 +1193,7 @@ pub unsafe extern "C" fn arch_arm_kprobe(p: *mut Kprobe) {
 #[no_mangle]
 pub unsafe extern "C" fn arch_disarm_kprobe(p: *mut Kprobe) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_disarm_kprobe(p) }
+    unsafe { sim::arch_disarm_kprobe(p) }
 }
 
 /// `arch_remove_kprobe()`.
@@ -1161,7 +1203,7 @@ pub unsafe extern "C" fn arch_disarm_kprobe(p: *mut Kprobe) {
 #[no_mangle]
 pub unsafe extern "C" fn arch_remove_kprobe(p: *mut Kprobe) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_remove_kprobe(p) }
+    unsafe { sim::arch_remove_kprobe(p) }
 }
 
 /// `arch_prepare_kprobe_ftrace()`.
@@ -1171,7 +1213,7 @@ pub unsafe extern "C" fn arch_remove_kprobe(p: *mut Kprobe) {
 #[no_mangle]
 pub unsafe extern "C" fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_prepare_kprobe_ftrace(p) }
+    unsafe { sim::arch_prepare_kprobe_ftrace(p) }
 }
 
 /// `arch_trampoline_kprobe()`.
@@ -1181,20 +1223,20 @@ pub unsafe extern "C" fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn arch_trampoline_kprobe(p: *mut Kprobe) -> c_int {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_trampoline_kprobe(p) as c_int }
+    unsafe { sim::arch_trampoline_kprobe(p) as c_int }
 }
 
 /// `arch_init_kprobes()`.
 #[no_mangle]
 pub extern "C" fn arch_init_kprobes() -> c_int {
-    sys::arch_init_kprobes()
+    sim::arch_init_kprobes()
 }
 
 /// `arch_populate_kprobe_blacklist()` (`kpsim.c` defines the strong
 /// symbol that overrides upstream's `__weak` one).
 #[no_mangle]
 pub extern "C" fn kpsim_arch_populate_kprobe_blacklist() -> c_int {
-    sys::arch_populate_kprobe_blacklist()
+    sim::arch_populate_kprobe_blacklist()
 }
 
 /// `arch_prepare_optimized_kprobe()`.
@@ -1207,7 +1249,7 @@ pub unsafe extern "C" fn arch_prepare_optimized_kprobe(
     orig: *mut Kprobe,
 ) -> c_int {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_prepare_optimized_kprobe(op, orig) }
+    unsafe { sim::arch_prepare_optimized_kprobe(op, orig) }
 }
 
 /// `arch_check_optimized_kprobe()`.
@@ -1217,7 +1259,7 @@ pub unsafe extern "C" fn arch_prepare_optimized_kprobe(
 #[no_mangle]
 pub unsafe extern "C" fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_check_optimized_kprobe(op) }
+    unsafe { sim::arch_check_optimized_kprobe(op) }
 }
 
 /// `arch_within_optimized_kprobe()`.
@@ -1230,7 +1272,7 @@ pub unsafe extern "C" fn arch_within_optimized_kprobe(
     addr: *mut KprobeOpcode,
 ) -> c_int {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_within_optimized_kprobe(op, addr) as c_int }
+    unsafe { sim::arch_within_optimized_kprobe(op, addr) as c_int }
 }
 
 /// `arch_remove_optimized_kprobe()`.
@@ -1240,7 +1282,7 @@ pub unsafe extern "C" fn arch_within_optimized_kprobe(
 #[no_mangle]
 pub unsafe extern "C" fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_remove_optimized_kprobe(op) }
+    unsafe { sim::arch_remove_optimized_kprobe(op) }
 }
 
 /// `arch_optimize_kprobes()`.
@@ -1250,7 +1292,7 @@ pub unsafe extern "C" fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) 
 #[no_mangle]
 pub unsafe extern "C" fn arch_optimize_kprobes(list: *mut ListHead) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_optimize_kprobes(list) }
+    unsafe { sim::arch_optimize_kprobes(list) }
 }
 
 /// `arch_unoptimize_kprobe()`.
@@ -1260,7 +1302,7 @@ pub unsafe extern "C" fn arch_optimize_kprobes(list: *mut ListHead) {
 #[no_mangle]
 pub unsafe extern "C" fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_unoptimize_kprobe(op) }
+    unsafe { sim::arch_unoptimize_kprobe(op) }
 }
 
 /// `arch_unoptimize_kprobes()`.
@@ -1270,7 +1312,7 @@ pub unsafe extern "C" fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
 #[no_mangle]
 pub unsafe extern "C" fn arch_unoptimize_kprobes(list: *mut ListHead, done: *mut ListHead) {
     // SAFETY: this function's `# Safety`.
-    unsafe { sys::arch_unoptimize_kprobes(list, done) }
+    unsafe { sim::arch_unoptimize_kprobes(list, done) }
 }
 
 // ---- the driver's handles on the simulated kernel (hd.h) ---------------------------------
@@ -1278,23 +1320,23 @@ pub unsafe extern "C" fn arch_unoptimize_kprobes(list: *mut ListHead, done: *mut
 /// `hd_text_check()`: `check`'s text lines.
 #[no_mangle]
 pub extern "C" fn hd_text_check() {
-    sys::hd_text_check()
+    sim::hd_text_check()
 }
 
 /// `hd_text_armed_note()`.
 #[no_mangle]
 pub extern "C" fn hd_text_armed_note() {
-    sys::hd_text_armed_note()
+    sim::hd_text_armed_note()
 }
 
 /// `hd_text_forget()`: text in `[start, end)` was freed.
 #[no_mangle]
 pub extern "C" fn hd_text_forget(start: c_ulong, end: c_ulong) {
-    sys::hd_text_forget(start as usize, end as usize)
+    sim::hd_text_forget(start as usize, end as usize)
 }
 
 /// `hd_hit()`: execution reaches `addr`.
 #[no_mangle]
 pub extern "C" fn hd_hit(addr: c_ulong, _nested: c_int) {
-    sys::hd_hit(addr as usize)
+    sim::hd_hit(addr as usize)
 }

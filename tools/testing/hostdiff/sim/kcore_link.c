@@ -5,15 +5,16 @@
  * define under these names: where the kernel's own code reaches kprobes.c
  * (the workqueue runs the optimizer's work, the module loader calls the
  * notifier block, x86's ftrace handler reads kprobe_ftrace_disabled), for
- * hostdiff-c2 = kcore.o + driver.o + kcore_link.o + libkpsim.a.  The Rust
- * core defines the same symbols itself (hostdiff-rust, the host tests).
+ * hostdiff-c = kcore.o + driver.o + kcore_link.o + libkpsim.a.  The Rust
+ * core defines the same symbols itself (hostdiff-rust, the host tests:
+ * rust-core/exports.rs, rust-core/host/sim_exports.rs).
  */
 #include "hd.h"
 
-/* The optimizer's delayed work runs (flush_delayed_work()). */
+/* The optimizer's delayed work runs (flush_delayed_work(), abi.rs, which
+ * has cleared its pending flag). */
 void kprobes_rust_optimizer_work(void)
 {
-	hd_optimizing_work->pending = 0;
 	hd_optimizing_work->work.func(&hd_optimizing_work->work);
 }
 

@@ -6,8 +6,9 @@
  * take (hd_trace(), hd_fatal(), hd_printk(), seq_printf(): each formats,
  * then hands the text to the simulation), the C data that the stubs and
  * hd.h declare, and the constructor that gives the simulation the
- * addresses of the C data it shares (kpsim_init()).  As model.c's, but
- * every rule and every trace line is the simulation's.
+ * addresses of the C data it shares (kpsim_init()).  As the C model's
+ * (model.c, which it replaced), but every rule and every trace line is the
+ * simulation's.
  */
 #include "hd.h"
 
@@ -37,7 +38,7 @@ void kpsim_fatal(const char *text) __attribute__((noreturn));
 void kpsim_seq_sym(char *buf, size_t n, unsigned long a, bool full);
 int kpsim_arch_populate_kprobe_blacklist(void);
 
-/* ---- data (model.c's and arch.c's; the simulation fills or reads them) ---- */
+/* ---- data (the stubs' and hd.h's; the simulation fills or reads them) ---- */
 const char *hd_progname = "hostdiff";	/* for stderr messages (driver.c sets it) */
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);

@@ -4,9 +4,10 @@
 //! and `sim/`, the core's `sys` under `cargo test`) as a static library
 //! with a C ABI (`abi.rs`), for C programs compiled against the host
 //! differential's stubs (`tools/testing/hostdiff/include/`): upstream
-//! `kernel/kprobes.c` (`kcore.c`) and `driver.c` link it as
-//! `hostdiff-c2` in place of `model.c` and `arch.c`
-//! (`tools/testing/hostdiff/PLAN-one-simulation.md`, step 5).
+//! `kernel/kprobes.c` (`kcore.c`) and `driver.c` link it as `hostdiff-c`
+//! (`tools/testing/hostdiff/PLAN-one-simulation.md`, steps 5 and 7).  The
+//! Rust core's build for `hostdiff-rust` includes the same `abi.rs` with
+//! the simulation (step 6).
 //!
 //! The simulation is compiled here without the core: it names only
 //! `crate::{ffi, ctypes, types, ktypes}` (the C layouts, as C code
@@ -36,6 +37,9 @@ pub mod ffi {
 
 /// The simulated kernel (`rust-core/host/sim.rs`).
 #[path = "../../../../rust-core/host/sim.rs"]
-pub mod sys;
+pub mod sim;
 
-mod abi;
+/// The C ABI (`abi.rs`; `kpsim_abi` as in the core's build, whose name
+/// the links of its documentation use).
+#[path = "abi.rs"]
+mod kpsim_abi;

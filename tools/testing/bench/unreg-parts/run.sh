@@ -12,7 +12,8 @@
 # KPU_VARIANTS="rust" (default: both) picks the kernels; KPU_OFFS="9 0"
 # (default 9) the probes' offsets in the target functions for parts (0:
 # entry probes, on ftrace); KPU_NS="10 100 1000" (default "10 100", at
-# most 1000) the numbers of probes.
+# most 1000) the numbers of probes; KPU_RCUEXP=0 (default 1: every grace
+# period expedited) runs parts with normal grace periods.
 # Results: $WORK/unreg-parts/ (parts-VARIANT.txt, count-VARIANT.txt).
 . "$(dirname "$0")/../../../../scripts/lib.sh"
 here=$ROOT/tools/testing/bench/unreg-parts
@@ -28,10 +29,10 @@ cp "$B"/extra/kpb_fns*.ko "$D"/mod/kpu_*.ko "$D/extra/"
 
 case ${1:-} in
 parts)
-	{ echo "OFFS='${KPU_OFFS:-9}' NS='${KPU_NS:-10 100}'"; cat <<'JOB'; } >"$D/parts-job.sh"
+	{ echo "OFFS='${KPU_OFFS:-9}' NS='${KPU_NS:-10 100}' RCUEXP='${KPU_RCUEXP:-1}'"; cat <<'JOB'; } >"$D/parts-job.sh"
 . /kpt/lib.sh
 for m in $(ls /extra/kpb_fns*.ko | sort -V); do insmod "$m"; done
-echo 1 > /sys/kernel/rcu_expedited
+echo "$RCUEXP" > /sys/kernel/rcu_expedited
 for off in $OFFS; do
 for opt in 0 1; do
 	echo $opt > /proc/sys/debug/kprobes-optimization

@@ -9,6 +9,7 @@ all: help
 
 help:
 	@echo "make run           build the rust variant, boot it, show probes firing"
+	@echo "                   (ARCH=arm64: the arm64 kernel under qemu-system-aarch64)"
 	@echo "make test          everything: host tests, series, both variants' suites"
 	@echo "make bench         A/B benchmark of the two variants (bench/results.*)"
 	@echo "make matrix        build, boot and test both variants in every config"
@@ -30,8 +31,10 @@ help:
 	@echo "make clean         remove build outputs (keeps the unpacked kernel tree)"
 	@echo "make distclean     remove build/ entirely"
 
+# `make run ARCH=arm64`: the arm64 config (scripts/kconfig/arm64.config),
+# cross-built and booted with qemu-system-aarch64.
 run:
-	@scripts/run.sh
+	@$(if $(filter arm64,$(ARCH)),KP_CONFIG=arm64 )scripts/run.sh
 
 test:
 	@scripts/test.sh

@@ -50,7 +50,7 @@ dirty=false
 [ -z "$(git status --porcelain --untracked-files=no)" ] || dirty=true
 
 for v in $VARIANTS; do
-	[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
+	[ -f "$(outdir "$v")/$KIMAGE_PATH" ] ||
 		die "no kernel image for variant $v" "run 'make build' first"
 done
 [ -f "$(outdir c)/Module.symvers" ] || die "no $(outdir c)/Module.symvers" "run 'make build-c' first"
@@ -87,7 +87,7 @@ echo 'KPB_RUN=cost4 KPB_EVN= KPB_POLICY_RUN= KPB_POLICY_EVN=' >>"$B/extra4/kpb.c
 
 # --- the runs -------------------------------------------------------------
 # run VARIANT NAME: one guest run; KPB-ERROR or a missing KPB-DONE fails it.
-bz() { sha256sum "$(outdir "$1")/arch/x86/boot/bzImage" | cut -c1-16; }
+bz() { sha256sum "$(outdir "$1")/$KIMAGE_PATH" | cut -c1-16; }
 declare -A booted
 # run VARIANT NAME [VCPUS EXTRA_DIR]
 run() {

@@ -135,13 +135,13 @@ build() { # VARIANT
 		step "build[$KP_CONFIG/$v]: make $targets (log: $LOGS/build-$v.log)"
 		run_logged "$LOGS/build-$v.log" kmake "$v" $targets
 	elif config_has "$v" CONFIG_MODULES; then
-		step "build[$KP_CONFIG/$v]: make bzImage modules (log: $LOGS/build-$v.log)"
-		run_logged "$LOGS/build-$v.log" kmake "$v" bzImage modules
+		step "build[$KP_CONFIG/$v]: make $KIMAGE_TARGET modules (log: $LOGS/build-$v.log)"
+		run_logged "$LOGS/build-$v.log" kmake "$v" "$KIMAGE_TARGET" modules
 		rm -rf "$o/mod-install"
 		run_logged "$LOGS/modinst-$v.log" kmake "$v" INSTALL_MOD_PATH="$o/mod-install" modules_install
 	else
-		step "build[$KP_CONFIG/$v]: make bzImage (log: $LOGS/build-$v.log)"
-		run_logged "$LOGS/build-$v.log" kmake "$v" bzImage
+		step "build[$KP_CONFIG/$v]: make $KIMAGE_TARGET (log: $LOGS/build-$v.log)"
+		run_logged "$LOGS/build-$v.log" kmake "$v" "$KIMAGE_TARGET"
 		rm -rf "$o/mod-install"
 	fi
 	echo $((SECONDS - t0)) >"$o/.kp-build-seconds"
@@ -151,13 +151,14 @@ build() { # VARIANT
 [ $# -gt 0 ] || set -- $VARIANTS
 "$ROOT/scripts/setup.sh"
 "$ROOT/scripts/kernel-tree.sh"
-if [ ! -f "$WORK/.rustavailable" ] || [ "$WORK/.rustavailable" -ot "$WORK/.setup-done" ]; then
-	step "build: checking 'make LLVM=1 rustavailable'"
-	make -C "$KSRC" LLVM=1 rustavailable 2>&1 | tail -n 3 | sed 's/^/    /'
-	make -s -C "$KSRC" LLVM=1 rustavailable >/dev/null 2>&1 ||
+ra=$WORK/.rustavailable-$KP_ARCH
+if [ ! -f "$ra" ] || [ "$ra" -ot "$WORK/.setup-done" ]; then
+	step "build: checking 'make ${KARCH_ARGS[*]+${KARCH_ARGS[*]} }LLVM=1 rustavailable'"
+	make -C "$KSRC" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 rustavailable 2>&1 | tail -n 3 | sed 's/^/    /'
+	make -s -C "$KSRC" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 rustavailable >/dev/null 2>&1 ||
 		die "the kernel says Rust is not available" \
 		    "run 'make -C $KSRC LLVM=1 rustavailable' for details; 'make setup' installs rust-src and bindgen"
-	touch "$WORK/.rustavailable"
+	touch "$ra"
 fi
 for v in "$@"; do
 	check_variant "$v"

@@ -53,7 +53,7 @@ boot() { # VARIANT NAME CMDLINE...
 
 if [ "$compare_only" = 0 ]; then
 	for v in $VARIANTS; do
-		[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
+		[ -f "$(outdir "$v")/$KIMAGE_PATH" ] ||
 			die "variant $v is not built" "run 'make build' (or make test) first"
 	done
 	rm -rf "$OUT"

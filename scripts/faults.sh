@@ -11,7 +11,7 @@
 SRC=$ROOT/tools/testing/faults
 B=$WORK/faults-$KP_CONFIG
 for v in $VARIANTS; do
-	[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
+	[ -f "$(outdir "$v")/$KIMAGE_PATH" ] ||
 		die "variant $v of config $KP_CONFIG is not built" "run 'KP_CONFIG=$KP_CONFIG scripts/build.sh' first"
 done
 if ! config_has c CONFIG_FAILSLAB || ! config_has c CONFIG_FAIL_PAGE_ALLOC || ! config_has c CONFIG_MODULES; then

@@ -56,6 +56,17 @@ frag_directive() { # NAME: its value in the config's fragments (the last one giv
 	echo "$last"
 }
 
+# The target architecture: `# kp-arch: arm64` in the config's fragments
+# (scripts/kconfig/arm64.config) cross-builds with ARCH=arm64 LLVM=1 and
+# boots with qemu-system-aarch64; without it, the host's x86_64 as before.
+KP_ARCH=$(frag_directive arch 2>/dev/null || true)
+KP_ARCH=${KP_ARCH:-x86_64}
+case $KP_ARCH in
+x86_64) KARCH_ARGS=() KIMAGE_TARGET=bzImage KIMAGE_PATH=arch/x86/boot/bzImage ;;
+arm64)	KARCH_ARGS=(ARCH=arm64) KIMAGE_TARGET=Image KIMAGE_PATH=arch/arm64/boot/Image ;;
+*)	echo "unknown kp-arch '$KP_ARCH'" >&2; exit 1 ;;
+esac
+
 VARIANTS="c rust"
 JOBS=${KP_JOBS:-$(nproc)}
 
@@ -77,7 +88,7 @@ die() {
 # kmake VARIANT ARGS...: make in the kernel tree for one variant's O= dir.
 kmake() {
 	local v=$1; shift
-	make -C "$KSRC" O="$(outdir "$v")" LLVM=1 -j"$JOBS" "$@"
+	make -C "$KSRC" O="$(outdir "$v")" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 -j"$JOBS" "$@"
 }
 
 outdir() { echo "$OUTPFX$1"; }

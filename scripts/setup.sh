@@ -11,7 +11,9 @@ stamp=$WORK/.setup-done
 # when the stamp is older than this script.
 if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ -f "$KSRC_TARBALL" ] &&
    command -v bindgen >/dev/null && command -v cbindgen >/dev/null &&
-   command -v qemu-system-x86_64 >/dev/null; then
+   command -v qemu-system-x86_64 >/dev/null &&
+   { [ "$KP_ARCH" = x86_64 ] || { command -v qemu-system-aarch64 >/dev/null &&
+     [ -x "$WORK/busybox-$KP_ARCH/bin/busybox" ]; }; }; then
 	step "setup: already done ($(cat "$WORK/kernel-source-version"))"
 	exit 0
 fi
@@ -99,6 +101,36 @@ if ! cbindgen --version 2>/dev/null | grep -q '0\.27\.0'; then
 	step "setup: cargo install --locked cbindgen --version 0.27.0 (a few minutes)"
 	cargo install --locked cbindgen --version 0.27.0 >"$WORK/cbindgen-install.log" 2>&1 ||
 		die "cargo install cbindgen failed (log: $WORK/cbindgen-install.log)"
+fi
+
+# arm64 (a config with `# kp-arch: arm64`): QEMU for aarch64 and an arm64
+# busybox-static.  Debian's busybox-static is not Multi-Arch, so
+# busybox-static:arm64 would replace the amd64 one the x86_64 guests use:
+# its .deb is unpacked into $WORK/busybox-arm64 instead (scripts/vm.sh).
+if [ "$KP_ARCH" = arm64 ]; then
+	if ! command -v qemu-system-aarch64 >/dev/null; then
+		need_root
+		step "setup: installing qemu-system-arm"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-system-arm >"$WORK/apt.log" 2>&1 ||
+			die "apt-get install qemu-system-arm failed (log: $WORK/apt.log)"
+	fi
+	if [ ! -x "$WORK/busybox-arm64/bin/busybox" ]; then
+		need_root
+		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+			step "setup: dpkg --add-architecture arm64; apt-get update"
+			dpkg --add-architecture arm64
+			apt-get update -qq || die "apt-get update failed"
+		fi
+		step "setup: busybox-static:arm64 (downloaded and unpacked into $WORK/busybox-arm64)"
+		d=$(mktemp -d "$WORK/bb.XXXXXX")
+		(cd "$d" && apt-get download busybox-static:arm64 >"$WORK/apt.log" 2>&1) ||
+			die "apt-get download busybox-static:arm64 failed (log: $WORK/apt.log)"
+		rm -rf "$WORK/busybox-arm64"
+		dpkg-deb -x "$d"/busybox-static_*_arm64.deb "$WORK/busybox-arm64"
+		rm -rf "$d"
+		file "$WORK/busybox-arm64/bin/busybox" | grep -q 'ARM aarch64.*statically linked' ||
+			die "$WORK/busybox-arm64/bin/busybox is not a static arm64 binary"
+	fi
 fi
 
 # The pinned tarball is unpacked and checked with `make rustavailable` by

@@ -18,7 +18,7 @@ SRC=$ROOT/tools/testing/stress
 B=$WORK/stress
 [ "$KP_CONFIG" = pipeline ] || B=$WORK/stress-$KP_CONFIG
 for v in $VARIANTS; do
-	[ -f "$(outdir "$v")/arch/x86/boot/bzImage" ] ||
+	[ -f "$(outdir "$v")/$KIMAGE_PATH" ] ||
 		die "variant $v of config $KP_CONFIG is not built" "run 'KP_CONFIG=$KP_CONFIG scripts/build.sh' first"
 done
 config_has c CONFIG_MODULES && config_has c CONFIG_DEBUG_FS || {

@@ -4,7 +4,9 @@
 #   scripts/vm.sh VARIANT JOB_SCRIPT NAME [KERNEL-CMDLINE-EXTRA...]
 # Userspace is a busybox-static initramfs (see README: why not virtme-ng)
 # holding the variant's modules, the ftrace selftests and tools/testing/guest.
-# Two serial ports: ttyS0 = kernel console, ttyS1 = the job's output.  Both
+# Two serial ports: ttyS0 = kernel console, ttyS1 = the job's output (arm64,
+# `# kp-arch: arm64`: qemu-system-aarch64 -M virt, whose one PL011 ttyAMA0
+# is the console and a virtio console hvc0 the job's output).  Both
 # are kept in $RESULTS/VARIANT/NAME/{console,results}.log.  The guest
 # reboots when the job ends and QEMU (-no-reboot) exits; a hard timeout
 # (KP_VM_TIMEOUT, default 1200 s) kills a hung guest.
@@ -24,7 +26,7 @@ if [ "${1:-}" = --accel ]; then probe_only=1; set -- c "$0" accel; fi
 v=$1 job=$2 name=$3; shift 3
 check_variant "$v"
 o=$(outdir "$v")
-kimg=$o/arch/x86/boot/bzImage
+kimg=$o/$KIMAGE_PATH
 [ -f "$kimg" ] || die "no kernel image for variant $v ($kimg)" "run 'scripts/build.sh $v'"
 [ -f "$job" ] || die "no job script $job"
 rel=$(cat "$o/include/config/kernel.release")
@@ -42,9 +44,13 @@ make_initramfs() { # OUT JOB
 	local out=$1 job=$2 st
 	st=$(mktemp -d "$WORK/initramfs.XXXXXX")
 	mkdir -p "$st"/{bin,sbin,dev,proc,sys,tmp,kpt,kselftest,lib/modules,etc}
-	cp /bin/busybox "$st/bin/busybox"
+	# arm64: Debian's busybox-static:arm64 cannot be installed beside the
+	# amd64 one (not Multi-Arch), so set-up unpacks its .deb into $WORK.
+	local bb=/bin/busybox
+	[ "$KP_ARCH" = x86_64 ] || bb=${KP_BUSYBOX:-$WORK/busybox-$KP_ARCH/bin/busybox}
+	cp "$bb" "$st/bin/busybox"
 	file -L "$st/bin/busybox" | grep -q 'statically linked' ||
-		die "/bin/busybox is not static" "apt-get install busybox-static"
+		die "$bb is not static" "apt-get install busybox-static"
 	cp "$ROOT/tools/testing/guest/init" "$st/init"
 	cp "$ROOT"/tools/testing/guest/*.sh "$st/kpt/"
 	cp "$job" "$st/job.sh"
@@ -71,12 +77,22 @@ make_initramfs() { # OUT JOB
 # (or no usable /dev/kvm) means TCG.  The verdict is cached in $WORK/.accel.
 qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 	local accel=$1 initrd=$2 con=$3 res=$4; shift 4
-	QEMU=(qemu-system-x86_64 -machine pc -accel "$accel")
+	local console=ttyS0
+	case $KP_ARCH in
+	x86_64) QEMU=(qemu-system-x86_64 -machine pc -accel "$accel") ;;
+	arm64)	QEMU=(qemu-system-aarch64 -machine virt -cpu cortex-a57 -accel "$accel") console=ttyAMA0 ;;
+	esac
 	[ "${KP_ICOUNT:-0}" = 1 ] && QEMU+=(-icount shift=0,align=off,sleep=off)
 	QEMU+=(-smp "$SMP" -m "$MEM" -kernel "$kimg" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 kpt.variant=$v kpt.config=$KP_CONFIG $CMDLINE ${KP_APPEND:-} $*"
+		-append "console=$console panic=-1 kpt.variant=$v kpt.config=$KP_CONFIG $CMDLINE ${KP_APPEND:-} $*"
 		-no-reboot -display none -monitor none -nodefaults
-		-serial "file:$con" -serial "file:$res")
+		-serial "file:$con")
+	case $KP_ARCH in
+	x86_64) QEMU+=(-serial "file:$res") ;;
+	# virt has one PL011: the results port is a virtio console (hvc0)
+	arm64)	QEMU+=(-device virtio-serial-device -chardev "file,id=kpres,path=$res"
+			-device virtconsole,chardev=kpres) ;;
+	esac
 	# shellcheck disable=SC2206 # split on blanks: several arguments
 	QEMU+=(${KP_QEMU_EXTRA:-})
 }
@@ -84,7 +100,8 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 accel() {
 	if [ -n "${KP_ACCEL:-}" ]; then echo "$KP_ACCEL"; return; fi
 	local a
-	a=$(probe_accel)
+	# No KVM for another architecture than the host's.
+	if [ "$KP_ARCH" = x86_64 ]; then a=$(probe_accel); else a=tcg; fi
 	# Under TCG a config may ask for a mode (`# kp-tcg: thread=single` for
 	# JUMP_LABEL kernels: README, Known issues); KVM is left alone.
 	if [ "$a" = tcg ] && [ -n "$(frag_directive tcg)" ]; then a="tcg,$(frag_directive tcg)"; fi

@@ -221,13 +221,7 @@ int proc_kprobes_optimization_handler(const struct ctl_table *table,
 				      loff_t *ppos);
 #endif
 
-#if !!(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
 struct kprobe *get_kprobe(void *addr);
-#endif
-
-#if !(defined(CONFIG_MITIGATION_RETHUNK) || defined(CONFIG_MITIGATION_SLS))
-struct kprobe *get_kprobe(void *addr);
-#endif
 
 kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
 

@@ -6,39 +6,12 @@
 //! Declared first in the crate root (`#[macro_use]`), so that every module
 //! can export the functions it owns.
 
-// The first instructions of a C function of this kernel: `endbr64` with
-// IBT (`-fcf-protection=branch`), and the ftrace site (`-mfentry`) with the
-// function tracer.
-#[cfg(all(CONFIG_RUST, CONFIG_X86_KERNEL_IBT))]
-macro_rules! entry_endbr {
-    () => {
-        "endbr64"
-    };
-}
-#[cfg(all(CONFIG_RUST, not(CONFIG_X86_KERNEL_IBT)))]
-macro_rules! entry_endbr {
-    () => {
-        ""
-    };
-}
-#[cfg(all(CONFIG_RUST, CONFIG_FUNCTION_TRACER))]
-macro_rules! entry_fentry {
-    () => {
-        "call __fentry__"
-    };
-}
-#[cfg(all(CONFIG_RUST, not(CONFIG_FUNCTION_TRACER)))]
-macro_rules! entry_fentry {
-    () => {
-        ""
-    };
-}
-
 /// `ftrace_export! { DOC ATTRS [unsafe] fn name(args) [-> ret] BODY }`: the
 /// C symbol `name`, written once.
 ///
-/// In the kernel, `name` is an entry stub `[endbr64;] [call __fentry__;]
-/// jmp name::body` (see the module documentation), declared to Rust as an
+/// In the kernel, `name` is the architecture's entry stub
+/// (`arch_entry_stub!`: on x86_64 `[endbr64;] [call __fentry__;] jmp
+/// name::body`), declared to Rust as an
 /// `extern "C"` function; the body is `name::body`, in a hidden module of
 /// the same name (modules and functions live in different namespaces).  On
 /// the host, where there is no ftrace, `name` is the body itself (the C
@@ -78,20 +51,7 @@ macro_rules! ftrace_export {
             /// The body of the export (its documentation is the export's).
             #[allow(clippy::missing_safety_doc)]
             pub $($u)* extern "C" fn body($($arg: $t),*) $(-> $r)? $body
-            core::arch::global_asm!(
-                ".pushsection .text, \"ax\"",
-                concat!(".globl ", stringify!($name)),
-                concat!(".type ", stringify!($name), ", @function"),
-                ".p2align 4",
-                concat!(stringify!($name), ":"),
-                entry_endbr!(),
-                entry_fentry!(),
-                "jmp {f}",
-                concat!(".size ", stringify!($name), ", .-", stringify!($name)),
-                ".popsection",
-                f = sym body,
-                options(att_syntax)
-            );
+            arch_entry_stub!($name, body);
         }
         // On the host, the body itself: a C symbol for the host differential
         // (hostdiff-rust links the core with the C model), a Rust function

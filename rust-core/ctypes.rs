@@ -2,11 +2,11 @@
 
 //! The kernel's basic C types that the core's shared structures are made
 //! of (`include/linux/types.h`, the opcode type of the architecture).
-//! The bottom of the crate: it uses nothing but `ffi`; `types.rs` re-exports
+//! The bottom of the crate: it uses nothing but `ffi` and `arch`; `types.rs` re-exports
 //! them and asserts their layout against the kernel's.
 
-/// `kprobe_opcode_t` on x86.
-pub type KprobeOpcode = u8;
+/// `kprobe_opcode_t` (the architecture's).
+pub use crate::arch::KprobeOpcode;
 
 /// `struct list_head`.
 #[repr(C)]

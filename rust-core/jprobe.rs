@@ -6,7 +6,7 @@
 //!
 //! A jprobe is an entry kprobe (`kp`) whose pre-handler,
 //! [`jprobe_pre_handler`], calls the jprobe's `entry` with the argument
-//! registers of the calling convention ([`sys::entry_args`]): `entry` has
+//! registers of the calling convention ([`sys::jprobe_call`]): `entry` has
 //! the probed function's prototype, sees copies of its register arguments
 //! and returns to the pre-handler, which returns 0 (the function then runs
 //! as for any kprobe).  Old upstream pointed the trap's return at `entry`
@@ -19,13 +19,14 @@
 //! unregistration and the module-gone handling.  `kprobes/list` shows a
 //! jprobe with type `j` (`debugfs.rs`).
 //!
-//! Limits: only the register arguments are passed (six on x86-64); a
+//! Limits: only the register arguments are passed (six on x86-64, eight
+//! on arm64); a
 //! function with more, or with arguments on the stack, is not supported
 //! (the core cannot tell at registration: the header says so).
 
 use crate::addr::{self, ReservedWindow};
 use crate::error::{code::*, to_errno, Result};
-use crate::ffi::{c_int, c_ulong, c_void};
+use crate::ffi::{c_int, c_ulong};
 use crate::locks::KprobeMutex;
 use crate::probe::{JProbe, JProbeArray, Probe};
 use crate::register;
@@ -36,8 +37,6 @@ use core::ptr::addr_of;
 /// The handler's type as the pre-handler calls it: the argument registers
 /// in order (an argument narrower than a register reads its low part, as
 /// the callee of a C call does).
-type Entry = unsafe extern "C" fn(c_ulong, c_ulong, c_ulong, c_ulong, c_ulong, c_ulong);
-
 /// The jprobe whose entry probe is `p`.
 #[inline(always)]
 fn jp_of(p: *mut Kprobe) -> *mut Jprobe {
@@ -63,17 +62,11 @@ pub unsafe extern "C" fn jprobe_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -
     if entry.is_null() {
         return 0; // refused at registration; never here
     }
-    // SAFETY: `regs` is this hit's register frame, live for the handler (`# Safety`).
-    let a = unsafe { sys::entry_args(regs) };
-    // A C function pointer and `Entry` have the same size; the C calling
-    // convention passes a function's register arguments in these registers.
-    // SAFETY: `entry` is non-null and, as registration requires, a function with
-    // the probed function's prototype, whose arguments are all in registers
-    // (stack arguments are unsupported, `<linux/jprobes.h>`): these values.
-    unsafe {
-        let f: Entry = core::mem::transmute::<*mut c_void, Entry>(entry);
-        f(a[0], a[1], a[2], a[3], a[4], a[5]);
-    }
+    // SAFETY: `regs` is this hit's register frame, live for the handler, and
+    // `entry` is non-null and, as registration requires, a function with the
+    // probed function's prototype, whose arguments are all in registers
+    // (stack arguments are unsupported, `<linux/jprobes.h>`).
+    unsafe { sys::jprobe_call(entry, regs) };
     0
 }
 crate::nokprobe_symbol!(jprobe_pre_handler);

@@ -15,6 +15,23 @@
 //! It implements all of the upstream file; every `#if CONFIG_*` of
 //! `kprobes.c` is a `cfg` here or an `#if` in the C shim.
 
+/// What the core needs of the architecture at the bottom of the crate
+/// (arch/ARCH/mod.rs: the opcode type, the entry stub and `get_kprobe()`
+/// macros).  Everything architecture-specific is under arch/; the generic
+/// core has no inline assembly, no `cfg(target_arch)` and no architecture's
+/// options (`tools/testing/lint.py`).
+/// cbindgen:ignore
+#[cfg_attr(target_arch = "x86_64", path = "../arch/x86_64/mod.rs")]
+#[cfg_attr(target_arch = "aarch64", path = "../arch/arm64/mod.rs")]
+#[macro_use]
+pub mod arch;
+/// The architecture's kernel services (arch/ARCH/sys.rs), re-exported
+/// by `sys`.
+/// cbindgen:ignore
+#[cfg(CONFIG_RUST)]
+#[cfg_attr(target_arch = "x86_64", path = "../arch/x86_64/sys.rs")]
+#[cfg_attr(target_arch = "aarch64", path = "../arch/arm64/sys.rs")]
+pub mod arch_sys;
 pub mod ctypes;
 /// The simulation's C ABI, for the host differential's C side.
 /// cbindgen:ignore

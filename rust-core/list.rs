@@ -12,8 +12,8 @@
 use crate::types::{HlistHead, HlistNode, ListHead};
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-/// `LIST_POISON2` (`0x122 + POISON_POINTER_DELTA`, x86_64).
-pub const LIST_POISON2: usize = 0x122 + 0xdead_0000_0000_0000;
+/// `LIST_POISON2` (`0x122 + POISON_POINTER_DELTA`).
+pub const LIST_POISON2: usize = 0x122 + crate::arch::POISON_POINTER_DELTA;
 
 /// The `next` field of `l` as an atomic.
 ///
@@ -205,8 +205,8 @@ pub unsafe fn hlist_add_head_rcu(n: *mut HlistNode, h: *mut HlistHead) {
     }
 }
 
-/// `LIST_POISON1` (`0x100 + POISON_POINTER_DELTA`, x86_64).
-pub const LIST_POISON1: usize = 0x100 + 0xdead_0000_0000_0000;
+/// `LIST_POISON1` (`0x100 + POISON_POINTER_DELTA`).
+pub const LIST_POISON1: usize = 0x100 + crate::arch::POISON_POINTER_DELTA;
 
 /// `list_add()`: insert `new` right after `head` (no RCU readers).
 ///

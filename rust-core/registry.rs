@@ -156,15 +156,14 @@ pub fn replace(km: &KprobeMutex, p: Hashed<'_>, ap: Hashed<'_>) {
     index::replace(km, p, ap);
 }
 
+// The architecture's `get_kprobe()` in assembly (arch/ARCH/mod.rs) in
+// the kernel build, or this Rust version.
+arch_get_kprobe! {
 /// `get_kprobe()`: the probe registered at `addr`, or null.  Called under
 /// `kprobe_mutex` or with preemption disabled from the arch handlers.
 ///
 /// # Safety
 /// One of those two contexts.
-#[cfg(not(all(
-    CONFIG_RUST,
-    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
-)))]
 #[no_mangle]
 // Miri gives a function that may be inlined a new address at each mention
 // (Rust does not promise one address per function); `kprobe_busy.addr` is
@@ -177,100 +176,5 @@ pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
     // (this function's `# Safety`), the two contexts `index::lookup()` accepts.
     unsafe { index::lookup(addr.cast()) }
 }
-
-// `get_kprobe()`, kernel build: `index::lookup()` written out
-// in assembly so that, like upstream's, it starts with an ftrace site and
-// has no extra jump on the probe hit path (every int3/ftrace hit calls it):
-// load the table, `home = (addr32 * GOLDEN_RATIO_32) * ((cap - TAIL) << 32)
-// >> 64` (index.rs: a 32-bit multiply, whose result `imull` zero-extends,
-// and one `mulq`, which leaves the home slot in %rdx), then walk the slots:
-// the home slot and the two after it (`index::TAIL`: no home is among the
-// last two slots) unrolled, with no wrap-around test, 5 instructions a slot
-// past the home, then a loop that wraps at `cap`.  A slot is compared by
-// the `addr` of what it points at without testing for the two sentinels
-// first (their `addr` is their own address, which no caller looks up): a
-// probe found in its home slot costs two instructions less than upstream's
-// first chain node.  On a mismatch,
-// subtracting the empty sentinel's address (a sign-extended 32-bit
-// immediate: kernel image addresses are, `-mcmodel=kernel`) both tests for
-// it and leaves the null to return: an address with no probe costs one
-// instruction more than upstream's empty bucket.  The loads are plain,
-// as acquire loads and `rcu_dereference()` are on x86.  (With return thunks
-// or SLS mitigation the plain Rust version above is used.)
-//
-// # Safety
-// One of those two contexts.
-#[cfg(all(
-    CONFIG_RUST,
-    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
-))]
-extern "C" {
-    /// The assembly below.
-    pub fn get_kprobe(addr: *mut c_void) -> *mut Kprobe;
 }
-// In every build: what the assembly below assumes of the index.
-const _: () = assert!(
-    index::TAIL == 2,
-    "the assembly reads two slots past the home unrolled"
-);
-#[cfg(all(
-    CONFIG_RUST,
-    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
-))]
-core::arch::global_asm!(
-    ".pushsection .text, \"ax\"",
-    ".globl get_kprobe",
-    ".type get_kprobe, @function",
-    ".p2align 4",
-    "get_kprobe:",
-    entry_endbr!(),
-    entry_fentry!(),
-    "movq {table}(%rip), %rcx",
-    "imull ${golden}, %edi, %eax",
-    "mulq {off_cap_hi}(%rcx)",
-    "movq {off_slots}(%rcx,%rdx,8), %rax",
-    "cmpq %rdi, {off_addr}(%rax)",
-    "jne 1f",
-    "retq",
-    "1:",
-    "subq ${empty}, %rax",
-    "jz 9f",
-    "movq {off_slots}+8(%rcx,%rdx,8), %rax",
-    "cmpq %rdi, {off_addr}(%rax)",
-    "jne 2f",
-    "retq",
-    "2:",
-    "subq ${empty}, %rax",
-    "jz 9f",
-    "movq {off_slots}+16(%rcx,%rdx,8), %rax",
-    "cmpq %rdi, {off_addr}(%rax)",
-    "jne 3f",
-    "retq",
-    "3:",
-    "addq $2, %rdx",
-    "4:",
-    "subq ${empty}, %rax",
-    "jz 9f",
-    "incq %rdx",
-    "cmpq {off_cap}(%rcx), %rdx",
-    "jb 5f",
-    "xorl %edx, %edx",
-    "5:",
-    "movq {off_slots}(%rcx,%rdx,8), %rax",
-    "cmpq %rdi, {off_addr}(%rax)",
-    "jne 4b",
-    "retq",
-    "9:",
-    "retq",
-    ".size get_kprobe, .-get_kprobe",
-    ".popsection",
-    golden = const index::GOLDEN_RATIO_32,
-    table = sym index::TABLE,
-    empty = sym index::EMPTY,
-    off_cap = const core::mem::offset_of!(index::Table, cap),
-    off_cap_hi = const core::mem::offset_of!(index::Table, cap_hi),
-    off_slots = const core::mem::offset_of!(index::Table, slots),
-    off_addr = const core::mem::offset_of!(Kprobe, addr),
-    options(att_syntax)
-);
 crate::nokprobe_symbol!(get_kprobe);

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Rewrite each `ftrace_export! { ... }` of a Rust file as the `extern "C"`
 declaration it stands for, so that cbindgen (which does not expand
-macros) writes the C prototype: scripts/gen-header.sh runs cbindgen on a
-copy of rust-core/ passed through this.
+macros) writes the C prototype, and each `arch_get_kprobe! { ITEM }`
+(registry.rs: the architecture's assembly `get_kprobe()` or ITEM, the
+Rust one; the same prototype) as ITEM: scripts/gen-header.sh runs
+cbindgen on a copy of rust-core/ passed through this.
   scripts/export-decls.py FILE...   (rewrites the files in place)"""
 import re
 import sys
@@ -36,6 +38,17 @@ def rewrite(s):
         decl = "pub fn %s%s%s;" % (sig.group(1), sig.group(2), " " + sig.group(3).strip() if sig.group(3) else "")
         out.append(s[pos:m.start()])
         out.append("extern \"C\" {\n%s\n    %s\n}" % ("\n".join("    " + a for a in attrs), decl))
+        pos = end
+    out.append(s[pos:])
+    return unwrap_arch("".join(out))
+
+
+def unwrap_arch(s):
+    out, pos = [], 0
+    for m in re.finditer(r"^arch_get_kprobe! \{", s, re.M):
+        end = block_end(s, m.end() - 1)
+        out.append(s[pos:m.start()])
+        out.append(s[m.end():end - 1])
         pos = end
     out.append(s[pos:])
     return "".join(out)

@@ -92,7 +92,7 @@ apply() {
 # core files (NNNN-name.core.diff, e.g. the expedited grace period option)
 # applies its diff, so `core` stages the files with those diffs reversed:
 # from $corebase, the project's files with every *.core.diff reversed.
-core_files=$(project_files Kbuild rust-core c-shim |
+core_files=$(project_files Kbuild rust-core c-shim arch |
 	grep -v -e '/Cargo\.' -e '^rust-core/host/' -e '^rust-core/tests/')
 corebase=$(mktemp -d)
 trap 'rm -rf "$corebase"' EXIT

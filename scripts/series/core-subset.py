@@ -12,8 +12,9 @@ stdout.  With every file staged the result is FILE unchanged
 (kernel-tree.sh checks the whole series against the project's files).
 
 root: a module item (its doc comments and attributes, then `mod X;` or
-`mod X { ... }`) stays when its file (its `#[path]`, else rust-core/X.rs)
-is staged or is not a kernel-side core file (host-only modules, which are
+`mod X { ... }`) stays when its file (its `#[path]`, else rust-core/X.rs;
+for an architecture's module, `#[cfg_attr(target_arch = ..., path =
+"../arch/ARCH/X.rs")]`, the first such file) is staged or is not a kernel-side core file (host-only modules, which are
 cfg'd out of the kernel build; `host/test_X.rs` goes with X).  In the other
 top-level items, a statement line `X::f(...);` naming a module that is not
 staged is dropped, and an item that names one anywhere else is dropped.
@@ -35,6 +36,12 @@ def root(text, staged, every):
     miss_re = re.compile(r"\b(%s)::" % "|".join(sorted(missing))) if missing else None
 
     def module_file(attrs, name):
+        # The architecture's modules (`#[cfg_attr(target_arch = ..., path =
+        # "../arch/ARCH/X.rs")]`): their files relative to kernel/kprobes_rust/.
+        for a in attrs:
+            m = re.match(r'#\[cfg_attr\(target_arch = "\w+", path = "\.\./(arch/[^"]+)"\)\]', a)
+            if m:
+                return m.group(1)
         for a in attrs:
             m = re.match(r'#\[path = "([^"]+)"\]', a)
             if m:
@@ -65,7 +72,8 @@ def root(text, staged, every):
         if m:
             end = i if m.group(2) == ";" else item_end(i)
             f = module_file([p.strip() for p in pending], m.group(1))
-            drop = f.endswith(".rs") and "/" not in f and f[:-3] in missing
+            drop = (f.endswith(".rs") and "/" not in f and f[:-3] in missing) or \
+                (f.startswith("arch/") and f in every and f not in staged)
             if not drop:
                 out += pending + lines[i:end + 1]
             pending, i = [], end + 1

@@ -250,9 +250,26 @@ pub unsafe fn rethook_hook(n: *mut RethookNode, _regs: *mut PtRegs, mcount: bool
 /// # Safety
 /// `regs` is a live frame.
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
-pub unsafe fn entry_args(regs: *const PtRegs) -> [c_ulong; 6] {
+unsafe fn entry_args(regs: *const PtRegs) -> [c_ulong; 6] {
     // SAFETY: live (this function's `# Safety`).
     unsafe { (*regs).args }
+}
+
+/// Calls a jprobe's `entry` with the simulated frame's six argument
+/// registers (the kernel's is arch/ARCH/sys.rs's).
+///
+/// # Safety
+/// `regs` is a live frame; `entry` a function of six `c_ulong` arguments.
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+pub unsafe fn jprobe_call(entry: *mut core::ffi::c_void, regs: *const PtRegs) {
+    type Entry = unsafe extern "C" fn(c_ulong, c_ulong, c_ulong, c_ulong, c_ulong, c_ulong);
+    // SAFETY: live (this function's `# Safety`).
+    let a = unsafe { entry_args(regs) };
+    // SAFETY: `entry` takes six `c_ulong`s (this function's `# Safety`).
+    unsafe {
+        let f = core::mem::transmute::<*mut core::ffi::c_void, Entry>(entry);
+        f(a[0], a[1], a[2], a[3], a[4], a[5]);
+    }
 }
 
 /// The innermost hooked function returns: the rethook calls its handler

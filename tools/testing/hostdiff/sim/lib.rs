@@ -17,6 +17,11 @@
 //! `hd_printk()`, `seq_printf()`), the C data the stubs declare and the
 //! constructor that sets the simulation up are in `kpsim.c`.
 
+/// `arch/<arch>/mod.rs`: the architecture's types and constants, picked
+/// as the core's crate root picks them.
+#[cfg_attr(target_arch = "x86_64", path = "../../../../arch/x86_64/mod.rs")]
+#[cfg_attr(target_arch = "aarch64", path = "../../../../arch/arm64/mod.rs")]
+pub mod arch;
 /// `rust-core/ctypes.rs`: the kernel's basic C types.
 #[path = "../../../../rust-core/ctypes.rs"]
 pub mod ctypes;

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The arm64 part of the kernel services (the crate's `arch_sys`, which
+//! `sys_kernel.rs` re-exports): `current`, the per-CPU writes of the
+//! handler paths, the return address of a kretprobe's frame and the entry
+//! arguments of the jprobes.  arm64 has no OPTPROBES: the core's
+//! `opt_none.rs` needs no optimizer hooks.
+
+use crate::ffi::{c_ulong, c_void};
+use crate::types::{Kprobe, PtRegs};
+use core::ptr::{addr_of, addr_of_mut};
+use kernel::bindings as b;
+
+/// `current` (`get_current()`: SP_EL0 holds it at EL1, and at EL2 with VHE).
+#[inline(always)]
+pub fn current_task() -> *mut b::task_struct {
+    let t: *mut b::task_struct;
+    // SAFETY: reads SP_EL0 into a register; no memory is accessed and no
+    // flag changed.
+    unsafe {
+        core::arch::asm!("mrs {t}, sp_el0", t = out(reg) t, options(nomem, nostack, preserves_flags))
+    };
+    t
+}
+
+// Per-CPU accesses on the handler paths.  C's `__this_cpu_write()` adds
+// the CPU's offset from TPIDR_EL1 (TPIDR_EL2 with VHE: an alternative
+// patched at boot, asm/percpu.h), which Rust cannot emit; the same offset
+// is `__per_cpu_offset[raw_smp_processor_id()]`, and 6.12's
+// `raw_smp_processor_id()` is `current_thread_info()->cpu` (asm/smp.h).
+// With preemption disabled (every caller's context: the kprobe, ftrace
+// and kretprobe trampoline handlers) both name this CPU's copy.
+
+/// `this_cpu_ptr(var)`: this CPU's copy of the per-CPU variable `var`.
+///
+/// # Safety
+/// Preemption is disabled; `var` is a per-CPU variable.
+#[inline(always)]
+unsafe fn this_cpu_ptr<T>(var: *mut T) -> *mut T {
+    #[cfg(CONFIG_SMP)]
+    {
+        // SAFETY: `current` is live; with preemption disabled (this function's
+        // `# Safety`) its `thread_info.cpu` is this CPU's id, below NR_CPUS,
+        // the length of `__per_cpu_offset`, whose entries are written once at
+        // boot.
+        let off = unsafe {
+            let cpu = addr_of!((*current_task()).thread_info.cpu).read() as usize;
+            addr_of!(b::__per_cpu_offset)
+                .cast::<c_ulong>()
+                .add(cpu)
+                .read() as usize
+        };
+        var.wrapping_byte_add(off)
+    }
+    #[cfg(not(CONFIG_SMP))]
+    var
+}
+
+extern "C" {
+    /// The shim's `DEFINE_PER_CPU(struct kprobe *, kprobe_instance)`.
+    static mut kprobe_instance: *mut Kprobe;
+}
+
+/// `__this_cpu_write(kprobe_instance, kp)`.
+#[inline(always)]
+pub fn set_kprobe_instance(kp: *mut Kprobe) {
+    // SAFETY: `kprobe_instance` is a per-CPU variable; the callers (the
+    // aggregate handlers) run with preemption disabled, so this CPU's copy
+    // is ours, as for `__this_cpu_write()`.
+    unsafe { this_cpu_ptr(addr_of_mut!(kprobe_instance)).write_volatile(kp) }
+}
+
+/// `__this_cpu_write(current_kprobe, p)`.
+#[inline(always)]
+pub fn set_current_kprobe(p: *mut Kprobe) {
+    // SAFETY: `current_kprobe` is arm64's per-CPU `struct kprobe *`; the
+    // callers (the handlers) run with preemption disabled, as for
+    // `set_kprobe_instance()`.
+    unsafe {
+        this_cpu_ptr(addr_of_mut!(b::current_kprobe))
+            .cast::<*mut Kprobe>()
+            .write_volatile(p)
+    }
+}
+
+/// `__this_cpu_read(current_kprobe)` (`kprobe_running()`).
+#[inline(always)]
+pub fn kprobe_running() -> *mut Kprobe {
+    // SAFETY: as for `set_current_kprobe()`: a read of this CPU's copy.
+    unsafe {
+        this_cpu_ptr(addr_of_mut!(b::current_kprobe))
+            .cast::<*mut Kprobe>()
+            .read_volatile()
+    }
+}
+
+/// `get_kprobe_ctlblk()->kprobe_status = status` (an `unsigned int` on
+/// arm64).
+#[inline(always)]
+pub fn set_kprobe_status(status: c_ulong) {
+    // SAFETY: `kprobe_ctlblk` is arm64's per-CPU control block; the callers
+    // run with preemption disabled, as for `set_kprobe_instance()`; the
+    // status field is written through a raw pointer.
+    unsafe {
+        let kcb = this_cpu_ptr(addr_of_mut!(b::kprobe_ctlblk));
+        addr_of_mut!((*kcb).kprobe_status).write_volatile(status as _)
+    }
+}
+
+/// `__this_cpu_write(kprobe_instance, NULL)`.
+#[inline(always)]
+pub fn reset_kprobe_instance() {
+    set_kprobe_instance(core::ptr::null_mut());
+}
+
+/// `__this_cpu_write(current_kprobe, NULL)`.
+#[inline(always)]
+pub fn clear_current_kprobe() {
+    set_current_kprobe(core::ptr::null_mut());
+}
+
+/// `get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE`.
+#[inline(always)]
+pub fn set_kprobe_status_hit_active() {
+    set_kprobe_status(b::KPROBE_HIT_ACTIVE as c_ulong);
+}
+
+/// `instruction_pointer_set(regs, val)`.
+///
+/// # Safety
+/// `regs` is the live register frame of the trap being handled on this CPU.
+#[inline(always)]
+pub unsafe fn instruction_pointer_set(regs: *mut PtRegs, val: usize) {
+    // SAFETY: `regs` is live and this CPU's (this function's `# Safety`);
+    // `pc` is written through a raw pointer.
+    unsafe { addr_of_mut!((*regs).__bindgen_anon_1.__bindgen_anon_1.pc).write(val as u64) }
+}
+
+/// A jprobe's `entry`: the probed function's prototype, with the eight
+/// argument registers of AAPCS64 (x0-x7).
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+type JprobeEntry =
+    unsafe extern "C" fn(c_ulong, c_ulong, c_ulong, c_ulong, c_ulong, c_ulong, c_ulong, c_ulong);
+
+/// Calls a jprobe's `entry` with the argument registers (x0-x7) of the
+/// function at whose entry `regs` was saved (`rust-core/jprobe.rs`).
+///
+/// # Safety
+/// `regs` is the register frame of the hit being handled on this CPU;
+/// `entry` is a function with the probed function's prototype whose
+/// arguments are all in registers.
+#[cfg(CONFIG_KPROBES_RUST_JPROBES)]
+#[inline(always)]
+pub unsafe fn jprobe_call(entry: *mut c_void, regs: *const PtRegs) {
+    // SAFETY: the frame is this CPU's, live for the handler and written by
+    // no one else during it (this function's `# Safety`).
+    let r = unsafe { addr_of!((*regs).__bindgen_anon_1.__bindgen_anon_1.regs).read() };
+    // SAFETY: a C function pointer and `JprobeEntry` have the same size;
+    // AAPCS64 passes the first eight integer arguments in x0-x7, and `entry`
+    // has the probed function's prototype with all its arguments in
+    // registers (this function's `# Safety`).
+    unsafe {
+        let f = core::mem::transmute::<*mut c_void, JprobeEntry>(entry);
+        f(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+    }
+}

@@ -67,10 +67,12 @@ SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, pages);
 SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, insn_size);
 SAME_FIELD(kprobe_insn_cache, kprobe_insn_cache, nr_garbage);
 
+#ifdef CONFIG_OPTPROBES
 SAME_SIZE(optimized_kprobe, optimized_kprobe);
 SAME_FIELD(optimized_kprobe, optimized_kprobe, kp);
 SAME_FIELD(optimized_kprobe, optimized_kprobe, list);
 SAME_FIELD(optimized_kprobe, optimized_kprobe, optinsn);
+#endif
 
 SAME_SIZE(kretprobe, kretprobe);
 SAME_FIELD(kretprobe, kretprobe, kp);

@@ -16,7 +16,7 @@ extern bool kprobe_ftrace_disabled;
 
 extern bool kprobes_expedited_gp;
 
-#if defined(CONFIG_SYSCTL)
+#if (defined(CONFIG_OPTPROBES) && defined(CONFIG_SYSCTL))
 extern int sysctl_kprobes_optimization;
 #endif
 
@@ -64,19 +64,25 @@ void kprobes_rust_rcu_read_unlock(void);
 
 void kprobes_rust_warn(const char *file, int len, int line);
 
-#if defined(CONFIG_SYSCTL)
+#if (defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES))
 void kprobes_rust_sysctl_mutex_lock(void);
 #endif
 
-#if defined(CONFIG_SYSCTL)
+#if (defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES))
 void kprobes_rust_sysctl_mutex_unlock(void);
 #endif
 
+#if defined(CONFIG_OPTPROBES)
 void kprobes_rust_synchronize_rcu_tasks(void);
+#endif
 
+#if defined(CONFIG_OPTPROBES)
 void kprobes_rust_kick_optimizer(void);
+#endif
 
+#if defined(CONFIG_OPTPROBES)
 void kprobes_rust_flush_optimizer(void);
+#endif
 
 void kprobes_rust_cpu_relax(void);
 
@@ -104,7 +110,7 @@ int kprobes_rust_register_die_notifier(void);
 int kprobes_rust_register_module_notifier(void);
 #endif
 
-#if defined(CONFIG_SYSCTL)
+#if (defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES))
 void kprobes_rust_sysctls_init(void);
 #endif
 
@@ -112,7 +118,9 @@ void kprobes_rust_sysctls_init(void);
 void kprobes_rust_kvfree_call_rcu(struct rcu_head *head, void *p);
 #endif
 
+#if defined(CONFIG_OPTPROBES)
 size_t kprobes_rust_max_optinsn_size(void);
+#endif
 
 void dump_kprobe(struct kprobe *kp);
 
@@ -204,7 +212,13 @@ int aggr_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 void aggr_post_handler(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
 
+#if defined(CONFIG_OPTPROBES)
 void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
+#endif
+
+#if defined(CONFIG_OPTPROBES)
+int kprobes_rust_init_optprobes(void);
+#endif
 
 int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
 
@@ -213,7 +227,11 @@ void kretprobe_rethook_handler(struct rethook_node *rh,
 			       unsigned long _ret_addr,
 			       struct pt_regs *regs);
 
-#if defined(CONFIG_SYSCTL)
+#if defined(CONFIG_OPTPROBES)
+void kprobes_rust_optimizer_work(void);
+#endif
+
+#if (defined(CONFIG_OPTPROBES) && defined(CONFIG_SYSCTL))
 int proc_kprobes_optimization_handler(const struct ctl_table *table,
 				      int write,
 				      void *buffer,
@@ -265,11 +283,17 @@ void unregister_kretprobe(struct kretprobe *rp);
 
 void unregister_kretprobes(struct kretprobe **rps, int num);
 
+#if defined(CONFIG_OPTPROBES)
 bool kprobe_disarmed(struct kprobe *p);
+#endif
 
+#if defined(CONFIG_OPTPROBES)
 bool optprobe_queued_unopt(struct optimized_kprobe *op);
+#endif
 
+#if defined(CONFIG_OPTPROBES)
 void wait_for_kprobe_optimizer(void);
+#endif
 
 #if defined(CONFIG_KPROBES_ON_FTRACE)
 void kprobe_ftrace_kill(void);
@@ -277,14 +301,10 @@ void kprobe_ftrace_kill(void);
 
 void kprobe_free_init_mem(void);
 
-void kprobes_rust_optimizer_work(void);
-
 #if defined(CONFIG_MODULES)
 int kprobes_rust_module_callback(unsigned long val, struct module *module);
 #endif
 
 int kprobes_rust_init(void);
-
-int kprobes_rust_init_optprobes(void);
 
 #endif  /* _KPROBES_RUST_H */

@@ -62,11 +62,13 @@ struct kprobes_rust_view_kretprobe {
 	struct rethook *rh;
 };
 
+#if defined(CONFIG_OPTPROBES)
 struct kprobes_rust_view_optimized_kprobe {
 	struct kprobes_rust_view_kprobe kp;
 	struct kprobes_rust_view_list_head list;
 	struct arch_optimized_insn optinsn;
 };
+#endif
 
 struct kprobes_rust_view_hlist_head {
 	struct kprobes_rust_view_hlist_node *first;

@@ -248,6 +248,7 @@ static void free_insn_page(void *page)
 	execmem_free(page);
 }
 
+#ifdef CONFIG_OPTPROBES
 void __weak *alloc_optinsn_page(void)
 {
 	return alloc_insn_page();
@@ -257,6 +258,7 @@ void __weak free_optinsn_page(void *page)
 {
 	free_insn_page(page);
 }
+#endif
 
 int __weak kprobe_exceptions_notify(struct notifier_block *self,
 				    unsigned long val, void *data)
@@ -278,6 +280,7 @@ struct kprobe_insn_cache kprobe_insn_slots = {
 	.nr_garbage = 0,
 };
 
+#ifdef CONFIG_OPTPROBES
 /* For optimized_kprobe buffer */
 struct kprobe_insn_cache kprobe_optinsn_slots = {
 	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
@@ -293,6 +296,7 @@ size_t kprobes_rust_max_optinsn_size(void)
 {
 	return MAX_OPTINSN_SIZE;
 }
+#endif /* CONFIG_OPTPROBES */
 
 /*
  * This protects 'kprobe_table' and 'optimizing_list'.  Not static (it is
@@ -300,7 +304,7 @@ size_t kprobes_rust_max_optinsn_size(void)
  */
 DEFINE_MUTEX(kprobe_mutex);
 
-#ifdef CONFIG_SYSCTL
+#if defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES)
 static DEFINE_MUTEX(kprobe_sysctl_mutex);
 
 void kprobes_rust_sysctl_mutex_lock(void)
@@ -312,12 +316,14 @@ void kprobes_rust_sysctl_mutex_unlock(void)
 {
 	mutex_unlock(&kprobe_sysctl_mutex);
 }
-#endif /* CONFIG_SYSCTL */
+#endif /* CONFIG_SYSCTL && CONFIG_OPTPROBES */
 
+#ifdef CONFIG_OPTPROBES
 void kprobes_rust_synchronize_rcu_tasks(void)
 {
 	synchronize_rcu_tasks();
 }
+#endif
 
 void kprobes_rust_cpu_relax(void)
 {
@@ -329,6 +335,7 @@ unsigned int kprobes_rust_num_possible_cpus(void)
 	return num_possible_cpus();
 }
 
+#ifdef CONFIG_OPTPROBES
 /* The jump optimizer's delayed work (rust-core/opt.rs). */
 static void kprobe_optimizer(struct work_struct *work)
 {
@@ -347,6 +354,7 @@ void kprobes_rust_flush_optimizer(void)
 {
 	flush_delayed_work(&optimizing_work);
 }
+#endif /* CONFIG_OPTPROBES */
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 /* Kprobes on ftrace (rust-core/ftrace.rs). */
@@ -407,7 +415,7 @@ int kprobes_rust_register_module_notifier(void)
 }
 #endif /* CONFIG_MODULES */
 
-#ifdef CONFIG_SYSCTL
+#if defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES)
 static struct ctl_table kprobe_sysctls[] = {
 	{
 		.procname	= "kprobes-optimization",
@@ -424,7 +432,7 @@ void __init kprobes_rust_sysctls_init(void)
 {
 	register_sysctl_init("debug", kprobe_sysctls);
 }
-#endif /* CONFIG_SYSCTL */
+#endif /* CONFIG_SYSCTL && CONFIG_OPTPROBES */
 
 /*
  * kprobes.expedited_gp: whether unregistration waits for an expedited RCU
@@ -442,11 +450,13 @@ static int __init init_kprobes(void)
 }
 early_initcall(init_kprobes);
 
+#ifdef CONFIG_OPTPROBES
 static int __init init_optprobes(void)
 {
 	return kprobes_rust_init_optprobes();
 }
 subsys_initcall(init_optprobes);
+#endif
 
 /* --- debugfs: kprobes/list, kprobes/enabled, kprobes/blacklist ------------ */
 

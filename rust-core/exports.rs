@@ -18,8 +18,8 @@ use crate::ffi::{c_char, c_int, c_uint, c_ulong};
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
 use crate::ftrace;
 use crate::probe::{Probe, ProbeArray, RetProbe, RetProbeArray};
-use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, OptimizedKprobe};
-use crate::{addr, blacklist, error::to_errno, init, kretprobe, module, opt, register, slots};
+use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe};
+use crate::{addr, blacklist, error::to_errno, init, kretprobe, module, register, slots};
 
 // The C symbols that live with the code they belong to: the hit-path
 // handlers (no ftrace site, as upstream's are `NOKPROBE_SYMBOL`s),
@@ -33,10 +33,15 @@ pub use crate::debugfs::{
     read_enabled_file_bool, show_kprobe_addr, write_enabled_file_bool,
 };
 pub use crate::kretprobe::{kretprobe_rethook_handler, pre_handler_kretprobe};
-#[cfg(CONFIG_SYSCTL)]
+#[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 pub use crate::opt::proc_kprobes_optimization_handler;
-pub use crate::probe::{aggr_post_handler, aggr_pre_handler, opt_pre_handler};
+// The optimizer's (`CONFIG_OPTPROBES`, `opt.rs`).
+#[cfg(CONFIG_OPTPROBES)]
+pub use crate::opt::kprobes_rust_optimizer_work;
+pub use crate::probe::{aggr_post_handler, aggr_pre_handler};
 pub use crate::registry::get_kprobe;
+#[cfg(CONFIG_OPTPROBES)]
+pub use crate::{init::kprobes_rust_init_optprobes, probe::opt_pre_handler};
 
 ftrace_export! {
     /// `__get_insn_slot()`: a free instruction slot of cache `c`, or null.
@@ -303,9 +308,10 @@ ftrace_export! {
     ///
     /// # Safety
     /// `p` is hashed.
+    #[cfg(CONFIG_OPTPROBES)]
     unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
         // SAFETY: a hashed `p` is live (`# Safety` above): a `Probe`.
-        opt::kprobe_disarmed(unsafe { Probe::from_raw(p) })
+        crate::opt::kprobe_disarmed(unsafe { Probe::from_raw(p) })
     }
 }
 
@@ -314,16 +320,18 @@ ftrace_export! {
     ///
     /// # Safety
     /// `kprobe_mutex` held (x86 calls it from `__recover_optprobed_insn()`, under it).
-    unsafe fn optprobe_queued_unopt(op: *mut OptimizedKprobe) -> bool {
+    #[cfg(CONFIG_OPTPROBES)]
+    unsafe fn optprobe_queued_unopt(op: *mut crate::types::OptimizedKprobe) -> bool {
         // SAFETY: the caller holds `kprobe_mutex` for the whole call (`# Safety` above).
-        opt::optprobe_queued_unopt(&unsafe { crate::locks::KprobeMutex::assume_held() }, op)
+        crate::opt::optprobe_queued_unopt(&unsafe { crate::locks::KprobeMutex::assume_held() }, op)
     }
 }
 
 ftrace_export! {
     /// `wait_for_kprobe_optimizer()`: waits for pending (un)optimization.
+    #[cfg(CONFIG_OPTPROBES)]
     fn wait_for_kprobe_optimizer() {
-        opt::wait_for_kprobe_optimizer()
+        crate::opt::wait_for_kprobe_optimizer()
     }
 }
 
@@ -341,13 +349,6 @@ ftrace_export! {
     fn kprobe_free_init_mem() {
         module::kprobe_free_init_mem()
     }
-}
-
-/// The optimizer's delayed work (`kprobe_optimizer()`), called by the C
-/// shim's work function.
-#[no_mangle]
-pub extern "C" fn kprobes_rust_optimizer_work() {
-    opt::kprobe_optimizer()
 }
 
 #[cfg(CONFIG_MODULES)]
@@ -375,10 +376,4 @@ pub unsafe extern "C" fn kprobes_rust_init() -> c_int {
     // SAFETY: the early initcall runs before `smp_init()`, any use of the core and the freeing of
     // init memory (`# Safety` above); the token lives for this call.
     init::init_kprobes(&unsafe { crate::views::Boot::assume() })
-}
-
-/// `init_optprobes()`, called by the C shim's subsys initcall.
-#[no_mangle]
-pub extern "C" fn kprobes_rust_init_optprobes() -> c_int {
-    init::init_optprobes()
 }

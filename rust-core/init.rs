@@ -54,7 +54,10 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
     // Init 'kprobe_optinsn_slots' for allocation.
     // SAFETY: `boot` proves that no other CPU is up and the core is not in
     // use yet, so nothing allocates optinsn slots while this is written.
-    unsafe { (*sys::optinsn_slots()).insn_size = sys::max_optinsn_size() };
+    #[cfg(CONFIG_OPTPROBES)]
+    unsafe {
+        (*sys::optinsn_slots()).insn_size = sys::max_optinsn_size()
+    };
 
     let mut err = sys::arch_init_kprobes();
     if err == 0 {
@@ -66,11 +69,20 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
     }
 
     state::set_initialized(err == 0);
-    #[cfg(CONFIG_SYSCTL)]
+    // The sysctl is the optimizer's (`debug.kprobes-optimization`).
+    #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
     sys::kprobe_sysctls_init();
     err
 }
 
+/// `init_optprobes()`, called by the C shim's subsys initcall.
+#[cfg(CONFIG_OPTPROBES)]
+#[no_mangle]
+pub extern "C" fn kprobes_rust_init_optprobes() -> c_int {
+    init_optprobes()
+}
+
+#[cfg(CONFIG_OPTPROBES)]
 /// `init_optprobes()`: enables kprobe optimization.  This kicks the
 /// optimizer, which depends on synchronize_rcu_tasks() and ksoftirqd, that
 /// is not spawned in early initcall; so it is delayed to here.

@@ -144,6 +144,13 @@ pub mod kretprobe;
 pub mod list;
 pub mod locks;
 pub mod module;
+#[cfg(CONFIG_OPTPROBES)]
+pub mod opt;
+/// Without `CONFIG_OPTPROBES` (arm64): upstream's stubs, no optimizer (no
+/// C symbol: cbindgen, which would read `opt.rs` for it, skips it).
+/// cbindgen:ignore
+#[cfg(not(CONFIG_OPTPROBES))]
+#[path = "opt_none.rs"]
 pub mod opt;
 pub mod register;
 pub mod registry;

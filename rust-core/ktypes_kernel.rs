@@ -14,7 +14,8 @@ pub type Mutex = b::mutex;
 pub type PtRegs = b::pt_regs;
 /// `struct arch_specific_insn`.
 pub type ArchSpecificInsn = b::arch_specific_insn;
-/// `struct arch_optimized_insn`.
+/// `struct arch_optimized_insn` (`CONFIG_OPTPROBES`).
+#[cfg(CONFIG_OPTPROBES)]
 pub type ArchOptimizedInsn = b::arch_optimized_insn;
 /// `struct rethook`.
 pub type Rethook = b::rethook;

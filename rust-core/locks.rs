@@ -257,20 +257,20 @@ impl Drop for JumpLabelGuard {
 }
 
 /// `mutex_lock(&kprobe_sysctl_mutex)` until dropped.
-#[cfg(CONFIG_SYSCTL)]
+#[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 pub struct SysctlGuard {
     _held: NotThreadSafe,
 }
 
 /// `mutex_lock(&kprobe_sysctl_mutex)`.
-#[cfg(CONFIG_SYSCTL)]
+#[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline]
 pub fn sysctl() -> SysctlGuard {
     sys::sysctl_mutex_lock();
     SysctlGuard { _held: PhantomData }
 }
 
-#[cfg(CONFIG_SYSCTL)]
+#[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 impl Drop for SysctlGuard {
     #[inline]
     fn drop(&mut self) {

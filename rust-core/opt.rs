@@ -374,6 +374,13 @@ pub fn kprobe_optimizer() {
     }
 }
 
+/// The optimizer's delayed work (`kprobe_optimizer()`), called by the C
+/// shim's work function.
+#[no_mangle]
+pub extern "C" fn kprobes_rust_optimizer_work() {
+    kprobe_optimizer()
+}
+
 /// Is either staging list non-empty?
 fn queues_busy(_km: &KprobeMutex) -> bool {
     // SAFETY: `_km` proves `kprobe_mutex` held, which guards both lists.

@@ -25,9 +25,11 @@ use crate::locks::KprobeMutex;
 use crate::sys;
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
 use crate::types::Jprobe;
+#[cfg(CONFIG_OPTPROBES)]
+use crate::types::OptimizedKprobe;
 use crate::types::{
     HlistNode, Kprobe, KprobeOpcode, KprobePostHandler, KprobePreHandler, Kretprobe, ListHead,
-    OptimizedKprobe, PtRegs,
+    PtRegs,
 };
 use core::ffi::CStr;
 use core::marker::PhantomData;
@@ -247,11 +249,13 @@ impl<'a> Probe<'a> {
 }
 
 /// A live aggregate probe: the `kp` of an `optimized_kprobe` the core
-/// allocated, whose `list` heads the RCU list of its children.
+/// allocated (without `CONFIG_OPTPROBES`, a `struct kprobe` of its own),
+/// whose `list` heads the RCU list of its children.
 ///
 /// # Invariants
-/// `p` is live (its own invariant) and embedded as `kp` in a `struct
-/// optimized_kprobe` that `alloc_aggr_kprobe()` allocated.
+/// `p` is live (its own invariant) and, with `CONFIG_OPTPROBES`, embedded
+/// as `kp` in a `struct optimized_kprobe` that `alloc_aggr_kprobe()`
+/// allocated (without it, `alloc_aggr_kprobe()` allocated `p` itself).
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[repr(transparent)]
 pub struct Aggr<'a> {
@@ -286,12 +290,14 @@ impl<'a> Aggr<'a> {
     }
 
     /// The `optimized_kprobe` this aggregate is the `kp` of.
+    #[cfg(CONFIG_OPTPROBES)]
     #[inline(always)]
     pub fn op(self) -> *mut OptimizedKprobe {
         crate::container_of!(self.as_ptr(), OptimizedKprobe, kp)
     }
 
     /// `&op->list`: its entry on the optimizer's staging lists.
+    #[cfg(CONFIG_OPTPROBES)]
     #[inline(always)]
     pub fn op_list(self) -> *mut ListHead {
         // SAFETY: embedded in a live `optimized_kprobe` (type invariant); only
@@ -407,6 +413,7 @@ crate::nokprobe_symbol!(aggr_post_handler);
 ///
 /// # Safety
 /// Optprobe handler context; `p` is a live aggregate.
+#[cfg(CONFIG_OPTPROBES)]
 #[no_mangle]
 pub unsafe extern "C" fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
     // SAFETY: `p` is a live aggregate and we run in optprobe handler context, an
@@ -425,6 +432,7 @@ pub unsafe extern "C" fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
         });
     }
 }
+#[cfg(CONFIG_OPTPROBES)]
 crate::nokprobe_symbol!(opt_pre_handler);
 
 /// A probe the address lookup of `kprobe_table` finds (`get_kprobe()`):

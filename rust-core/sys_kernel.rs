@@ -11,7 +11,9 @@
 //! includes, so both sides are checked against each other).
 
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
-pub use crate::ktypes::{ArchOptimizedInsn, ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookNode};
+#[cfg(CONFIG_OPTPROBES)]
+pub use crate::ktypes::ArchOptimizedInsn;
+pub use crate::ktypes::{ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookNode};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
 use kernel::bindings as b;
 
@@ -52,12 +54,15 @@ extern "C" {
     #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
-    #[cfg(CONFIG_SYSCTL)]
+    #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
     fn kprobes_rust_sysctl_mutex_lock();
-    #[cfg(CONFIG_SYSCTL)]
+    #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
     fn kprobes_rust_sysctl_mutex_unlock();
+    #[cfg(CONFIG_OPTPROBES)]
     fn kprobes_rust_synchronize_rcu_tasks();
+    #[cfg(CONFIG_OPTPROBES)]
     fn kprobes_rust_kick_optimizer();
+    #[cfg(CONFIG_OPTPROBES)]
     fn kprobes_rust_flush_optimizer();
     fn kprobes_rust_cpu_relax();
     fn kprobes_rust_num_possible_cpus() -> c_uint;
@@ -72,10 +77,11 @@ extern "C" {
     fn kprobes_rust_register_die_notifier() -> c_int;
     #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_register_module_notifier() -> c_int;
-    #[cfg(CONFIG_SYSCTL)]
+    #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
     fn kprobes_rust_sysctls_init();
     #[cfg(all(CONFIG_TINY_RCU, not(CONFIG_KASAN_GENERIC)))]
     fn kprobes_rust_kvfree_call_rcu(head: *mut RcuHead, p: *mut c_void);
+    #[cfg(CONFIG_OPTPROBES)]
     fn kprobes_rust_max_optinsn_size() -> usize;
     static __init_begin: [u8; 0];
     static __init_end: [u8; 0];
@@ -104,7 +110,7 @@ pub fn kprobe_mutex_unlock() {
 }
 
 /// `mutex_lock(&kprobe_sysctl_mutex)`.
-#[cfg(CONFIG_SYSCTL)]
+#[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline]
 pub fn sysctl_mutex_lock() {
     // SAFETY: process context.
@@ -112,7 +118,7 @@ pub fn sysctl_mutex_lock() {
 }
 
 /// `mutex_unlock(&kprobe_sysctl_mutex)`.
-#[cfg(CONFIG_SYSCTL)]
+#[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline]
 pub fn sysctl_mutex_unlock() {
     // SAFETY: paired with `sysctl_mutex_lock()`.
@@ -198,6 +204,7 @@ pub fn cpus_read_unlock() {
     }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `synchronize_rcu_tasks()`.
 #[inline]
 pub fn synchronize_rcu_tasks() {
@@ -205,6 +212,7 @@ pub fn synchronize_rcu_tasks() {
     unsafe { kprobes_rust_synchronize_rcu_tasks() }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`.
 #[inline]
 pub fn kick_optimizer() {
@@ -213,6 +221,7 @@ pub fn kick_optimizer() {
     unsafe { kprobes_rust_kick_optimizer() }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `flush_delayed_work(&optimizing_work)`.
 #[inline]
 pub fn flush_optimizer() {
@@ -275,8 +284,10 @@ pub type CtlTable = b::ctl_table;
 /// `struct file`.
 pub type File = b::file;
 
-use crate::types::{KretprobeBlackpoint, OptimizedKprobe};
+#[cfg(CONFIG_OPTPROBES)]
+use crate::types::OptimizedKprobe;
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `MAX_OPTINSN_SIZE` (x86: computed from the optprobe template's symbols).
 #[inline]
 pub fn max_optinsn_size() -> usize {
@@ -369,6 +380,7 @@ pub fn arch_init_kprobes() -> c_int {
     unsafe { b::arch_init_kprobes() }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `arch_prepare_optimized_kprobe()`.
 ///
 /// # Safety
@@ -381,6 +393,7 @@ pub unsafe fn arch_prepare_optimized_kprobe(op: *mut OptimizedKprobe, orig: *mut
     unsafe { b::arch_prepare_optimized_kprobe(op.cast(), orig.cast()) }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `arch_check_optimized_kprobe()`.
 ///
 /// # Safety
@@ -392,6 +405,7 @@ pub unsafe fn arch_check_optimized_kprobe(op: *mut OptimizedKprobe) -> c_int {
     unsafe { b::arch_check_optimized_kprobe(op.cast()) }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `arch_within_optimized_kprobe()`.
 ///
 /// # Safety
@@ -406,6 +420,7 @@ pub unsafe fn arch_within_optimized_kprobe(
     unsafe { b::arch_within_optimized_kprobe(op.cast(), addr) != 0 }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `arch_remove_optimized_kprobe()`.
 ///
 /// # Safety
@@ -418,6 +433,7 @@ pub unsafe fn arch_remove_optimized_kprobe(op: *mut OptimizedKprobe) {
     unsafe { b::arch_remove_optimized_kprobe(op.cast()) }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `arch_optimize_kprobes()`.
 ///
 /// # Safety
@@ -430,6 +446,7 @@ pub unsafe fn arch_optimize_kprobes(list: *mut crate::types::ListHead) {
     unsafe { b::arch_optimize_kprobes(list.cast()) }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `arch_unoptimize_kprobes()`.
 ///
 /// # Safety
@@ -445,6 +462,7 @@ pub unsafe fn arch_unoptimize_kprobes(
     unsafe { b::arch_unoptimize_kprobes(list.cast(), done.cast()) }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `arch_unoptimize_kprobe()`.
 ///
 /// # Safety
@@ -595,17 +613,6 @@ pub unsafe fn rethook_free(rh: *mut Rethook) {
     unsafe { b::rethook_free(rh) }
 }
 
-/// The arch's `kretprobe_blacklist` (null-name terminated), or null if it
-/// is empty (`kretprobe_blacklist_size == 0`).
-#[inline]
-pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
-    // SAFETY: immutable arch data.
-    if unsafe { b::kretprobe_blacklist_size } == 0 {
-        return core::ptr::null_mut();
-    }
-    (&raw mut b::kretprobe_blacklist).cast()
-}
-
 /// `NOTIFY_DONE`.
 pub const NOTIFY_DONE: c_int = b::NOTIFY_DONE as c_int;
 /// `MODULE_STATE_LIVE`.
@@ -669,7 +676,7 @@ pub unsafe fn kstrtobool_from_user(s: *const c_char, count: usize, res: &mut boo
 /// The arguments the sysctl core passed to a `proc_handler`: `table` is the
 /// entry (with `data`, `maxlen`, `extra1`, `extra2`), `buffer` the kernel copy
 /// of `*length` bytes, `ppos` the file position.
-#[cfg(CONFIG_SYSCTL)]
+#[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline]
 pub unsafe fn proc_dointvec_minmax(
     table: *const CtlTable,
@@ -729,7 +736,7 @@ pub fn register_module_notifier() -> c_int {
 
 /// `kprobe_sysctls_init()`: registers `debug.kprobes-optimization` (the
 /// shim's table).  `__init`.
-#[cfg(CONFIG_SYSCTL)]
+#[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline(always)]
 pub fn kprobe_sysctls_init() {
     // SAFETY: called once at init.
@@ -1121,6 +1128,7 @@ pub fn insn_slots() -> *mut KprobeInsnCache {
     core::ptr::addr_of_mut!(b::kprobe_insn_slots).cast()
 }
 
+#[cfg(CONFIG_OPTPROBES)]
 /// `&kprobe_optinsn_slots`.
 #[inline(always)]
 pub fn optinsn_slots() -> *mut KprobeInsnCache {
@@ -1221,7 +1229,16 @@ pub fn jump_label_text_reserved(start: usize, end: usize) -> bool {
 pub fn static_call_text_reserved(start: usize, end: usize) -> bool {
     // SAFETY: the pointers are only compared with static call sites, never
     // dereferenced; the function does not sleep.
-    unsafe { b::static_call_text_reserved(start as *mut c_void, end as *mut c_void) != 0 }
+    #[cfg(CONFIG_HAVE_STATIC_CALL_INLINE)]
+    unsafe {
+        b::static_call_text_reserved(start as *mut c_void, end as *mut c_void) != 0
+    }
+    // Without inline static calls (arm64) a static inline returning 0.
+    #[cfg(not(CONFIG_HAVE_STATIC_CALL_INLINE))]
+    {
+        let _ = (start, end);
+        false
+    }
 }
 
 /// `find_bug()`: is there a BUG()/WARN() site at `addr`?

@@ -110,11 +110,15 @@ pub struct KprobeInsnCache {
 
 /// `struct arch_optimized_insn` (x86; only the arch code looks inside,
 /// except `arch_prepared_optinsn()`).
+#[cfg(CONFIG_OPTPROBES)]
 pub type ArchOptimizedInsn = crate::ktypes::ArchOptimizedInsn;
 
 /// `struct optimized_kprobe`: the aggregate probe, which the jump optimizer
 /// can turn into a jump to a detour buffer.  `list` is the membership in the
-/// optimizer's queues that `arch/x86/kernel/kprobes/opt.c` reads.
+/// optimizer's queues that `arch/x86/kernel/kprobes/opt.c` reads.  Without
+/// `CONFIG_OPTPROBES` the kernel has none: an aggregate is a `struct kprobe`
+/// (`opt_none.rs`).
+#[cfg(CONFIG_OPTPROBES)]
 #[repr(C)]
 pub struct OptimizedKprobe {
     /// The aggregate probe itself.
@@ -239,6 +243,7 @@ mod layout {
         [mutex, alloc, free, sym, pages, insn_size, nr_garbage]
     );
     const _: () = assert!(size_of::<KprobeOpcode>() == size_of::<b::kprobe_opcode_t>());
+    #[cfg(CONFIG_OPTPROBES)]
     same_layout!(OptimizedKprobe, b::optimized_kprobe, [kp, list, optinsn]);
     same_layout!(
         Kretprobe,

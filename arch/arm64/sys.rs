@@ -7,7 +7,7 @@
 //! `opt_none.rs` needs no optimizer hooks.
 
 use crate::ffi::{c_ulong, c_void};
-use crate::types::{Kprobe, PtRegs};
+use crate::types::{Kprobe, KretprobeBlackpoint, PtRegs};
 use core::ptr::{addr_of, addr_of_mut};
 use kernel::bindings as b;
 
@@ -163,4 +163,11 @@ pub unsafe fn jprobe_call(entry: *mut c_void, regs: *const PtRegs) {
         let f = core::mem::transmute::<*mut c_void, JprobeEntry>(entry);
         f(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
     }
+}
+
+/// The arch's `kretprobe_blacklist`: none on arm64
+/// (`kretprobe_blacklist_size` is the constant 0, and there is no table).
+#[inline]
+pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
+    core::ptr::null_mut()
 }

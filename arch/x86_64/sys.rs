@@ -6,11 +6,11 @@
 //! x86's `struct arch_optimized_insn`.
 
 use crate::ffi::c_ulong;
-use crate::types::Kprobe;
 #[cfg(CONFIG_OPTPROBES)]
 use crate::types::OptimizedKprobe;
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
 use crate::types::PtRegs;
+use crate::types::{Kprobe, KretprobeBlackpoint};
 use kernel::bindings as b;
 
 /// `MAX_OPTIMIZED_LENGTH` (x86: `MAX_INSN_SIZE + DISP32_SIZE`).
@@ -178,4 +178,15 @@ pub unsafe fn jprobe_call(entry: *mut crate::ffi::c_void, regs: *const PtRegs) {
         let f = core::mem::transmute::<*mut crate::ffi::c_void, JprobeEntry>(entry);
         f(a[0], a[1], a[2], a[3], a[4], a[5]);
     }
+}
+
+/// The arch's `kretprobe_blacklist` (null-name terminated), or null if it
+/// is empty (`kretprobe_blacklist_size == 0`).
+#[inline]
+pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
+    // SAFETY: immutable arch data.
+    if unsafe { b::kretprobe_blacklist_size } == 0 {
+        return core::ptr::null_mut();
+    }
+    (&raw mut b::kretprobe_blacklist).cast()
 }

@@ -1,1 +1,1 @@
-core rust-core/state.rs rust-core/ftrace.rs rust-core/opt.rs rust-core/arm.rs
+core rust-core/state.rs rust-core/ftrace.rs rust-core/opt.rs rust-core/opt_none.rs rust-core/arm.rs

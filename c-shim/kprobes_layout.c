@@ -81,11 +81,27 @@ SAME_FIELD(kretprobe, kretprobe, entry_handler);
 SAME_FIELD(kretprobe, kretprobe, maxactive);
 SAME_FIELD(kretprobe, kretprobe, nmissed);
 SAME_FIELD(kretprobe, kretprobe, data_size);
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 SAME_FIELD(kretprobe, kretprobe, rh);
 
 SAME_SIZE(kretprobe_instance, kretprobe_instance);
 SAME_FIELD(kretprobe_instance, kretprobe_instance, node);
 SAME_FIELD(kretprobe_instance, kretprobe_instance, data);
+#else /* kretprobes on the arch's own trampoline (arm64) */
+SAME_FIELD(kretprobe, kretprobe, rph);
+
+SAME_SIZE(kretprobe_holder, kretprobe_holder);
+SAME_FIELD(kretprobe_holder, kretprobe_holder, rp);
+SAME_FIELD(kretprobe_holder, kretprobe_holder, pool);
+
+SAME_SIZE(kretprobe_instance, kretprobe_instance);
+SAME_FIELD(kretprobe_instance, kretprobe_instance, rcu);
+SAME_FIELD(kretprobe_instance, kretprobe_instance, llist);
+SAME_FIELD(kretprobe_instance, kretprobe_instance, rph);
+SAME_FIELD(kretprobe_instance, kretprobe_instance, ret_addr);
+SAME_FIELD(kretprobe_instance, kretprobe_instance, fp);
+SAME_FIELD(kretprobe_instance, kretprobe_instance, data);
+#endif
 
 SAME_SIZE(kretprobe_blackpoint, kretprobe_blackpoint);
 SAME_FIELD(kretprobe_blackpoint, kretprobe_blackpoint, name);

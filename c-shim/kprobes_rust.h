@@ -88,6 +88,18 @@ void kprobes_rust_cpu_relax(void);
 
 unsigned int kprobes_rust_num_possible_cpus(void);
 
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+void *kprobes_rust_objpool_pop(struct objpool_head *pool);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+int kprobes_rust_objpool_push(void *obj, struct objpool_head *pool);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+void kprobes_rust_kretprobe_no_ret_addr(void) __noreturn;
+#endif
+
 #if defined(CONFIG_MODULES)
 bool kprobes_rust_within_module_core(unsigned long addr, struct module *module);
 #endif
@@ -220,12 +232,46 @@ void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 int kprobes_rust_init_optprobes(void);
 #endif
 
-int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+void free_rp_inst_rcu(struct rcu_head *head);
+#endif
 
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+void recycle_rp_inst(struct kretprobe_instance *ri);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+void kprobe_flush_task(struct task_struct *tk);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+kprobe_opcode_t *__kretprobe_find_ret_addr(struct task_struct *tsk, struct llist_node **cur);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+				      void *fp,
+				      struct llist_node **cur);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs, void *frame_pointer);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
+#endif
+
+#if defined(CONFIG_KRETPROBE_ON_RETHOOK)
+int pre_handler_kretprobe(struct kprobe *p, struct pt_regs *regs);
+#endif
+
+#if defined(CONFIG_KRETPROBE_ON_RETHOOK)
 void kretprobe_rethook_handler(struct rethook_node *rh,
 			       void *data,
 			       unsigned long _ret_addr,
 			       struct pt_regs *regs);
+#endif
 
 #if defined(CONFIG_OPTPROBES)
 void kprobes_rust_optimizer_work(void);

@@ -42,16 +42,7 @@ struct kprobes_rust_view_jprobe {
 	void *entry;
 };
 
-struct kprobes_rust_view_kprobe_insn_cache {
-	struct mutex mutex; /* the C struct's lock: see include/linux/kprobes.h */
-	void *(*alloc)(void);
-	void (*free)(void *page);
-	const char *sym;
-	struct kprobes_rust_view_list_head pages;
-	size_t insn_size;
-	int nr_garbage;
-};
-
+#if defined(CONFIG_KRETPROBE_ON_RETHOOK)
 struct kprobes_rust_view_kretprobe {
 	struct kprobes_rust_view_kprobe kp;
 	kretprobe_handler_t handler;
@@ -60,6 +51,54 @@ struct kprobes_rust_view_kretprobe {
 	int nmissed;
 	size_t data_size;
 	struct rethook *rh;
+};
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+struct kprobes_rust_view_kretprobe {
+	struct kprobes_rust_view_kprobe kp;
+	kretprobe_handler_t handler;
+	kretprobe_handler_t entry_handler;
+	int maxactive;
+	int nmissed;
+	size_t data_size;
+	struct kprobes_rust_view_kretprobe_holder *rph;
+};
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+struct kprobes_rust_view_kretprobe_holder {
+	struct kprobes_rust_view_kretprobe *rp;
+	struct objpool_head pool;
+};
+#endif
+
+#if defined(CONFIG_KRETPROBE_ON_RETHOOK)
+struct kprobes_rust_view_kretprobe_instance {
+	struct rethook_node node;
+	u8 data[];
+};
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+struct kprobes_rust_view_kretprobe_instance {
+	struct kprobes_rust_view_rcu_head rcu;
+	struct llist_node llist;
+	struct kprobes_rust_view_kretprobe_holder *rph;
+	kprobe_opcode_t *ret_addr;
+	void *fp;
+	u8 data[];
+};
+#endif
+
+struct kprobes_rust_view_kprobe_insn_cache {
+	struct mutex mutex; /* the C struct's lock: see include/linux/kprobes.h */
+	void *(*alloc)(void);
+	void (*free)(void *page);
+	const char *sym;
+	struct kprobes_rust_view_list_head pages;
+	size_t insn_size;
+	int nr_garbage;
 };
 
 #if defined(CONFIG_OPTPROBES)
@@ -79,11 +118,6 @@ struct kprobes_rust_view_kprobe_blacklist_entry {
 	size_t start_addr;
 	size_t end_addr;
 	struct kprobes_rust_view_rcu_head rcu;
-};
-
-struct kprobes_rust_view_kretprobe_instance {
-	struct rethook_node node;
-	u8 data[];
 };
 
 struct kprobes_rust_view_kretprobe_blackpoint {

@@ -260,6 +260,17 @@ void __weak free_optinsn_page(void *page)
 }
 #endif
 
+#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
+					kprobe_opcode_t *correct_ret_addr)
+{
+	/*
+	 * Do nothing by default. Please fill this to update the fake return
+	 * address on the stack with the correct one on each arch if possible.
+	 */
+}
+#endif
+
 int __weak kprobe_exceptions_notify(struct notifier_block *self,
 				    unsigned long val, void *data)
 {
@@ -334,6 +345,32 @@ unsigned int kprobes_rust_num_possible_cpus(void)
 {
 	return num_possible_cpus();
 }
+
+#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+/*
+ * Kretprobes on the arch's own trampoline (rust-core/kretprobe_objpool.rs):
+ * objpool's static inlines, on the hit path, hence NOKPROBE; and upstream's
+ * message and BUG_ON(1) when the trampoline finds no return address.
+ */
+void *kprobes_rust_objpool_pop(struct objpool_head *pool)
+{
+	return objpool_pop(pool);
+}
+NOKPROBE_SYMBOL(kprobes_rust_objpool_pop);
+
+int kprobes_rust_objpool_push(void *obj, struct objpool_head *pool)
+{
+	return objpool_push(obj, pool);
+}
+NOKPROBE_SYMBOL(kprobes_rust_objpool_push);
+
+void __noreturn kprobes_rust_kretprobe_no_ret_addr(void)
+{
+	pr_err("kretprobe: Return address not found, not execute handler. Maybe there is a bug in the kernel.\n");
+	BUG();
+}
+NOKPROBE_SYMBOL(kprobes_rust_kretprobe_no_ret_addr);
+#endif
 
 #ifdef CONFIG_OPTPROBES
 /* The jump optimizer's delayed work (rust-core/opt.rs). */

@@ -32,7 +32,13 @@ pub use crate::debugfs::{
     kprobe_blacklist_seq_stop, kprobe_seq_next, kprobe_seq_start, kprobe_seq_stop,
     read_enabled_file_bool, show_kprobe_addr, write_enabled_file_bool,
 };
-pub use crate::kretprobe::{kretprobe_rethook_handler, pre_handler_kretprobe};
+pub use crate::kretprobe::pre_handler_kretprobe;
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub use crate::kretprobe_objpool::{
+    __kretprobe_trampoline_handler, kprobe_flush_task, kretprobe_find_ret_addr,
+};
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
+pub use crate::kretprobe_rethook::kretprobe_rethook_handler;
 #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 pub use crate::opt::proc_kprobes_optimization_handler;
 // The optimizer's (`CONFIG_OPTPROBES`, `opt.rs`).

@@ -141,6 +141,12 @@ pub mod ftrace {
 pub mod index;
 pub mod init;
 pub mod kretprobe;
+// `kretprobe.rs`'s backend: the arch's own trampoline
+// (`!CONFIG_KRETPROBE_ON_RETHOOK`, arm64) or rethook.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub mod kretprobe_objpool;
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
+pub mod kretprobe_rethook;
 pub mod list;
 pub mod locks;
 pub mod module;

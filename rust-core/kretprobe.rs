@@ -1,101 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Return probes on rethook (`CONFIG_KRETPROBE_ON_RETHOOK`): the entry
-//! probe's pre-handler takes an instance from the kretprobe's rethook and
-//! hooks the return; the rethook calls back with the instance when the
-//! function returns.  Port of that part of `kernel/kprobes.c`.
-//!
-//! [`pre_handler_kretprobe`] and [`kretprobe_rethook_handler`] run in
-//! breakpoint/ftrace and rethook trampoline context: they are blacklisted
-//! (`exports.rs`), cannot panic, allocate or sleep.
+//! Return probes: registration and unregistration, the part of
+//! `kernel/kprobes.c` that both kinds of kretprobe share.  What holds the
+//! instances and how the return is hooked is the backend's: rethook
+//! (`CONFIG_KRETPROBE_ON_RETHOOK`, x86_64: `kretprobe_rethook.rs`) or the
+//! architecture's own trampoline with an object pool of instances
+//! (`!CONFIG_KRETPROBE_ON_RETHOOK`, arm64 in 6.12: `kretprobe_objpool.rs`).
+//! A backend provides `pre_handler_kretprobe()` (the entry probe's
+//! pre-handler), `alloc_instances()` (at registration, after the
+//! pre-handler is set; sets `nmissed` to 0), `free_instances()` (the entry
+//! probe's registration failed), `detach()` (unregistration, under
+//! `kprobe_mutex`) and `release()` (after the grace period).
 //!
 //! One intended divergence from upstream (see
 //! `tools/testing/differential/divergences.txt`): upstream's
-//! `unregister_kretprobes()` calls `rethook_free(rp->rh)` unconditionally,
-//! which oopses on a kretprobe that was never registered, or whose
-//! registration failed (`rp->rh == NULL`), and frees the rethook a second
-//! time on a second unregister.  Here a null `rh` is skipped and `rh` is
-//! cleared once the grace period after unregistration has passed.
+//! `unregister_kretprobes()` frees the rethook (`rethook_free(rp->rh)`) or
+//! detaches the pool holder (`rp->rph->rp = NULL`) unconditionally, which
+//! oopses on a kretprobe that was never registered, or whose registration
+//! failed (`rp->rh`/`rp->rph` null), and frees the rethook a second time
+//! on a second unregister.  Here a null `rh`/`rph` is skipped, and `rh` is
+//! cleared once the grace period after unregistration has passed (`rph`
+//! is cleared by upstream's own `free_rp_inst()`).
 
 use crate::addr::{self, ReservedWindow};
-use crate::error::{code::*, from_err_ptr, Result};
+use crate::error::{code::*, Result};
 use crate::ffi::{c_int, c_ulong, c_void};
-use crate::flags;
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+use crate::kretprobe_objpool as backend;
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
+use crate::kretprobe_rethook as backend;
 use crate::locks::KprobeMutex;
 use crate::probe::{Probe, RetProbe, RetProbeArray};
 use crate::rcu_policy;
 use crate::register;
 use crate::sys;
-use crate::types::{Kprobe, Kretprobe, KretprobeInstance, PtRegs, RethookNode};
-use core::ptr::{self, addr_of_mut};
+use core::ptr;
+
+pub use backend::pre_handler_kretprobe;
 
 /// `KRETPROBE_MAX_DATA_SIZE`.
 pub const KRETPROBE_MAX_DATA_SIZE: usize = 4096;
-
-/// The kretprobe whose entry probe is `p`.
-#[inline(always)]
-fn rp_of(p: *mut Kprobe) -> *mut Kretprobe {
-    crate::container_of!(p, Kretprobe, kp)
-}
-
-/// `pre_handler_kretprobe()`: registered with every kretprobe; when the
-/// probe hits, it sets up the return probe.
-///
-/// # Safety
-/// Handler context; `p` is the `kp` of a registered kretprobe.
-#[no_mangle]
-#[cfg_attr(miri, inline(never))]
-pub unsafe extern "C" fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
-    let rp = rp_of(p);
-    // SAFETY: `p` is the `kp` of a registered kretprobe, in handler context with
-    // preemption disabled (this function's `# Safety`): `rp` and its rethook stay live
-    // until a grace period after unregistration; `rhn` is then recycled or hooked once.
-    unsafe {
-        let rhn = sys::rethook_try_get((*rp).rh);
-        if rhn.is_null() {
-            crate::once::update(addr_of_mut!((*rp).nmissed), |n| n.wrapping_add(1));
-            return 0;
-        }
-        let ri = rhn.cast::<KretprobeInstance>();
-        match (*rp).entry_handler {
-            Some(h) if h(ri, regs) != 0 => sys::rethook_recycle(rhn),
-            _ => sys::rethook_hook(rhn, regs, flags::ftrace(p)),
-        }
-    }
-    0
-}
-crate::nokprobe_symbol!(pre_handler_kretprobe);
-
-/// `kretprobe_rethook_handler()`: the rethook's callback on return.
-///
-/// # Safety
-/// Rethook trampoline context; `data` is the kretprobe (set by
-/// `rethook_alloc()`), `rh` one of its instances.
-#[no_mangle]
-pub unsafe extern "C" fn kretprobe_rethook_handler(
-    rh: *mut RethookNode,
-    data: *mut c_void,
-    _ret_addr: c_ulong,
-    regs: *mut PtRegs,
-) {
-    let rp = data.cast::<Kretprobe>();
-    // The data must NOT be null. This means rethook data structure is broken.
-    if rp.is_null() {
-        crate::warn_once!();
-        return;
-    }
-    // SAFETY: `rp` is the (non-null) kretprobe given to `rethook_alloc()` and `rh`
-    // one of its instances, in the rethook trampoline's preemption-disabled
-    // context (this function's `# Safety`), as the per-CPU writes need.
-    unsafe {
-        let Some(handler) = (*rp).handler else { return };
-        sys::set_current_kprobe(addr_of_mut!((*rp).kp));
-        sys::set_kprobe_status_hit_active();
-        handler(rh.cast::<KretprobeInstance>(), regs);
-        sys::clear_current_kprobe();
-    }
-}
-crate::nokprobe_symbol!(kretprobe_rethook_handler);
 
 /// `register_kretprobe()`; process context.
 pub fn register_kretprobe(r: RetProbe<'_>) -> Result {
@@ -153,8 +97,7 @@ fn register_kretprobe_with(
 
     let rp = r.as_ptr();
     // SAFETY: `rp` is live and not registered yet (a `RetProbe`; `register_kprobe()`
-    // below refuses a re-registration), so its fields may be written plainly, and
-    // we may sleep (process context) in `rethook_alloc()`.
+    // below refuses a re-registration), so its fields may be written plainly.
     unsafe {
         if (*rp).data_size > KRETPROBE_MAX_DATA_SIZE {
             return Err(E2BIG);
@@ -167,26 +110,13 @@ fn register_kretprobe_with(
         if (*rp).maxactive <= 0 {
             (*rp).maxactive = core::cmp::max(10, 2 * sys::num_possible_cpus()) as c_int;
         }
-
-        let rh = sys::rethook_alloc(
-            rp.cast(),
-            kretprobe_rethook_handler,
-            (core::mem::size_of::<KretprobeInstance>() + (*rp).data_size) as c_int,
-            (*rp).maxactive,
-        );
-        (*rp).rh = rh;
-        from_err_ptr(rh)?;
-
-        (*rp).nmissed = 0;
     }
+    // We may sleep (process context) in the backend's allocation.
+    backend::alloc_instances(r)?;
     // Establish function entry probe point.
     let ret = register_kprobe(kp);
     if ret.is_err() {
-        // SAFETY: not registered: the rethook just allocated is ours to free.
-        unsafe {
-            sys::rethook_free((*rp).rh);
-            (*rp).rh = ptr::null_mut();
-        }
+        backend::free_instances(r);
     }
     ret
 }
@@ -225,16 +155,7 @@ fn unregister_tops(km: &KprobeMutex, rps: RetProbeArray<'_>) {
         if register::unregister_top(km, r.kp()).is_err() {
             r.kp().write_addr(ptr::null_mut());
         }
-        let rp = r.as_ptr();
-        // SAFETY: `rp` is live (a `RetProbe`); `rh`, unless null or an error, is
-        // the rethook from `rethook_alloc()`, not freed yet (its `rh` is cleared
-        // by `unregister_wait_and_free()` once freed).
-        unsafe {
-            // Intended divergence: upstream frees unconditionally.
-            if !(*rp).rh.is_null() && from_err_ptr((*rp).rh).is_ok() {
-                sys::rethook_free((*rp).rh);
-            }
-        }
+        backend::detach(r);
     }
 }
 
@@ -243,14 +164,15 @@ fn unregister_wait_and_free(rps: RetProbeArray<'_>) {
     // synchronize_rcu(), as upstream (the policy is `rcu_policy`'s).
     rcu_policy::synchronize_unregister();
     for r in rps.iter().flatten() {
-        if !r.kp().addr().is_null() {
+        let unregistered = !r.kp().addr().is_null();
+        if unregistered {
             // SAFETY: a non-null `kp.addr` means `unregister_top()` succeeded, and
             // the grace period above has passed.
             unsafe { register::unregister_bottom(r.kp()) };
         }
-        // SAFETY: `rp` is live (a `RetProbe`); after the grace period no
-        // pre-handler still reads `rh`.
-        unsafe { (*r.as_ptr()).rh = ptr::null_mut() };
+        // After the grace period no pre-handler still reads the instances'
+        // holder.
+        backend::release(r, unregistered);
     }
 }
 

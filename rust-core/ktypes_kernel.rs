@@ -17,6 +17,12 @@ pub type ArchSpecificInsn = b::arch_specific_insn;
 /// `struct arch_optimized_insn` (`CONFIG_OPTPROBES`).
 #[cfg(CONFIG_OPTPROBES)]
 pub type ArchOptimizedInsn = b::arch_optimized_insn;
+/// `struct objpool_head` (kretprobes without rethook).
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub type ObjpoolHead = b::objpool_head;
+/// `struct llist_node` (kretprobes without rethook).
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub type LlistNode = b::llist_node;
 /// `struct rethook`.
 pub type Rethook = b::rethook;
 /// `struct rethook_node`.

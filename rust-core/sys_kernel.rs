@@ -66,6 +66,12 @@ extern "C" {
     fn kprobes_rust_flush_optimizer();
     fn kprobes_rust_cpu_relax();
     fn kprobes_rust_num_possible_cpus() -> c_uint;
+    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+    fn kprobes_rust_objpool_pop(pool: *mut ObjpoolHead) -> *mut c_void;
+    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+    fn kprobes_rust_objpool_push(obj: *mut c_void, pool: *mut ObjpoolHead) -> c_int;
+    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+    fn kprobes_rust_kretprobe_no_ret_addr() -> !;
     #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_within_module_core(addr: c_ulong, module: *mut Module) -> bool;
     #[cfg(CONFIG_KPROBES_ON_FTRACE)]
@@ -552,6 +558,7 @@ pub fn warn_once_ftrace_disarm(addr: *mut KprobeOpcode, ret: c_int) {
     unsafe { kprobes_rust_warn_ftrace_disarm(addr.cast(), ret) }
 }
 
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 /// `rethook_try_get()`.
 ///
 /// # Safety
@@ -563,6 +570,7 @@ pub unsafe fn rethook_try_get(rh: *mut Rethook) -> *mut RethookNode {
     unsafe { b::rethook_try_get(rh) }
 }
 
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 /// `rethook_recycle()`.
 ///
 /// # Safety
@@ -574,6 +582,7 @@ pub unsafe fn rethook_recycle(n: *mut RethookNode) {
     unsafe { b::rethook_recycle(n) }
 }
 
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 /// `rethook_hook()`.
 ///
 /// # Safety
@@ -586,6 +595,7 @@ pub unsafe fn rethook_hook(n: *mut RethookNode, regs: *mut PtRegs, mcount: bool)
     unsafe { b::rethook_hook(n, regs, mcount) }
 }
 
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 /// `rethook_alloc()`: a rethook or an `ERR_PTR`.
 ///
 /// # Safety
@@ -602,6 +612,7 @@ pub unsafe fn rethook_alloc(
     unsafe { b::rethook_alloc(data, Some(handler), size, num) }
 }
 
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 /// `rethook_free()`.
 ///
 /// # Safety
@@ -1028,6 +1039,9 @@ pub unsafe fn kfree_rcu(p: *mut c_void, rcu: *mut RcuHead) {
         kprobes_rust_kvfree_call_rcu(rcu, p)
     }
 }
+
+/// `struct task_struct` (only passed by pointer).
+pub type TaskStruct = b::task_struct;
 
 /// `struct module`.
 pub type Module = b::module;
@@ -1464,4 +1478,202 @@ pub unsafe fn kallsyms_lookup(
     // the most `kallsyms_lookup()` writes; `offset` and `modname` are `&mut`s, and
     // a null `symbolsize` is accepted (upstream's call passes one too).
     unsafe { b::kallsyms_lookup(addr as _, core::ptr::null_mut(), offset, modname, namebuf) }
+}
+
+// --- Kretprobes without rethook (`!CONFIG_KRETPROBE_ON_RETHOOK`, arm64) ----
+
+/// `struct objpool_head`.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub use crate::types::ObjpoolHead;
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+use crate::types::{KretprobeInstance, LlistNode};
+
+// `kretprobe_trampoline_addr()` is `dereference_kernel_function_descriptor(
+// __kretprobe_trampoline)`, the identity without function descriptors.
+#[cfg(all(not(CONFIG_KRETPROBE_ON_RETHOOK), CONFIG_HAVE_FUNCTION_DESCRIPTORS))]
+compile_error!("kretprobes without rethook: function descriptors are not supported");
+
+/// `kretprobe_trampoline_addr()`: the arch's `__kretprobe_trampoline`.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[inline(always)]
+pub fn kretprobe_trampoline_addr() -> *mut KprobeOpcode {
+    // Only the address is taken (no function descriptors, above).
+    b::__kretprobe_trampoline as *const () as *mut KprobeOpcode
+}
+
+/// `objpool_pop()` (a static inline: the shim's wrapper).
+///
+/// # Safety
+/// `pool` is a live, initialized pool; preemption disabled or any context
+/// objpool allows (it is lock-free).
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[inline(always)]
+pub unsafe fn objpool_pop(pool: *mut ObjpoolHead) -> *mut c_void {
+    // SAFETY: `pool` is live and initialized (this function's `# Safety`).
+    unsafe { kprobes_rust_objpool_pop(pool) }
+}
+
+/// `objpool_push()` (a static inline: the shim's wrapper).
+///
+/// # Safety
+/// `pool` is a live pool and `obj` one of its objects, popped and not yet
+/// pushed back.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[inline(always)]
+pub unsafe fn objpool_push(obj: *mut c_void, pool: *mut ObjpoolHead) {
+    // SAFETY: `obj` came from `pool` and is not in it (this function's
+    // `# Safety`); objpool's rings hold every object, so the push cannot fail.
+    unsafe { kprobes_rust_objpool_push(obj, pool) };
+}
+
+/// `objpool_init(pool, nr, size, GFP_KERNEL, context, objinit, release)`.
+///
+/// # Safety
+/// `pool` is an unused `objpool_head` that stays allocated until its
+/// `release` ran; process context (it allocates and may sleep).
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub unsafe fn objpool_init(
+    pool: *mut ObjpoolHead,
+    nr: c_int,
+    size: c_int,
+    context: *mut c_void,
+    objinit: unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int,
+    release: unsafe extern "C" fn(*mut ObjpoolHead, *mut c_void) -> c_int,
+) -> c_int {
+    // SAFETY: as this function's `# Safety`; the callbacks have objpool's
+    // prototypes.
+    unsafe {
+        b::objpool_init(
+            pool,
+            nr,
+            size,
+            b::GFP_KERNEL,
+            context,
+            Some(objinit),
+            Some(release),
+        )
+    }
+}
+
+/// `objpool_fini()`: frees the pool's free objects; the pool and its
+/// `release` go with its last object.
+///
+/// # Safety
+/// `pool` is an initialized pool no one pops from any more.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub unsafe fn objpool_fini(pool: *mut ObjpoolHead) {
+    // SAFETY: as this function's `# Safety`.
+    unsafe { b::objpool_fini(pool) }
+}
+
+/// `objpool_drop()`: an object of a finished pool is freed (and the pool
+/// with its last one).
+///
+/// # Safety
+/// `obj` is an object of `pool`, not in it.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub unsafe fn objpool_drop(obj: *mut c_void, pool: *mut ObjpoolHead) {
+    // SAFETY: as this function's `# Safety`.
+    unsafe { b::objpool_drop(obj, pool) };
+}
+
+/// `call_rcu(head, func)`.
+///
+/// # Safety
+/// `head` is an unused `rcu_head` that stays allocated until `func` ran.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub unsafe fn call_rcu(head: *mut RcuHead, func: unsafe extern "C" fn(*mut RcuHead)) {
+    // SAFETY: as this function's `# Safety`; `RcuHead` is `struct rcu_head`.
+    unsafe {
+        b::call_rcu(
+            head.cast(),
+            Some(core::mem::transmute::<
+                unsafe extern "C" fn(*mut RcuHead),
+                unsafe extern "C" fn(*mut b::callback_head),
+            >(func)),
+        )
+    }
+}
+
+/// `arch_prepare_kretprobe()`: the arch saves the return address and frame
+/// of `regs` in `ri` and redirects the return to its trampoline.
+///
+/// # Safety
+/// `ri` is an instance the caller owns, `regs` the frame of a kprobe hit at
+/// a function's entry on the current task.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[inline]
+pub unsafe fn arch_prepare_kretprobe(ri: *mut KretprobeInstance, regs: *mut PtRegs) {
+    // SAFETY: as this function's `# Safety`; `KretprobeInstance` is `struct
+    // kretprobe_instance` (types.rs).
+    unsafe { b::arch_prepare_kretprobe(ri.cast(), regs) }
+}
+
+/// `arch_kretprobe_fixup_return()` (the shim has the `__weak` default).
+///
+/// # Safety
+/// `regs` is the kretprobe trampoline's frame on this CPU.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[inline]
+pub unsafe fn arch_kretprobe_fixup_return(regs: *mut PtRegs, correct_ret_addr: *mut KprobeOpcode) {
+    // SAFETY: as this function's `# Safety`.
+    unsafe { b::arch_kretprobe_fixup_return(regs, correct_ret_addr) }
+}
+
+/// `pr_err("kretprobe: Return address not found, ...")` and `BUG_ON(1)`:
+/// the shim's, which does not return (`__noreturn`: `BUG()` does not).
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[inline]
+pub fn kretprobe_no_ret_addr() -> ! {
+    // SAFETY: takes no argument; callable in any context.
+    unsafe { kprobes_rust_kretprobe_no_ret_addr() }
+}
+
+/// `&tsk->kretprobe_instances.first`, a task's list of kretprobe instances
+/// in flight (newest first).
+///
+/// # Invariants
+/// Points to the `first` field of a live task's `kretprobe_instances`
+/// that no one else changes while the handle is used.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub struct TaskInstances(*mut *mut LlistNode);
+
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+impl TaskInstances {
+    /// The first node, or null.
+    #[inline(always)]
+    pub fn get(&self) -> *mut LlistNode {
+        // SAFETY: a live field no one else changes (type invariant).
+        unsafe { self.0.read() }
+    }
+
+    /// Sets the first node.
+    #[inline(always)]
+    pub fn set(&self, n: *mut LlistNode) {
+        // SAFETY: as for `get()`.
+        unsafe { self.0.write(n) }
+    }
+
+    /// Sets the first node, returning the old one.
+    #[inline(always)]
+    pub fn replace(&self, n: *mut LlistNode) -> *mut LlistNode {
+        let old = self.get();
+        self.set(n);
+        old
+    }
+}
+
+/// The list of kretprobe instances of `tsk`.
+///
+/// # Safety
+/// `tsk` is live, and the current task or one that is not running (dead,
+/// for a writer): no one else changes its list while the handle is used.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[inline(always)]
+pub unsafe fn task_kretprobe_instances(tsk: *mut TaskStruct) -> TaskInstances {
+    // SAFETY: `tsk` is live (this function's `# Safety`); only the field's
+    // address is computed.  `LlistNode` is `struct llist_node`.
+    let first = unsafe { core::ptr::addr_of_mut!((*tsk).kretprobe_instances.first) };
+    // INVARIANT: this function's `# Safety`.
+    TaskInstances(first.cast())
 }

@@ -139,6 +139,7 @@ pub type KretprobeHandler =
     Option<unsafe extern "C" fn(*mut KretprobeInstance, *mut PtRegs) -> c_int>;
 
 /// `struct kretprobe` (`CONFIG_KRETPROBE_ON_RETHOOK`).
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 #[repr(C)]
 pub struct Kretprobe {
     /// The entry probe.
@@ -157,6 +158,45 @@ pub struct Kretprobe {
     pub rh: *mut Rethook,
 }
 
+/// `struct kretprobe` (`!CONFIG_KRETPROBE_ON_RETHOOK`: the arch's own
+/// trampoline, arm64).
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[repr(C)]
+pub struct Kretprobe {
+    /// The entry probe.
+    pub kp: Kprobe,
+    /// Called on return.
+    pub handler: KretprobeHandler,
+    /// Called on entry; non-zero means no return handler for this call.
+    pub entry_handler: KretprobeHandler,
+    /// Maximum number of instances in flight (0: default).
+    pub maxactive: c_int,
+    /// Calls missed because no instance was free.
+    pub nmissed: c_int,
+    /// Size of the per-instance private data.
+    pub data_size: usize,
+    /// The holder of the instances' pool.
+    pub rph: *mut KretprobeHolder,
+}
+
+/// `struct kretprobe_holder` (`!CONFIG_KRETPROBE_ON_RETHOOK`): outlives
+/// its kretprobe until the pool's last instance is freed.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[repr(C)]
+pub struct KretprobeHolder {
+    /// The kretprobe (`__rcu`), null once it is unregistered.
+    pub rp: *mut Kretprobe,
+    /// The instances.
+    pub pool: ObjpoolHead,
+}
+
+/// `struct objpool_head`.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub type ObjpoolHead = crate::ktypes::ObjpoolHead;
+/// `struct llist_node`.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub type LlistNode = crate::ktypes::LlistNode;
+
 /// `struct jprobe` of `<linux/jprobes.h>` (`CONFIG_KPROBES_RUST_JPROBES`) (checked by the C
 /// shim's layout asserts).
 #[repr(C)]
@@ -169,10 +209,31 @@ pub struct Jprobe {
 
 /// `struct kretprobe_instance` (`CONFIG_KRETPROBE_ON_RETHOOK`): a rethook
 /// node followed by `data_size` bytes of private data.
+#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 #[repr(C)]
 pub struct KretprobeInstance {
     /// The rethook node (first: the instance is its container).
     pub node: RethookNode,
+    /// The private data.
+    pub data: [u8; 0],
+}
+
+/// `struct kretprobe_instance` (`!CONFIG_KRETPROBE_ON_RETHOOK`): an
+/// object of its kretprobe's pool followed by `data_size` bytes of private
+/// data.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+#[repr(C)]
+pub struct KretprobeInstance {
+    /// For `call_rcu()` once its kretprobe is gone.
+    pub rcu: RcuHead,
+    /// On its task's `kretprobe_instances` list.
+    pub llist: LlistNode,
+    /// Its kretprobe's holder.
+    pub rph: *mut KretprobeHolder,
+    /// The real return address.
+    pub ret_addr: *mut KprobeOpcode,
+    /// The frame it is for.
+    pub fp: *mut c_void,
     /// The private data.
     pub data: [u8; 0],
 }
@@ -245,6 +306,7 @@ mod layout {
     const _: () = assert!(size_of::<KprobeOpcode>() == size_of::<b::kprobe_opcode_t>());
     #[cfg(CONFIG_OPTPROBES)]
     same_layout!(OptimizedKprobe, b::optimized_kprobe, [kp, list, optinsn]);
+    #[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
     same_layout!(
         Kretprobe,
         b::kretprobe,
@@ -258,7 +320,30 @@ mod layout {
             rh
         ]
     );
+    #[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
     same_layout!(KretprobeInstance, b::kretprobe_instance, [node, data]);
+    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+    same_layout!(
+        Kretprobe,
+        b::kretprobe,
+        [
+            kp,
+            handler,
+            entry_handler,
+            maxactive,
+            nmissed,
+            data_size,
+            rph
+        ]
+    );
+    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+    same_layout!(KretprobeHolder, b::kretprobe_holder, [rp, pool]);
+    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+    same_layout!(
+        KretprobeInstance,
+        b::kretprobe_instance,
+        [rcu, llist, rph, ret_addr, fp, data]
+    );
     same_layout!(KretprobeBlackpoint, b::kretprobe_blackpoint, [name, addr]);
 }
 

@@ -106,7 +106,12 @@ volatile int kpd_sink2;
 		kpd_sink = kpd_sink + kpd_sink2;		\
 		return kpd_sink2 + (k);				\
 	}
+#ifdef CONFIG_ARM64
+/* arm64 (issue 12): the two patchable-entry NOPs at +0/+4, the body at +8. */
+#define KPD_MID 8
+#else
 #define KPD_MID 9
+#endif
 #define KPD_INSIDE 10
 
 KPD_FN(kpd_fa, 3)
@@ -1389,11 +1394,16 @@ out:
  */
 #define KPD_BIG_N 2000
 #define KPD_BN_N 500
+#ifdef CONFIG_ARM64
+#define KPD_BIG_ASM(v) asm volatile("add %0, %0, #1\n\tadd %0, %0, #2\n\tadd %0, %0, #3" : "+r"(v))
+#else
+#define KPD_BIG_ASM(v) asm volatile("lea 1(%0), %0\n\tlea 2(%0), %0\n\tlea 3(%0), %0" : "+r"(v))
+#endif
 #define KPD_BIG_BODY(k)								\
 	{									\
 		long v = x;							\
 										\
-		asm volatile("lea 1(%0), %0\n\tlea 2(%0), %0\n\tlea 3(%0), %0" : "+r"(v)); \
+		KPD_BIG_ASM(v);							\
 		return v + (k);							\
 	}
 #define KPD_BG_DEF(i) noinline int kpd_bg_##i(int x) KPD_BIG_BODY(1##i)

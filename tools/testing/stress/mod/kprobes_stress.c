@@ -53,7 +53,9 @@
 #include <linux/vmalloc.h>
 #include <linux/kallsyms.h>
 #include <linux/linkage.h>
+#ifdef CONFIG_X86
 #include <asm/ibt.h>
+#endif
 
 static bool upstream_bugs;
 module_param(upstream_bugs, bool, 0444);
@@ -84,6 +86,22 @@ noinline int kps_f_entry(int x)
  * x86 booster runs out of line without trapping back (no post_handler).
  */
 int kps_f_boost(int x);
+#ifdef CONFIG_ARM64
+/* arm64 (issue 12): the same shape, an `add` and a `ret`. */
+asm(".pushsection .text, \"ax\"\n"
+    ".globl kps_f_boost\n"
+    ".type kps_f_boost, %function\n"
+    ".balign 4\n"
+    "kps_f_boost:\n"
+    "add w0, w0, #1\n"
+    "ret\n"
+    ".size kps_f_boost, . - kps_f_boost\n"
+    ".type kps_f_boost_end, %function\n"
+    "kps_f_boost_end:\n"
+    "ret\n"
+    ".size kps_f_boost_end, . - kps_f_boost_end\n"
+    ".popsection\n");
+#else
 asm(".pushsection .text, \"ax\"\n"
     ".globl kps_f_boost\n"
     ".type kps_f_boost, @function\n"
@@ -98,6 +116,7 @@ asm(".pushsection .text, \"ax\"\n"
     ASM_RET
     ".size kps_f_boost_end, . - kps_f_boost_end\n"
     ".popsection\n");
+#endif
 
 noinline int kps_f_post(int x)
 {

@@ -55,8 +55,10 @@ parent=$(g rev-parse pristine)
 
 # Files of the project, as they are in its working tree (tracked and
 # untracked-but-not-ignored), below the given directories.
+# (The project's own index: GIT_INDEX_FILE, exported above for the kernel
+# tree's series index, would list the kernel's files, arch/ among them.)
 project_files() {
-	git -C "$ROOT" ls-files --cached --others --exclude-standard -- "$@" |
+	env -u GIT_INDEX_FILE git -C "$ROOT" ls-files --cached --others --exclude-standard -- "$@" |
 		while read -r f; do [ -f "$ROOT/$f" ] && echo "$f"; done | sort -u
 }
 

@@ -6,7 +6,7 @@
 //! arguments of the jprobes.  arm64 has no OPTPROBES: the core's
 //! `opt_none.rs` needs no optimizer hooks.
 
-use crate::ffi::{c_ulong, c_void};
+use crate::ffi::c_ulong;
 use crate::types::{Kprobe, KretprobeBlackpoint, PtRegs};
 use core::ptr::{addr_of, addr_of_mut};
 use kernel::bindings as b;
@@ -151,7 +151,7 @@ type JprobeEntry =
 /// arguments are all in registers.
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
 #[inline(always)]
-pub unsafe fn jprobe_call(entry: *mut c_void, regs: *const PtRegs) {
+pub unsafe fn jprobe_call(entry: *mut crate::ffi::c_void, regs: *const PtRegs) {
     // SAFETY: the frame is this CPU's, live for the handler and written by
     // no one else during it (this function's `# Safety`).
     let r = unsafe { addr_of!((*regs).__bindgen_anon_1.__bindgen_anon_1.regs).read() };
@@ -160,7 +160,7 @@ pub unsafe fn jprobe_call(entry: *mut c_void, regs: *const PtRegs) {
     // has the probed function's prototype with all its arguments in
     // registers (this function's `# Safety`).
     unsafe {
-        let f = core::mem::transmute::<*mut c_void, JprobeEntry>(entry);
+        let f = core::mem::transmute::<*mut crate::ffi::c_void, JprobeEntry>(entry);
         f(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
     }
 }

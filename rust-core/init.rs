@@ -6,6 +6,7 @@
 //! part of `kernel/kprobes.c`.
 
 use crate::ffi::c_int;
+#[cfg(CONFIG_OPTPROBES)]
 use crate::opt;
 use crate::state;
 use crate::sys;

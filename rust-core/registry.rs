@@ -12,7 +12,6 @@
 //! arithmetic), does not allocate and does not sleep.
 
 use crate::error::Result;
-use crate::ffi::c_void;
 use crate::index;
 use crate::list;
 use crate::locks::KprobeMutex;
@@ -171,7 +170,7 @@ arch_get_kprobe! {
 // are compared by address: under Miri only, they are kept out of line, which
 // gives them one address there as they have in every real build.
 #[cfg_attr(miri, inline(never))]
-pub unsafe extern "C" fn get_kprobe(addr: *mut c_void) -> *mut Kprobe {
+pub unsafe extern "C" fn get_kprobe(addr: *mut crate::ffi::c_void) -> *mut Kprobe {
     // SAFETY: the caller holds `kprobe_mutex` or runs with preemption disabled
     // (this function's `# Safety`), the two contexts `index::lookup()` accepts.
     unsafe { index::lookup(addr.cast()) }

@@ -154,7 +154,8 @@ type JprobeEntry =
 pub unsafe fn jprobe_call(entry: *mut crate::ffi::c_void, regs: *const PtRegs) {
     // SAFETY: the frame is this CPU's, live for the handler and written by
     // no one else during it (this function's `# Safety`).
-    let r = unsafe { addr_of!((*regs).__bindgen_anon_1.__bindgen_anon_1.regs).read() };
+    let r = unsafe { addr_of!((*regs).__bindgen_anon_1.__bindgen_anon_1.regs).read() }
+        .map(|x| x as c_ulong);
     // SAFETY: a C function pointer and `JprobeEntry` have the same size;
     // AAPCS64 passes the first eight integer arguments in x0-x7, and `entry`
     // has the probed function's prototype with all its arguments in

@@ -239,7 +239,8 @@ pub fn flush_optimizer() {
 #[inline]
 pub fn cpu_relax() {
     // SAFETY: the shim's `cpu_relax()` wrapper takes no argument and only
-    // executes `pause` (x86); any context.
+    // executes a spin-wait hint (`pause` on x86, `yield` on arm64); any
+    // context.
     unsafe { kprobes_rust_cpu_relax() }
 }
 
@@ -305,12 +306,14 @@ pub fn max_optinsn_size() -> usize {
 /// `arch_prepare_kprobe()`.
 ///
 /// # Safety
-/// `p` is live; `text_mutex` held.
+/// `p` is live; `text_mutex` held; process context (it may sleep).
 #[inline]
 pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is live and `text_mutex` is held (this function's `# Safety`):
-    // x86's `arch_prepare_kprobe()` reads the instruction at `p->addr` and fills
-    // `p->opcode`, `p->ainsn`.  `Kprobe` has `struct kprobe`'s layout (types.rs).
+    // The arch's `arch_prepare_kprobe()` (x86's, arm64's) reads the instruction
+    // at `p->addr`, takes an instruction slot (`get_insn_slot()`: a mutex and
+    // maybe an allocation, so it may sleep) and fills `p->opcode`, `p->ainsn`.
+    // SAFETY: `p` is live and `text_mutex` is held, in process context (this
+    // function's `# Safety`); `Kprobe` has `struct kprobe`'s layout (types.rs).
     unsafe { b::arch_prepare_kprobe(p.cast()) }
 }
 
@@ -321,8 +324,9 @@ pub unsafe fn arch_prepare_kprobe(p: *mut Kprobe) -> c_int {
 /// `p` is live.
 #[inline]
 pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
-    // SAFETY: `p` is live (this function's `# Safety`); x86's
-    // `arch_prepare_kprobe_ftrace()` only writes `p->ainsn`.
+    // SAFETY: `p` is live (this function's `# Safety`); the arch's
+    // `arch_prepare_kprobe_ftrace()` (x86's; arm64 has none in 6.12) only
+    // writes `p->ainsn`.
     #[cfg(CONFIG_KPROBES_ON_FTRACE)]
     unsafe {
         b::arch_prepare_kprobe_ftrace(p.cast())
@@ -337,23 +341,26 @@ pub unsafe fn arch_prepare_kprobe_ftrace(p: *mut Kprobe) -> c_int {
 /// `arch_arm_kprobe()`.
 ///
 /// # Safety
-/// `p` is prepared; `text_mutex` held.
+/// `p` is prepared; `text_mutex` and the CPU hotplug lock held.
 #[inline]
 pub unsafe fn arch_arm_kprobe(p: *mut Kprobe) {
-    // SAFETY: `p` is prepared (its `opcode` saved) and `text_mutex` is held (this
-    // function's `# Safety`), as the `text_poke()` of `arch_arm_kprobe()` needs.
+    // SAFETY: `p` is prepared (its `opcode` saved) and `text_mutex` and the CPU
+    // hotplug lock are held (this function's `# Safety`), as the arch's text
+    // patching needs (x86's `text_poke()`, arm64's `aarch64_insn_patch_text()`
+    // through `stop_machine_cpuslocked()`).
     unsafe { b::arch_arm_kprobe(p.cast()) }
 }
 
 /// `arch_disarm_kprobe()`.
 ///
 /// # Safety
-/// `p` is armed; `text_mutex` held.
+/// `p` is armed; `text_mutex` and the CPU hotplug lock held.
 #[inline]
 pub unsafe fn arch_disarm_kprobe(p: *mut Kprobe) {
-    // SAFETY: `p` is armed (its `opcode` is the saved byte) and `text_mutex` is
-    // held (this function's `# Safety`), as `arch_disarm_kprobe()`'s
-    // `text_poke()` needs.
+    // SAFETY: `p` is armed (its `opcode` is the saved instruction) and
+    // `text_mutex` and the CPU hotplug lock are held (this function's
+    // `# Safety`), as `arch_disarm_kprobe()`'s text patching needs (see
+    // `arch_arm_kprobe()`).
     unsafe { b::arch_disarm_kprobe(p.cast()) }
 }
 
@@ -374,8 +381,8 @@ pub unsafe fn arch_remove_kprobe(p: *mut Kprobe) {
 /// `p` is live.
 #[inline]
 pub unsafe fn arch_trampoline_kprobe(p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is live (this function's `# Safety`); x86's
-    // `arch_trampoline_kprobe()` does not even read it (it returns 0).
+    // SAFETY: `p` is live (this function's `# Safety`); x86's and arm64's
+    // `arch_trampoline_kprobe()` do not even read it (they return 0).
     unsafe { b::arch_trampoline_kprobe(p.cast()) != 0 }
 }
 
@@ -993,7 +1000,7 @@ pub fn arch_populate_kprobe_blacklist() -> c_int {
 /// `dereference_symbol_descriptor()`.
 #[inline]
 pub fn dereference_symbol_descriptor(p: usize) -> usize {
-    // SAFETY: `p` is passed by value; without function descriptors (x86) the
+    // SAFETY: `p` is passed by value; without function descriptors (x86, arm64) the
     // shim's wrapper returns it unchanged, with them it reads a kernel descriptor.
     unsafe { kprobes_rust_dereference_symbol_descriptor(p as *mut c_void) as usize }
 }
@@ -1166,7 +1173,8 @@ pub unsafe fn arch_kprobe_get_kallsym(
     unsafe { b::arch_kprobe_get_kallsym(symnum, value, type_, sym) }
 }
 
-/// `arch_adjust_kprobe_addr()` (x86: skips an ENDBR at the entry).
+/// `arch_adjust_kprobe_addr()` (x86: skips an ENDBR at the entry; arm64:
+/// the shim's `__weak` default).
 #[inline]
 pub fn arch_adjust_kprobe_addr(
     addr: usize,

@@ -76,7 +76,7 @@ if [ ${#cdirs[@]} = 0 ]; then
 fi
 step "differential: comparing ${cdirs[0]} and ${cdirs[1]}"
 rc=0
-python3 -B "$SRC/compare.py" $record "$OUT" "${cdirs[@]}" | tee "$OUT.log" || rc=1
+KP_ARCH=$KP_ARCH python3 -B "$SRC/compare.py" $record "$OUT" "${cdirs[@]}" | tee "$OUT.log" || rc=1
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 info "results: $OUT/ (c.kpd, rust.kpd, diff.txt, scenarios.txt, summary.txt)"
 exit $rc

@@ -12,6 +12,7 @@
 
 use crate::probe::Probe;
 use crate::sys;
+use crate::types::PreemptOff;
 use crate::types::{Kprobe, KprobeOpcode};
 
 /// The dummy probe `current_kprobe` points at while the core is busy
@@ -36,13 +37,18 @@ fn busy_probe() -> *mut Kprobe {
 /// Disables preemption until [`busy_end`].
 pub fn busy_begin() {
     sys::preempt_disable();
-    sys::set_current_kprobe(busy_probe());
-    sys::set_kprobe_status_hit_active();
+    // SAFETY: preemption was disabled just above, until `busy_end()`.
+    let po = unsafe { PreemptOff::assume() };
+    sys::set_current_kprobe(po, busy_probe());
+    sys::set_kprobe_status_hit_active(po);
 }
 
-/// `kprobe_busy_end()`.
+/// `kprobe_busy_end()`, after [`busy_begin`] on this CPU (upstream's
+/// contract: they pair).
 pub fn busy_end() {
-    sys::clear_current_kprobe();
+    // SAFETY: `busy_begin()` disabled preemption, and it stays disabled
+    // until `preempt_enable()` below.
+    sys::clear_current_kprobe(unsafe { PreemptOff::assume() });
     sys::preempt_enable();
 }
 

@@ -24,7 +24,8 @@ use crate::ffi::{c_int, c_ulong, c_void};
 use crate::probe::RetProbe;
 use crate::sys;
 use crate::types::{
-    Kprobe, KprobeOpcode, Kretprobe, KretprobeHolder, KretprobeInstance, LlistNode, PtRegs, RcuHead,
+    Kprobe, KprobeOpcode, Kretprobe, KretprobeHolder, KretprobeInstance, LlistNode, PreemptOff,
+    PtRegs, RcuHead,
 };
 use core::ptr::{self, addr_of_mut};
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -245,6 +246,10 @@ pub unsafe extern "C" fn __kretprobe_trampoline_handler(
     // `# Safety`).
     unsafe { sys::instruction_pointer_set(regs, correct_ret_addr as usize) };
 
+    // SAFETY: the trampoline handler's context (this function's `# Safety`):
+    // preemption is disabled.
+    let po = unsafe { PreemptOff::assume() };
+
     // Run the user handler of the nodes.
     // SAFETY: the current task's list, which only it changes.
     let head = unsafe { sys::task_kretprobe_instances(cur) };
@@ -264,16 +269,16 @@ pub unsafe extern "C" fn __kretprobe_trampoline_handler(
         // grace period after its unregistration, and this handler runs with
         // preemption disabled), its `handler` not written while registered.
         if let Some(h) = (!rp.is_null()).then(|| unsafe { (*rp).handler }).flatten() {
-            let prev = sys::kprobe_running();
+            let prev = sys::kprobe_running(po);
             // SAFETY: `rp` is live (above); this CPU's `current_kprobe` with
             // preemption disabled; `ri` is this frame's instance, `regs` the
             // trampoline's frame, as the handler expects.
             unsafe {
-                sys::set_current_kprobe(addr_of_mut!((*rp).kp));
+                sys::set_current_kprobe(po, addr_of_mut!((*rp).kp));
                 (*ri).ret_addr = correct_ret_addr;
                 h(ri, regs);
             }
-            sys::set_current_kprobe(prev);
+            sys::set_current_kprobe(po, prev);
         }
         if first == node {
             break;

@@ -15,7 +15,7 @@ use crate::ffi::{c_int, c_ulong, c_void};
 use crate::flags;
 use crate::probe::RetProbe;
 use crate::sys;
-use crate::types::{Kprobe, Kretprobe, KretprobeInstance, PtRegs, RethookNode};
+use crate::types::{Kprobe, Kretprobe, KretprobeInstance, PreemptOff, PtRegs, RethookNode};
 use core::ptr::{self, addr_of_mut};
 
 /// The kretprobe whose entry probe is `p`.
@@ -75,10 +75,11 @@ pub unsafe extern "C" fn kretprobe_rethook_handler(
     // context (this function's `# Safety`), as the per-CPU writes need.
     unsafe {
         let Some(handler) = (*rp).handler else { return };
-        sys::set_current_kprobe(addr_of_mut!((*rp).kp));
-        sys::set_kprobe_status_hit_active();
+        let po = PreemptOff::assume();
+        sys::set_current_kprobe(po, addr_of_mut!((*rp).kp));
+        sys::set_kprobe_status_hit_active(po);
         handler(rh.cast::<KretprobeInstance>(), regs);
-        sys::clear_current_kprobe();
+        sys::clear_current_kprobe(po);
     }
 }
 crate::nokprobe_symbol!(kretprobe_rethook_handler);

@@ -29,7 +29,7 @@ use crate::types::Jprobe;
 use crate::types::OptimizedKprobe;
 use crate::types::{
     HlistNode, Kprobe, KprobeOpcode, KprobePostHandler, KprobePreHandler, Kretprobe, ListHead,
-    PtRegs,
+    PreemptOff, PtRegs,
 };
 use core::ffi::CStr;
 use core::marker::PhantomData;
@@ -362,6 +362,9 @@ impl<'a> Aggr<'a> {
 #[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     let mut ret = 0;
+    // SAFETY: handler context (this function's `# Safety`): preemption is
+    // disabled.
+    let po = unsafe { PreemptOff::assume() };
     // SAFETY: `p` is a live aggregate and we run in handler context, an RCU read
     // side (this function's `# Safety`); each enabled child's own `pre_handler`
     // gets the child and the trap's `regs`.
@@ -369,14 +372,14 @@ pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> 
         Aggr::from_raw(p).for_each_child_rcu(|kp| {
             if let Some(h) = kp.pre_handler() {
                 if !kp.disabled() {
-                    sys::set_kprobe_instance(kp.as_ptr());
+                    sys::set_kprobe_instance(po, kp.as_ptr());
                     if h(kp.as_ptr(), regs) != 0 {
                         ret = 1;
                         return false;
                     }
                 }
             }
-            sys::reset_kprobe_instance();
+            sys::reset_kprobe_instance(po);
             true
         });
     }
@@ -390,6 +393,9 @@ crate::nokprobe_symbol!(aggr_pre_handler);
 /// Handler context; `p` is a live aggregate.
 #[no_mangle]
 pub unsafe extern "C" fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, flags: c_ulong) {
+    // SAFETY: handler context (this function's `# Safety`): preemption is
+    // disabled.
+    let po = unsafe { PreemptOff::assume() };
     // SAFETY: `p` is a live aggregate and we run in handler context, an RCU read
     // side (this function's `# Safety`); each enabled child's own `post_handler`
     // gets the child, `regs` and `flags`.
@@ -397,9 +403,9 @@ pub unsafe extern "C" fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, fl
         Aggr::from_raw(p).for_each_child_rcu(|kp| {
             if let Some(h) = kp.post_handler() {
                 if !kp.disabled() {
-                    sys::set_kprobe_instance(kp.as_ptr());
+                    sys::set_kprobe_instance(po, kp.as_ptr());
                     h(kp.as_ptr(), regs, flags);
-                    sys::reset_kprobe_instance();
+                    sys::reset_kprobe_instance(po);
                 }
             }
             true
@@ -416,6 +422,9 @@ crate::nokprobe_symbol!(aggr_post_handler);
 #[cfg(CONFIG_OPTPROBES)]
 #[no_mangle]
 pub unsafe extern "C" fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
+    // SAFETY: handler context (this function's `# Safety`): preemption is
+    // disabled.
+    let po = unsafe { PreemptOff::assume() };
     // SAFETY: `p` is a live aggregate and we run in optprobe handler context, an
     // RCU read side (this function's `# Safety`); each enabled child's own
     // `pre_handler` gets the child and `regs`.
@@ -423,11 +432,11 @@ pub unsafe extern "C" fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
         Aggr::from_raw(p).for_each_child_rcu(|kp| {
             if let Some(h) = kp.pre_handler() {
                 if !kp.disabled() {
-                    sys::set_kprobe_instance(kp.as_ptr());
+                    sys::set_kprobe_instance(po, kp.as_ptr());
                     h(kp.as_ptr(), regs);
                 }
             }
-            sys::reset_kprobe_instance();
+            sys::reset_kprobe_instance(po);
             true
         });
     }

@@ -16,6 +16,26 @@ pub type PtRegs = crate::ktypes::PtRegs;
 /// `struct arch_specific_insn` (x86; only the arch code looks inside).
 pub type ArchSpecificInsn = crate::ktypes::ArchSpecificInsn;
 
+/// Proof that preemption is disabled on this CPU for `'a`: a kprobe,
+/// ftrace or kretprobe trampoline handler's context, or a
+/// `preempt_disable()` section (`aggr::busy_begin()`).  The per-CPU
+/// accesses of the handler paths (`sys::set_current_kprobe()` and the
+/// others, `__this_cpu_write()` in C) take it: this CPU's copy stays this
+/// CPU's while they run.  Not `Send`: it is one CPU's.
+#[derive(Clone, Copy)]
+pub struct PreemptOff<'a>(core::marker::PhantomData<&'a *mut ()>);
+
+impl PreemptOff<'_> {
+    /// The token, in a context where preemption is disabled.
+    ///
+    /// # Safety
+    /// Preemption is disabled on this CPU for as long as the token is used.
+    #[inline(always)]
+    pub unsafe fn assume() -> Self {
+        PreemptOff(core::marker::PhantomData)
+    }
+}
+
 /// `kprobe_pre_handler_t`.
 pub type KprobePreHandler = Option<unsafe extern "C" fn(*mut Kprobe, *mut PtRegs) -> c_int>;
 /// `kprobe_post_handler_t`.

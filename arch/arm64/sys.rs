@@ -7,7 +7,7 @@
 //! `opt_none.rs` needs no optimizer hooks.
 
 use crate::ffi::c_ulong;
-use crate::types::{Kprobe, KretprobeBlackpoint, PtRegs};
+use crate::types::{Kprobe, KretprobeBlackpoint, PreemptOff, PtRegs};
 use core::ptr::{addr_of, addr_of_mut};
 use kernel::bindings as b;
 
@@ -63,7 +63,7 @@ extern "C" {
 
 /// `__this_cpu_write(kprobe_instance, kp)`.
 #[inline(always)]
-pub fn set_kprobe_instance(kp: *mut Kprobe) {
+pub fn set_kprobe_instance(_po: PreemptOff<'_>, kp: *mut Kprobe) {
     // SAFETY: `kprobe_instance` is a per-CPU variable; the callers (the
     // aggregate handlers) run with preemption disabled, so this CPU's copy
     // is ours, as for `__this_cpu_write()`.
@@ -72,7 +72,7 @@ pub fn set_kprobe_instance(kp: *mut Kprobe) {
 
 /// `__this_cpu_write(current_kprobe, p)`.
 #[inline(always)]
-pub fn set_current_kprobe(p: *mut Kprobe) {
+pub fn set_current_kprobe(_po: PreemptOff<'_>, p: *mut Kprobe) {
     // SAFETY: `current_kprobe` is arm64's per-CPU `struct kprobe *`; the
     // callers (the handlers) run with preemption disabled, as for
     // `set_kprobe_instance()`.
@@ -85,7 +85,7 @@ pub fn set_current_kprobe(p: *mut Kprobe) {
 
 /// `__this_cpu_read(current_kprobe)` (`kprobe_running()`).
 #[inline(always)]
-pub fn kprobe_running() -> *mut Kprobe {
+pub fn kprobe_running(_po: PreemptOff<'_>) -> *mut Kprobe {
     // SAFETY: as for `set_current_kprobe()`: a read of this CPU's copy.
     unsafe {
         this_cpu_ptr(addr_of_mut!(b::current_kprobe))
@@ -97,7 +97,7 @@ pub fn kprobe_running() -> *mut Kprobe {
 /// `get_kprobe_ctlblk()->kprobe_status = status` (an `unsigned int` on
 /// arm64).
 #[inline(always)]
-pub fn set_kprobe_status(status: c_ulong) {
+pub fn set_kprobe_status(_po: PreemptOff<'_>, status: c_ulong) {
     // SAFETY: `kprobe_ctlblk` is arm64's per-CPU control block; the callers
     // run with preemption disabled, as for `set_kprobe_instance()`; the
     // status field is written through a raw pointer.
@@ -109,20 +109,20 @@ pub fn set_kprobe_status(status: c_ulong) {
 
 /// `__this_cpu_write(kprobe_instance, NULL)`.
 #[inline(always)]
-pub fn reset_kprobe_instance() {
-    set_kprobe_instance(core::ptr::null_mut());
+pub fn reset_kprobe_instance(_po: PreemptOff<'_>) {
+    set_kprobe_instance(_po, core::ptr::null_mut());
 }
 
 /// `__this_cpu_write(current_kprobe, NULL)`.
 #[inline(always)]
-pub fn clear_current_kprobe() {
-    set_current_kprobe(core::ptr::null_mut());
+pub fn clear_current_kprobe(_po: PreemptOff<'_>) {
+    set_current_kprobe(_po, core::ptr::null_mut());
 }
 
 /// `get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE`.
 #[inline(always)]
-pub fn set_kprobe_status_hit_active() {
-    set_kprobe_status(b::KPROBE_HIT_ACTIVE as c_ulong);
+pub fn set_kprobe_status_hit_active(_po: PreemptOff<'_>) {
+    set_kprobe_status(_po, b::KPROBE_HIT_ACTIVE as c_ulong);
 }
 
 /// `instruction_pointer_set(regs, val)`.

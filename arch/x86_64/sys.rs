@@ -10,7 +10,7 @@ use crate::ffi::c_ulong;
 use crate::types::OptimizedKprobe;
 #[cfg(CONFIG_KPROBES_RUST_JPROBES)]
 use crate::types::PtRegs;
-use crate::types::{Kprobe, KretprobeBlackpoint};
+use crate::types::{Kprobe, KretprobeBlackpoint, PreemptOff};
 use kernel::bindings as b;
 
 /// `MAX_OPTIMIZED_LENGTH` (x86: `MAX_INSN_SIZE + DISP32_SIZE`).
@@ -96,37 +96,37 @@ const _: () = assert!(core::mem::size_of::<c_ulong>() == 8);
 
 /// `__this_cpu_write(kprobe_instance, kp)`.
 #[inline(always)]
-pub fn set_kprobe_instance(kp: *mut Kprobe) {
+pub fn set_kprobe_instance(_po: PreemptOff<'_>, kp: *mut Kprobe) {
     this_cpu_write_ulong!(kprobe_instance, kp as usize);
 }
 
 /// `__this_cpu_write(current_kprobe, p)`.
 #[inline(always)]
-pub fn set_current_kprobe(p: *mut Kprobe) {
+pub fn set_current_kprobe(_po: PreemptOff<'_>, p: *mut Kprobe) {
     this_cpu_write_ulong!(b::current_kprobe, p as usize);
 }
 
 /// `get_kprobe_ctlblk()->kprobe_status = status`.
 #[inline(always)]
-pub fn set_kprobe_status(status: c_ulong) {
+pub fn set_kprobe_status(_po: PreemptOff<'_>, status: c_ulong) {
     this_cpu_write_ulong!(b::kprobe_ctlblk, status);
 }
 
 /// `__this_cpu_write(kprobe_instance, NULL)` (`reset_kprobe_instance()`).
 #[inline(always)]
-pub fn reset_kprobe_instance() {
+pub fn reset_kprobe_instance(_po: PreemptOff<'_>) {
     this_cpu_write_ulong_const!(kprobe_instance, 0);
 }
 
 /// `__this_cpu_write(current_kprobe, NULL)`.
 #[inline(always)]
-pub fn clear_current_kprobe() {
+pub fn clear_current_kprobe(_po: PreemptOff<'_>) {
     this_cpu_write_ulong_const!(b::current_kprobe, 0);
 }
 
 /// `get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE`.
 #[inline(always)]
-pub fn set_kprobe_status_hit_active() {
+pub fn set_kprobe_status_hit_active(_po: PreemptOff<'_>) {
     this_cpu_write_ulong_const!(b::kprobe_ctlblk, b::KPROBE_HIT_ACTIVE);
 }
 

@@ -11,7 +11,7 @@ use crate::ffi::{c_char, c_int, c_ulong, c_void};
 use crate::sys::{self, arch, image, record, ModState, Module, SeqFile, Sym};
 use crate::test_caches::{destroy_cache, execmem_page, execmem_page_free, new_cache};
 use crate::types::{
-    Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, KretprobeInstance, PtRegs,
+    Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe, KretprobeInstance, PreemptOff, PtRegs,
     KPROBE_FLAG_DISABLED, KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY,
     KPROBE_FLAG_OPTIMIZED,
 };
@@ -895,11 +895,13 @@ fn model_c_program_percpu_cells_m0_and_trace_sink() {
     // SAFETY: an all-zero `struct kprobe` is valid (null pointers and
     // handlers, no flags).
     let mut kp: Kprobe = unsafe { core::mem::zeroed() };
-    sys::set_current_kprobe(&mut kp);
-    sys::set_kprobe_status(sys::KPROBE_HIT_SSDONE);
+    // SAFETY: the simulated CPU has one thread and no preemption.
+    let po = unsafe { PreemptOff::assume() };
+    sys::set_current_kprobe(po, &mut kp);
+    sys::set_kprobe_status(po, sys::KPROBE_HIT_SSDONE);
     assert_eq!(sys::current_kprobe(), &raw mut kp);
     assert_eq!(sys::kprobe_status(), sys::KPROBE_HIT_SSDONE);
-    sys::clear_current_kprobe();
+    sys::clear_current_kprobe(po);
     sys::clear_percpu_cells();
     assert_eq!((cur, status), (ptr::null_mut(), sys::KPROBE_HIT_SSDONE));
     assert_eq!(sys::cpu(|c| (c.current_kprobe, c.kprobe_status)), (0, 0));

@@ -10,7 +10,7 @@ use super::text::arch;
 use super::trace::{ev, hd_fatal};
 use super::KPROBE_HIT_ACTIVE;
 use crate::ffi::{c_uint, c_ulong};
-use crate::types::Kprobe;
+use crate::types::{Kprobe, PreemptOff};
 use std::cell::RefCell;
 
 /// Handler-context state of the simulated CPU, per test thread.
@@ -46,23 +46,23 @@ pub fn cpu<R>(f: impl FnOnce(&mut Cpu) -> R) -> R {
 }
 
 /// `__this_cpu_write(kprobe_instance, kp)`.
-pub fn set_kprobe_instance(kp: *mut Kprobe) {
+pub fn set_kprobe_instance(_po: PreemptOff<'_>, kp: *mut Kprobe) {
     cpu(|c| c.instances.push(kp as usize));
 }
 
 /// `reset_kprobe_instance()`.
-pub fn reset_kprobe_instance() {
-    set_kprobe_instance(core::ptr::null_mut());
+pub fn reset_kprobe_instance(_po: PreemptOff<'_>) {
+    set_kprobe_instance(_po, core::ptr::null_mut());
 }
 
 /// `__this_cpu_write(current_kprobe, NULL)`.
-pub fn clear_current_kprobe() {
-    set_current_kprobe(core::ptr::null_mut());
+pub fn clear_current_kprobe(_po: PreemptOff<'_>) {
+    set_current_kprobe(_po, core::ptr::null_mut());
 }
 
 /// `kprobe_status = KPROBE_HIT_ACTIVE`.
-pub fn set_kprobe_status_hit_active() {
-    set_kprobe_status(KPROBE_HIT_ACTIVE);
+pub fn set_kprobe_status_hit_active(_po: PreemptOff<'_>) {
+    set_kprobe_status(_po, KPROBE_HIT_ACTIVE);
 }
 
 /// `__this_cpu_write(current_kprobe, p)`.
@@ -70,7 +70,7 @@ pub fn set_kprobe_status_hit_active() {
     clippy::not_unsafe_ptr_arg_deref,
     reason = "`p` is stored, not dereferenced (the cell is the one written)"
 )]
-pub fn set_current_kprobe(p: *mut Kprobe) {
+pub fn set_current_kprobe(_po: PreemptOff<'_>, p: *mut Kprobe) {
     cpu(|c| match c.cells {
         // SAFETY: the cells are valid while they are set
         // (`set_percpu_cells()`'s `# Safety`), by this thread alone.
@@ -89,7 +89,7 @@ pub fn current_kprobe() -> *mut Kprobe {
 }
 
 /// `get_kprobe_ctlblk()->kprobe_status = status`.
-pub fn set_kprobe_status(status: c_ulong) {
+pub fn set_kprobe_status(_po: PreemptOff<'_>, status: c_ulong) {
     cpu(|c| match c.cells {
         // SAFETY: as in `set_current_kprobe()`.
         Some((_, st)) => unsafe { st.write(status) },

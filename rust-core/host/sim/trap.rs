@@ -20,7 +20,7 @@ use super::text::arch;
 use super::trace::{ev, hd_fatal, hd_sym};
 use super::{PtRegs, KPROBE_HIT_ACTIVE, KPROBE_HIT_SS, KPROBE_HIT_SSDONE};
 use crate::ffi::c_ulong;
-use crate::types::{Kprobe, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE};
+use crate::types::{Kprobe, OptimizedKprobe, PreemptOff, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE};
 
 /// `kprobe_disabled(p)`: DISABLED or GONE.
 ///
@@ -38,14 +38,18 @@ fn running() -> bool {
     !current_kprobe().is_null()
 }
 
-/// `__this_cpu_write(current_kprobe, p)`.
+/// `__this_cpu_write(current_kprobe, p)`, called only between this file's
+/// `preempt_disable()` and `preempt_enable()`.
 fn set_current(p: *mut Kprobe) {
-    set_current_kprobe(p);
+    // SAFETY: every caller is a trap path of this file that has disabled
+    // preemption and enables it after its last per-CPU write.
+    set_current_kprobe(unsafe { PreemptOff::assume() }, p);
 }
 
-/// `kcb->kprobe_status = status`.
+/// `kcb->kprobe_status = status`, called as [`set_current`].
 fn set_status(status: c_ulong) {
-    set_kprobe_status(status);
+    // SAFETY: as in `set_current()`.
+    set_kprobe_status(unsafe { PreemptOff::assume() }, status);
 }
 
 /// `get_kprobe(a)`, with preemption disabled (the caller's).

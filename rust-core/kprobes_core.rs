@@ -16,15 +16,21 @@
 //! `kprobes.c` is a `cfg` here or an `#if` in the C shim.
 
 /// What the core needs of the architecture at the bottom of the crate
-/// (arch/ARCH/mod.rs: the opcode type, the entry stub and `get_kprobe()`
-/// macros).  Everything architecture-specific is under arch/; the generic
-/// core has no inline assembly, no `cfg(target_arch)` and no architecture's
-/// options (`tools/testing/lint.py`).
+/// (arch/ARCH/mod.rs: the opcode type, the poison delta).  Everything
+/// architecture-specific is under arch/; the generic core has no inline
+/// assembly, no `cfg(target_arch)` and no architecture's options
+/// (`tools/testing/lint.py`).
 /// cbindgen:ignore
 #[cfg_attr(target_arch = "x86_64", path = "../arch/x86_64/mod.rs")]
 #[cfg_attr(target_arch = "aarch64", path = "../arch/arm64/mod.rs")]
-#[macro_use]
 pub mod arch;
+/// The architecture's entry stub and assembly `get_kprobe()` macros
+/// (arch/ARCH/entry.rs), for `abi` and `registry`.
+/// cbindgen:ignore
+#[cfg_attr(target_arch = "x86_64", path = "../arch/x86_64/entry.rs")]
+#[cfg_attr(target_arch = "aarch64", path = "../arch/arm64/entry.rs")]
+#[macro_use]
+mod arch_entry;
 /// The architecture's kernel services (arch/ARCH/sys.rs), re-exported
 /// by `sys`.
 /// cbindgen:ignore

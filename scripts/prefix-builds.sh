@@ -11,7 +11,8 @@
 # CONFIG_KPROBES_RUST the objects are built with the option undefined
 # (the core's cfgs on it name its sub-options, off then).  It checks the
 # prefixes out in $KSRC, one at a time, and the series again at the end:
-# run nothing else on the tree meanwhile.
+# run nothing else on the tree meanwhile.  KP_CONFIG=arm64 (or any config
+# with `# kp-arch:`) builds that architecture's prefixes.
 . "$(dirname "$0")/lib.sh"
 [ -f "$(outdir rust)/.config" ] || die "no built rust variant in $(outdir rust)" "run 'make build' first"
 g() { git -C "$KSRC" "$@"; }
@@ -39,8 +40,8 @@ for c in $(g rev-list --reverse pristine..kprobes-rust); do
 	fi
 	log=$WORK/out-prefix-$i.log
 	"$KSRC/scripts/config" --file "$pfx/.config" -e KPROBES_RUST -e KPROBES_RUST_JPROBES
-	if ! make -C "$KSRC" O="$pfx" LLVM=1 olddefconfig >"$log" 2>&1 ||
-		! make -C "$KSRC" O="$pfx" LLVM=1 CLIPPY=1 -j"$JOBS" kernel/kprobes_rust/ >>"$log" 2>&1; then
+	if ! make -C "$KSRC" O="$pfx" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 olddefconfig >"$log" 2>&1 ||
+		! make -C "$KSRC" O="$pfx" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 CLIPPY=1 -j"$JOBS" kernel/kprobes_rust/ >>"$log" 2>&1; then
 		tail -n 20 "$log" >&2
 		die "prefix $i ($subj) does not build the core; log: $log"
 	fi

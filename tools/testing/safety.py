@@ -141,7 +141,7 @@ def modules():
 
 def import_graph():
     alias = {"sys_kernel": "sys", "ktypes_kernel": "ktypes"}  # cfg-selected by #[path]
-    mods = set(modules()) | set(alias.values()) | {"ffi", "arch", "arch_sys"}
+    mods = set(modules()) | set(alias.values()) | {"ffi", "arch", "arch_entry", "arch_sys"}
     g = {}
     for m in modules():
         name = alias.get(m, m)
@@ -154,11 +154,11 @@ def import_graph():
             deps |= set(re.findall(r"(?:^|,)\s*(\w+)", grp))
         g[name] = sorted(d for d in deps if d in mods and d != name)
     # The architecture's modules (issue 12), each the union of every
-    # architecture's file: `arch` (arch/*/mod.rs) and `arch_sys`
-    # (arch/*/sys.rs), which the crate root selects by target_arch.  A
+    # architecture's file: `arch` (arch/*/mod.rs), `arch_entry`
+    # (arch/*/entry.rs) and `arch_sys` (arch/*/sys.rs), which the crate root selects by target_arch.  A
     # macro's `$crate::X` is not counted: it resolves where the macro is
     # used (registry.rs's `arch_get_kprobe!`), whose imports count.
-    for name, base in (("arch", "mod.rs"), ("arch_sys", "sys.rs")):
+    for name, base in (("arch", "mod.rs"), ("arch_entry", "entry.rs"), ("arch_sys", "sys.rs")):
         deps = set()
         for f in glob.glob("arch/*/" + base):
             txt = re.sub(r"//.*", "", open(f).read())

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! x86_64: the macros that write the core's C symbols as a C function of
+//! this kernel starts (`arch_entry_stub!`, used by `ftrace_export!`,
+//! `rust-core/abi.rs`) and `get_kprobe()` in assembly (`arch_get_kprobe!`,
+//! used by `rust-core/registry.rs`).  The crate root selects this file by
+//! `target_arch` as `arch_entry`, before `abi`.
+
+// The first instructions of a C function of this kernel: `endbr64` with
+// IBT (`-fcf-protection=branch`), and the ftrace site (`-mfentry`) with the
+// function tracer.
+#[cfg(all(CONFIG_RUST, CONFIG_X86_KERNEL_IBT))]
+macro_rules! entry_endbr {
+    () => {
+        "endbr64"
+    };
+}
+#[cfg(all(CONFIG_RUST, not(CONFIG_X86_KERNEL_IBT)))]
+macro_rules! entry_endbr {
+    () => {
+        ""
+    };
+}
+#[cfg(all(CONFIG_RUST, CONFIG_FUNCTION_TRACER))]
+macro_rules! entry_fentry {
+    () => {
+        "call __fentry__"
+    };
+}
+#[cfg(all(CONFIG_RUST, not(CONFIG_FUNCTION_TRACER)))]
+macro_rules! entry_fentry {
+    () => {
+        ""
+    };
+}
+
+/// `arch_entry_stub!(name, body)`: the C symbol `name`, a stub
+/// `[endbr64;] [call __fentry__;] jmp body` (objtool records and NOPs the
+/// call as for C), for `ftrace_export!` (`rust-core/abi.rs`).
+#[cfg(CONFIG_RUST)]
+macro_rules! arch_entry_stub {
+    ($name:ident, $body:path) => {
+        core::arch::global_asm!(
+            ".pushsection .text, \"ax\"",
+            concat!(".globl ", stringify!($name)),
+            concat!(".type ", stringify!($name), ", @function"),
+            ".p2align 4",
+            concat!(stringify!($name), ":"),
+            entry_endbr!(),
+            entry_fentry!(),
+            "jmp {f}",
+            concat!(".size ", stringify!($name), ", .-", stringify!($name)),
+            ".popsection",
+            f = sym $body,
+            options(att_syntax)
+        );
+    };
+}
+
+/// `arch_get_kprobe! { PLAIN }`: `get_kprobe()` (`rust-core/registry.rs`).
+/// In the kernel build without return thunks or SLS mitigation, the
+/// assembly below, and `PLAIN` (the Rust version) is dropped; otherwise,
+/// and on the host, `PLAIN`.
+///
+/// The assembly is `index::lookup()` written out so that, like upstream's,
+/// it starts with an ftrace site and has no extra jump on the probe hit
+/// path (every int3/ftrace hit calls it): load the table, `home = (addr32 *
+/// GOLDEN_RATIO_32) * ((cap - TAIL) << 32) >> 64` (index.rs: a 32-bit
+/// multiply, whose result `imull` zero-extends, and one `mulq`, which leaves
+/// the home slot in %rdx), then walk the slots: the home slot and the two
+/// after it (`index::TAIL`: no home is among the last two slots) unrolled,
+/// with no wrap-around test, 5 instructions a slot past the home, then a
+/// loop that wraps at `cap`.  A slot is compared by the `addr` of what it
+/// points at without testing for the two sentinels first (their `addr` is
+/// their own address, which no caller looks up): a probe found in its home
+/// slot costs two instructions less than upstream's first chain node.  On a
+/// mismatch, subtracting the empty sentinel's address (a sign-extended
+/// 32-bit immediate: kernel image addresses are, `-mcmodel=kernel`) both
+/// tests for it and leaves the null to return: an address with no probe
+/// costs one instruction more than upstream's empty bucket.  The loads are
+/// plain, as acquire loads and `rcu_dereference()` are on x86.
+///
+/// # Safety
+/// (Of the assembly `get_kprobe()`.) The caller holds `kprobe_mutex` or
+/// runs with preemption disabled, as for the Rust version.
+#[cfg(all(
+    CONFIG_RUST,
+    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
+))]
+macro_rules! arch_get_kprobe {
+    ($($plain:item)*) => {
+        extern "C" {
+            /// The assembly below.
+            pub fn get_kprobe(addr: *mut $crate::ffi::c_void) -> *mut $crate::types::Kprobe;
+        }
+        const _: () = assert!(
+            $crate::index::TAIL == 2,
+            "the assembly reads two slots past the home unrolled"
+        );
+        core::arch::global_asm!(
+            ".pushsection .text, \"ax\"",
+            ".globl get_kprobe",
+            ".type get_kprobe, @function",
+            ".p2align 4",
+            "get_kprobe:",
+            entry_endbr!(),
+            entry_fentry!(),
+            "movq {table}(%rip), %rcx",
+            "imull ${golden}, %edi, %eax",
+            "mulq {off_cap_hi}(%rcx)",
+            "movq {off_slots}(%rcx,%rdx,8), %rax",
+            "cmpq %rdi, {off_addr}(%rax)",
+            "jne 1f",
+            "retq",
+            "1:",
+            "subq ${empty}, %rax",
+            "jz 9f",
+            "movq {off_slots}+8(%rcx,%rdx,8), %rax",
+            "cmpq %rdi, {off_addr}(%rax)",
+            "jne 2f",
+            "retq",
+            "2:",
+            "subq ${empty}, %rax",
+            "jz 9f",
+            "movq {off_slots}+16(%rcx,%rdx,8), %rax",
+            "cmpq %rdi, {off_addr}(%rax)",
+            "jne 3f",
+            "retq",
+            "3:",
+            "addq $2, %rdx",
+            "4:",
+            "subq ${empty}, %rax",
+            "jz 9f",
+            "incq %rdx",
+            "cmpq {off_cap}(%rcx), %rdx",
+            "jb 5f",
+            "xorl %edx, %edx",
+            "5:",
+            "movq {off_slots}(%rcx,%rdx,8), %rax",
+            "cmpq %rdi, {off_addr}(%rax)",
+            "jne 4b",
+            "retq",
+            "9:",
+            "retq",
+            ".size get_kprobe, .-get_kprobe",
+            ".popsection",
+            golden = const $crate::index::GOLDEN_RATIO_32,
+            table = sym $crate::index::TABLE,
+            empty = sym $crate::index::EMPTY,
+            off_cap = const core::mem::offset_of!($crate::index::Table, cap),
+            off_cap_hi = const core::mem::offset_of!($crate::index::Table, cap_hi),
+            off_slots = const core::mem::offset_of!($crate::index::Table, slots),
+            off_addr = const core::mem::offset_of!($crate::types::Kprobe, addr),
+            options(att_syntax)
+        );
+    };
+}
+/// `arch_get_kprobe! { PLAIN }`: `PLAIN`, the Rust `get_kprobe()`.
+#[cfg(not(all(
+    CONFIG_RUST,
+    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
+)))]
+macro_rules! arch_get_kprobe {
+    ($($plain:item)*) => {
+        $($plain)*
+    };
+}

@@ -1657,6 +1657,10 @@ impl TaskInstances {
 
     /// Sets the first node.
     #[inline(always)]
+    #[allow(
+        clippy::not_unsafe_ptr_arg_deref,
+        reason = "stores the pointer value, never dereferences it"
+    )]
     pub fn set(&self, n: *mut LlistNode) {
         // SAFETY: as for `get()`.
         unsafe { self.0.write(n) }

@@ -46,9 +46,9 @@ unsafe fn this_cpu_ptr<T>(var: *mut T) -> *mut T {
         let off = unsafe {
             let cpu = addr_of!((*current_task()).thread_info.cpu).read() as usize;
             addr_of!(b::__per_cpu_offset)
-                .cast::<c_ulong>()
+                .cast::<usize>()
                 .add(cpu)
-                .read() as usize
+                .read()
         };
         var.wrapping_byte_add(off)
     }
@@ -63,6 +63,10 @@ extern "C" {
 
 /// `__this_cpu_write(kprobe_instance, kp)`.
 #[inline(always)]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "stores the pointer value, never dereferences it"
+)]
 pub fn set_kprobe_instance(_po: PreemptOff<'_>, kp: *mut Kprobe) {
     // SAFETY: `kprobe_instance` is a per-CPU variable; the callers (the
     // aggregate handlers) run with preemption disabled, so this CPU's copy
@@ -72,6 +76,10 @@ pub fn set_kprobe_instance(_po: PreemptOff<'_>, kp: *mut Kprobe) {
 
 /// `__this_cpu_write(current_kprobe, p)`.
 #[inline(always)]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "stores the pointer value, never dereferences it"
+)]
 pub fn set_current_kprobe(_po: PreemptOff<'_>, p: *mut Kprobe) {
     // SAFETY: `current_kprobe` is arm64's per-CPU `struct kprobe *`; the
     // callers (the handlers) run with preemption disabled, as for

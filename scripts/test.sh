@@ -14,11 +14,12 @@
 #      tools/testing/expectations/), a clean kernel log
 #      (scripts/config-suites.sh)
 #   5. the suites of scripts/suites/: differential, clients, hostdiff
-#   6. with KP_TEST_CONFIGS=debug (on demand; it does not fit CI's
-#      time), the `debug` config pair: build, guest suites,
-#      differential scenarios, the stress suite (scripts/stress.sh, 4
-#      vCPUs, KP_STRESS_S=20 seconds) and the allocation-failure sweep
-#      (scripts/faults.sh), on lockdep/KASAN/UBSAN/kmemleak kernels
+#   6. further config pairs (KP_TEST_CONFIGS, default `debug arm64`):
+#      build, guest suites, differential scenarios and the stress suite
+#      (scripts/stress.sh, 4 vCPUs, KP_STRESS_S=20 seconds) on both
+#      variants; on `debug` (lockdep/KASAN/UBSAN/kmemleak kernels) also
+#      the allocation-failure sweep (scripts/faults.sh); `arm64` is the
+#      cross-built arm64 pair under qemu-system-aarch64
 # Per-variant results: build/results/VARIANT/test/{console,results}.log and
 # checks.json; the summary is build/results/summary.txt.
 . "$(dirname "$0")/lib.sh"
@@ -320,38 +321,60 @@ config_suite() {
 	grep -E "$re" "$out.log" | sed "s|^|$cfg |" | tee -a "$SUM" || true
 }
 
-# 6. further configs (KP_TEST_CONFIGS, e.g. the `debug` pair, lockdep/KASAN/UBSAN/
-# kmemleak): built, booted, the guest suites and the differential scenarios
-# on both variants.  None by default (see below); `make matrix` runs all.
-# Their guest job is the quick one (KP_GUEST_QUICK=1, see
-# tools/testing/guest/test-job.sh: a subset of ftracetest, no kprobes-o
-# sweep, the rest reported as SKIP); KP_GUEST_QUICK=0 runs it whole.
-# The debug pair is on demand (KP_TEST_CONFIGS=debug): on the machines CI
-# runs on it takes ~54 minutes (measured: its two kernels 23, the guest
-# job 10, the differential 8, stress 4, the fault sweep 8) beside the
-# pipeline part's ~40, and CI stops at 90 (README, "On-demand checks";
-# issue 10's order of what CI keeps).
-[ -n "${KP_TEST_CONFIGS:-}" ] ||
-	skipped debug/pair "on demand: KP_TEST_CONFIGS=debug make test (README, On-demand checks)"
-for cfg in ${KP_TEST_CONFIGS:-}; do
-	step "test: config $cfg (both variants)"
+# 6. further configs (KP_TEST_CONFIGS): built, booted, the guest suites, the
+# differential scenarios and the stress suite on both variants; the
+# allocation-failure sweep where KP_TEST_FAULTS lists the config.  By
+# default the `debug` pair (lockdep/KASAN/UBSAN/kmemleak) and the `arm64`
+# pair, in issue 10's order of what CI keeps; KP_TEST_CONFIGS= runs none,
+# `make matrix` runs every row.  Their guest job is the quick one
+# (KP_GUEST_QUICK=1, see tools/testing/guest/test-job.sh: a subset of
+# ftracetest, no kprobes-o sweep, the rest reported as SKIP);
+# KP_GUEST_QUICK=0 runs it whole.
+#
+# CI stops a run at 90 minutes, and make test must stay within
+# KP_TEST_BUDGET_S (4,800 s when CI is set; unset, no limit).  A pair
+# whose estimated time would take the run past it is not started and is
+# reported as SKIP, with the estimate.  The estimate scales the pair's
+# cost, measured as a multiple of the time make test took to get here
+# (PAIR_COST, README "The two commands"), by this machine's time to get
+# here.
+: "${KP_TEST_CONFIGS=debug arm64}"
+: "${KP_TEST_FAULTS=debug}"
+budget=${KP_TEST_BUDGET_S:-}
+[ -n "$budget" ] || [ -z "${CI:-}" ] || budget=4800
+# The pair's wall time divided by the time before section 6, in percent,
+# from a fresh-clone run (see README).
+declare -A PAIR_COST=([debug]=0 [arm64]=0)
+t6=$SECONDS
+for cfg in ${KP_TEST_CONFIGS}; do
+	est=$((t6 * ${PAIR_COST[$cfg]:-100} / 100))
+	if [ -n "$budget" ] && [ $((SECONDS + est)) -gt "$budget" ]; then
+		skipped "$cfg/pair" "not run: ~${est} s estimated after $SECONDS s would pass the ${budget} s budget (KP_TEST_BUDGET_S)"
+		echo "$cfg pair: not run, ~${est} s estimated after $SECONDS s, budget ${budget} s" >>"$SUM"
+		continue
+	fi
+	step "test: config $cfg (both variants; ~${est} s estimated)"
 	cres=$WORK/results/matrix/$cfg
 	mkdir -p "$cres"
+	tc=$SECONDS
 	if KP_CONFIG=$cfg "$ROOT/scripts/build.sh" $VARIANTS; then
 		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} KP_GUEST_QUICK=${KP_GUEST_QUICK-1} \
 			"$ROOT/scripts/config-suites.sh" --differential \
 			>"$cres/config-suites.log" || true
 		record_lines "$cres/config-suites.log"
 		grep -E '^FAIL ' "$cres/config-suites.log" >&2 || true
-		# The stress suite (KP_STRESS_S seconds, 20 by default) and the
-		# allocation-failure sweep on both.
+		# The stress suite (KP_STRESS_S seconds, 20 by default) on both,
+		# and the allocation-failure sweep where KP_TEST_FAULTS says.
 		config_suite "$cfg" stress '^(stress:|    c: upstream finding)' env KP_CONFIG="$cfg" \
 			KP_STRESS_S="${KP_STRESS_S:-20}" KP_STRESS_PREFIX="$cfg/stress" "$ROOT/scripts/stress.sh"
-		config_suite "$cfg" faults '^faults:' env KP_CONFIG="$cfg" KP_FAULTS_PREFIX="$cfg/faults" \
-			"$ROOT/scripts/faults.sh"
+		if [[ " $KP_TEST_FAULTS " == *" $cfg "* ]]; then
+			config_suite "$cfg" faults '^faults:' env KP_CONFIG="$cfg" KP_FAULTS_PREFIX="$cfg/faults" \
+				"$ROOT/scripts/faults.sh"
+		fi
 	else
 		record 1 "$cfg/build" "scripts/build.sh failed for config $cfg (logs: $WORK/logs/$cfg/)"
 	fi
+	echo "$cfg pair: $((SECONDS - tc)) s (estimated ${est} s; $((t6 > 0 ? (SECONDS - tc) * 100 / t6 : 0)) % of the $t6 s before it)" >>"$SUM"
 done
 
 # The background Miri run (a foreground one was collected above).

@@ -847,33 +847,27 @@ fn model_unbalanced_unlocks_are_fatal() {
         let e = std::panic::catch_unwind(f).expect_err("fatal");
         e.downcast_ref::<String>().cloned().unwrap_or_default()
     };
-    assert_eq!(
-        fatal(sys::rcu_read_unlock),
-        "FATAL: rcu_read_unlock underflow"
-    );
-    assert_eq!(
-        fatal(sys::preempt_enable),
-        "FATAL: preempt_enable underflow"
-    );
-    assert_eq!(
-        fatal(sys::cpus_read_unlock),
-        "FATAL: cpus_read_unlock underflow"
-    );
-    assert_eq!(
-        fatal(sys::lockdep_assert_cpus_held),
-        "FATAL: lockdep: cpus_read_lock not held"
-    );
-    assert_eq!(
-        fatal(|| {
-            let mut m = sys::Mutex {
-                locked: 0,
-                name: c"m1".as_ptr().cast(),
-            };
-            // SAFETY: a live mutex of this closure.
-            unsafe { sys::mutex_unlock(&mut m) }
-        }),
-        "FATAL: mutex_unlock of unlocked m1"
-    );
+    let unlock_m1: fn() = || {
+        let mut m = sys::Mutex {
+            locked: 0,
+            name: c"m1".as_ptr().cast(),
+        };
+        // SAFETY: a live mutex of this closure.
+        unsafe { sys::mutex_unlock(&mut m) }
+    };
+    let cases: [(fn(), &str); 5] = [
+        (sys::rcu_read_unlock, "FATAL: rcu_read_unlock underflow"),
+        (sys::preempt_enable, "FATAL: preempt_enable underflow"),
+        (sys::cpus_read_unlock, "FATAL: cpus_read_unlock underflow"),
+        (
+            sys::lockdep_assert_cpus_held,
+            "FATAL: lockdep: cpus_read_lock not held",
+        ),
+        (unlock_m1, "FATAL: mutex_unlock of unlocked m1"),
+    ];
+    for (f, text) in cases {
+        assert_eq!(fatal(f), text);
+    }
 }
 
 thread_local! {

@@ -50,7 +50,13 @@ unsafe fn this_cpu_ptr<T>(var: *mut T) -> *mut T {
                 .add(cpu)
                 .read()
         };
-        var.wrapping_byte_add(off)
+        // Another CPU's copy lies outside the object `var` points to, so
+        // the pointer is made from the address (as C's `this_cpu_ptr()`
+        // does), which takes the provenance of the per-CPU area the kernel
+        // exposed, not `var`'s (an offset of `var` itself would be out of
+        // its bounds).  The `as` casts rather than `with_exposed_provenance`
+        // keep to the kernel's minimum rustc (1.78).
+        ((var as usize).wrapping_add(off)) as *mut T
     }
     #[cfg(not(CONFIG_SMP))]
     var

@@ -97,7 +97,7 @@ int kprobes_rust_objpool_push(void *obj, struct objpool_head *pool);
 #endif
 
 #if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
-void kprobes_rust_kretprobe_no_ret_addr(void) __noreturn;
+void kprobes_rust_kretprobe_no_ret_addr(void);
 #endif
 
 #if defined(CONFIG_MODULES)

@@ -350,7 +350,8 @@ unsigned int kprobes_rust_num_possible_cpus(void)
 /*
  * Kretprobes on the arch's own trampoline (rust-core/kretprobe_objpool.rs):
  * objpool's static inlines, on the hit path, hence NOKPROBE; and upstream's
- * message and BUG_ON(1) when the trampoline finds no return address.
+ * message when the trampoline finds no return address (the caller then
+ * calls BUG(), as upstream's BUG_ON(1)).
  */
 void *kprobes_rust_objpool_pop(struct objpool_head *pool)
 {
@@ -364,10 +365,9 @@ int kprobes_rust_objpool_push(void *obj, struct objpool_head *pool)
 }
 NOKPROBE_SYMBOL(kprobes_rust_objpool_push);
 
-void __noreturn kprobes_rust_kretprobe_no_ret_addr(void)
+void kprobes_rust_kretprobe_no_ret_addr(void)
 {
 	pr_err("kretprobe: Return address not found, not execute handler. Maybe there is a bug in the kernel.\n");
-	BUG();
 }
 NOKPROBE_SYMBOL(kprobes_rust_kretprobe_no_ret_addr);
 #endif

@@ -71,7 +71,7 @@ extern "C" {
     #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
     fn kprobes_rust_objpool_push(obj: *mut c_void, pool: *mut ObjpoolHead) -> c_int;
     #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
-    fn kprobes_rust_kretprobe_no_ret_addr() -> !;
+    fn kprobes_rust_kretprobe_no_ret_addr();
     #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_within_module_core(addr: c_ulong, module: *mut Module) -> bool;
     #[cfg(CONFIG_KPROBES_ON_FTRACE)]
@@ -1628,13 +1628,17 @@ pub unsafe fn arch_kretprobe_fixup_return(regs: *mut PtRegs, correct_ret_addr: *
     unsafe { b::arch_kretprobe_fixup_return(regs, correct_ret_addr) }
 }
 
-/// `pr_err("kretprobe: Return address not found, ...")` and `BUG_ON(1)`:
-/// the shim's, which does not return (`__noreturn`: `BUG()` does not).
+/// `pr_err("kretprobe: Return address not found, ...")` (the shim's, with
+/// upstream's `pr_fmt`) and `BUG_ON(1)`: `BUG()`, as the kernel crate's
+/// panic handler calls it, which does not return.
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
 #[inline]
 pub fn kretprobe_no_ret_addr() -> ! {
     // SAFETY: takes no argument; callable in any context.
-    unsafe { kprobes_rust_kretprobe_no_ret_addr() }
+    unsafe { kprobes_rust_kretprobe_no_ret_addr() };
+    // SAFETY: `BUG()` takes nothing; the kernel stops here, as upstream's
+    // `BUG_ON(1)` does.
+    unsafe { b::BUG() }
 }
 
 /// `&tsk->kretprobe_instances.first`, a task's list of kretprobe instances

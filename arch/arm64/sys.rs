@@ -18,7 +18,11 @@ pub fn current_task() -> *mut b::task_struct {
     // SAFETY: reads SP_EL0 into a register; no memory is accessed and no
     // flag changed.
     unsafe {
-        core::arch::asm!("mrs {t}, sp_el0", t = out(reg) t, options(nomem, nostack, preserves_flags))
+        core::arch::asm!(
+            "mrs {t}, sp_el0",
+            t = out(reg) t,
+            options(nomem, nostack, preserves_flags)
+        )
     };
     t
 }

@@ -27,6 +27,7 @@ help:
 	@echo "make setup         install prerequisites (idempotent; run by the others)"
 	@echo "make build         build both variants (build-c, build-rust for one)"
 	@echo "make expectations  re-record tools/testing/expectations/ from the c variant"
+	@echo "                   (KP_CONFIG=arm64: expectations/arm64/, that row's)"
 	@echo "make host-test     cargo test only"
 	@echo "make clean         remove build outputs (keeps the unpacked kernel tree)"
 	@echo "make distclean     remove build/ entirely"
@@ -81,11 +82,10 @@ build-c:
 build-rust:
 	@scripts/build.sh rust
 
+# KP_CONFIG=arm64 make expectations: that row's own
+# (tools/testing/expectations/arm64/ftracetest.txt).
 expectations:
-	@scripts/build.sh c
-	@scripts/vm.sh c tools/testing/guest/test-job.sh test
-	@tools/testing/kpt_results.py c build/results/c/test/results.log \
-		build/results/c/test/console.log --update-expectations
+	@scripts/expectations.sh
 
 host-test:
 	@cargo test --workspace

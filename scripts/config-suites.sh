@@ -10,8 +10,9 @@
 #    tools/testing/jprobes/ built against that variant), kmemleak on debug
 #    kernels, a clean kernel log); tools/testing/kpt_results.py turns each
 #    run into checks.  ftracetest is compared with the committed C
-#    expectations for the pipeline config, and with the C variant's run of
-#    the same config (made just before) for the others;
+#    expectations for the pipeline config and for a config that has its
+#    own (tools/testing/expectations/CONFIG/, the arm64 row), and with the
+#    C variant's run of the same config (made just before) for the others;
 # 2. cross-variant: the kprobes/list text of the same probe set and the
 #    symbols kprobes/blacklist names are identical;
 # 3. with --differential, the differential scenario suite
@@ -83,11 +84,17 @@ guest_run() {
 }
 for_variants guest_run || :
 
+# A config's own ftracetest expectations (the arm64 row's), recorded from
+# its C variant by `KP_CONFIG=CONFIG make expectations`; without them a
+# matrix row compares with its C variant's run of the same job.
+cfg_expect=$ROOT/tools/testing/expectations/$KP_CONFIG/ftracetest.txt
 for v in $VARIANTS; do
 	o=$(outdir "$v")
 	guest_s[$v]=$(cat "$RESULTS/$v/test/guest-seconds" 2>/dev/null || echo 0)
 	like=()
-	if [ "$KP_CONFIG" != pipeline ]; then
+	if [ -f "$cfg_expect" ]; then
+		like=(--expect "$cfg_expect")
+	elif [ "$KP_CONFIG" != pipeline ]; then
 		if [ "$v" = c ]; then like=(--reference); else like=(--ftrace-like "$RESULTS/c/test/results.log"); fi
 	fi
 	python3 "$ROOT/tools/testing/kpt_results.py" "$v" "$RESULTS/$v/test/results.log" \

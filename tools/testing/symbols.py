@@ -3,14 +3,20 @@
 """Compare the global symbols of upstream kernel/kprobes.o (c variant) with
 what kernel/kprobes_rust/ defines (rust variant).
 
-    symbols.py OUT_C OUT_RUST MOVED_LIST
+    symbols.py OUT_C OUT_RUST MOVED_LIST [PREFIX]
+
+(x86_64 or arm64 objects; PREFIX, e.g. `arm64/`, goes before each check's
+name.)
 
 Checks, one `PASS|FAIL name` line each, then a progress line:
   - every global symbol upstream kprobes.o defines is defined by exactly one
     object of kernel/kprobes_rust/ (nothing lost, nothing defined twice),
     and kernel/kprobes.o is not built for the rust variant;
-  - every function listed in MOVED_LIST (the groups moved to Rust so far)
-    is defined by the Rust object, and not by C;
+  - every function listed in MOVED_LIST that upstream kprobes.o defines in
+    this config (the list covers every architecture and config: the
+    optimizer's functions exist only with OPTPROBES, the objpool
+    kretprobes' only without rethook) is defined by the Rust object, and
+    not by C;
   - the trap-path functions the Rust object defines (reached from the
     int3/ftrace/optprobe handlers) are in its _kprobe_blacklist section and
     call no out-of-line Rust function (which would not be blacklisted).
@@ -47,7 +53,10 @@ def members(archive):
 # Functions upstream marks NOKPROBE_SYMBOL that run in handler context.
 TRAP_PATH = ["get_kprobe", "aggr_pre_handler", "aggr_post_handler", "opt_pre_handler",
              "kprobes_inc_nmissed_count", "dump_kprobe", "pre_handler_kretprobe",
-             "kretprobe_rethook_handler"]
+             "kretprobe_rethook_handler", "__kretprobe_trampoline_handler"]
+# The relocations of an address in data, and of a call (x86_64, arm64).
+ABS_RELOC = r"R_(?:X86_64_64|AARCH64_ABS64)"
+CALL_RELOC = r"R_(?:X86_64_PLT32|AARCH64_CALL26|AARCH64_JUMP26)"
 
 
 def blacklisted(obj):
@@ -58,7 +67,7 @@ def blacklisted(obj):
         if line.startswith("Relocation section"):
             inside = "'.rela_kprobe_blacklist'" in line
         elif inside:
-            m = re.search(r"R_X86_64_64\s+\S+\s+(\S+)", line)
+            m = re.search(ABS_RELOC + r"\s+\S+\s+(\S+)", line)
             if m:
                 res.add(m.group(1))
     return res
@@ -75,7 +84,7 @@ def rust_calls(obj):
             cur = m.group(1)
             calls[cur] = set()
             continue
-        m = re.search(r"R_X86_64_PLT32\s+(_R\S+?)(-0x4)?$", line)
+        m = re.search(CALL_RELOC + r"\s+(_R\S+?)(-0x4)?$", line)
         if cur and m:
             calls[cur].add(m.group(1))
     return calls
@@ -83,6 +92,7 @@ def rust_calls(obj):
 
 def main():
     out_c, out_r, moved_list = sys.argv[1:4]
+    pfx = sys.argv[4] if len(sys.argv) > 4 else ""
     checks = []
     up = nm(os.path.join(out_c, "kernel/kprobes.o"))
     kdir = os.path.join(out_r, "kernel/kprobes_rust")
@@ -105,6 +115,8 @@ def main():
     moved = [l.split("#")[0].strip() for l in open(moved_list)]
     moved = [m for m in moved if m]
     for s in moved:
+        if s not in up:
+            continue
         r = objs.get(rust_obj, {})
         in_c = [o for o, syms in objs.items() if o != rust_obj and s in syms and syms[s] not in "wWvV"]
         checks.append(("symbols/moved-to-rust/" + s, s in r and r[s] in "TtDdBbRr" and not in_c,
@@ -127,7 +139,7 @@ def main():
     funcs = [s for s, t in up.items() if t in "TW"]
     in_rust = [s for s in funcs if s in objs.get(rust_obj, {})]
     for name, ok, detail in checks:
-        print("%s %s%s" % ("PASS" if ok else "FAIL", name, "" if ok else " (" + detail + ")"))
+        print("%s %s%s%s" % ("PASS" if ok else "FAIL", pfx, name, "" if ok else " (" + detail + ")"))
     weak_c = sorted(s for s, t in up.items() if t == "W" and s not in in_rust)
     print("progress: Rust defines %d of the %d function symbols of upstream kprobes.o; "
           "the other %d are upstream's __weak defaults, in the C shim: %s"

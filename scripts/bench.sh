@@ -41,7 +41,18 @@ SRC=$ROOT/tools/testing/bench
 # Probe targets: 65 modules of 500 functions.  The rows up to N=5,000 use
 # the first 10 (as before the regall rows); run token regall registers
 # on all 32,500, about as many as the kernel has probeable functions.
-NFUNCS=32500 NMODS=65
+NFUNCS=${KPB_NFUNCS:-32500} NMODS=${KPB_NMODS:-65}
+# arm64 (KP_CONFIG=arm64 make bench): the hit rows, registration and memory
+# with 5,000 targets in 10 modules, the kprobe_events rows up to 1,000, no
+# policy repeats and no cost4 boot (its IPI counts are x86's): a C run
+# under TCG takes about what the x86 one does for ten times as many rows.
+# Its results go to bench/arm64/ (bench/ is the pipeline's).
+if [ "$KP_ARCH" = arm64 ]; then
+	NFUNCS=${KPB_NFUNCS:-5000} NMODS=${KPB_NMODS:-10}
+	: "${KPB_RUN=hits,gp,endis,reg,regentry,mem}" "${KPB_EVN=10 100 1000}"
+	: "${KPB_POLICY_RUN=}" "${KPB_POLICY_EVN=}" "${KPB_COST4:=0}"
+	export KPB_RUN KPB_EVN KPB_POLICY_RUN KPB_POLICY_EVN KPB_COST4
+fi
 
 # The commit the results name: main's state when the run starts (a commit
 # made while the guests run must not be named instead).
@@ -72,6 +83,7 @@ if [ "${KPB_QUICK:-0}" = 1 ]; then
 	warn "KPB_QUICK=1: small sizes, results in $OUT (not committed figures)"
 else
 	OUT=${KPB_OUT:-$ROOT/bench}
+	[ "$KP_CONFIG" = pipeline ] || OUT=${KPB_OUT:-$ROOT/bench/$KP_CONFIG}
 fi
 [ -z "${KPB_RUN:-}" ] || echo "KPB_RUN=$KPB_RUN" >>"$B/extra/kpb.conf"
 [ -z "${KPB_EVN+set}" ] || echo "KPB_EVN=\"$KPB_EVN\"" >>"$B/extra/kpb.conf"
@@ -142,15 +154,18 @@ if [ "${KPB_PROFILE:-0}" = 1 ]; then
 fi
 
 # --- the report -------------------------------------------------------------
+declare -A QEMU_BIN=([x86_64]=qemu-system-x86_64 [arm64]=qemu-system-aarch64)
+cmdpfx=; [ "$KP_CONFIG" = pipeline ] || cmdpfx="KP_CONFIG=$KP_CONFIG "
 step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" "${extra[@]}" --out "$OUT" \
 	--notes "$SRC/analysis.md" \
-	--meta "command=make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_COST4:+ (KPB_COST4=$KPB_COST4)}${KPB_POLICY_RUN+ (KPB_POLICY_RUN=$KPB_POLICY_RUN)}${KPB_POLICY_EVN+ (KPB_POLICY_EVN=$KPB_POLICY_EVN)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_MAXN:+ (KPB_MAXN=$KPB_MAXN)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
+	--meta "command=${cmdpfx}make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_COST4:+ (KPB_COST4=$KPB_COST4)}${KPB_POLICY_RUN+ (KPB_POLICY_RUN=$KPB_POLICY_RUN)}${KPB_POLICY_EVN+ (KPB_POLICY_EVN=$KPB_POLICY_EVN)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_MAXN:+ (KPB_MAXN=$KPB_MAXN)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
 	--meta "vcpus=${KPB_SMP:-1}" \
 	--meta "commit=$commit" --meta "dirty=$dirty" \
 	--meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	--meta "host=$(uname -n), $(nproc) CPUs, $(qemu-system-x86_64 --version | head -n 1)" \
+	--meta "config=$KP_CONFIG ($KP_ARCH)" \
+	--meta "host=$(uname -n), $(nproc) CPUs, $("${QEMU_BIN[$KP_ARCH]}" --version | head -n 1)" \
 	--meta "bzimage_c=sha256:${booted[bench-c]} (at boot)" \
 	--meta "bzimage_rust=sha256:${booted[bench-rust]} (at boot)" ||
 	die "bench: the report found problems (see PROBLEM lines); logs: $RESULTS/{c,rust}/bench/results.log"

@@ -108,7 +108,11 @@ static bool kpb_optimizing = true;
 
 static int kpb_set_optimization(int on)
 {
-	int r = kpb_write_file("/proc/sys/debug/kprobes-optimization", on ? "1\n" : "0\n");
+	int r;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		return 0;	/* no such sysctl: nothing to switch */
+	r = kpb_write_file("/proc/sys/debug/kprobes-optimization", on ? "1\n" : "0\n");
 
 	if (r)
 		kpb_err("set debug.kprobes-optimization=%d: %d", on, r);
@@ -124,9 +128,13 @@ static int kpb_set_optimization(int on)
  */
 static bool kpb_is_jump(void *addr)
 {
+#ifdef CONFIG_X86
 	u8 op = 0;
 
 	return !copy_from_kernel_nofault(&op, addr, 1) && op == 0xe9;
+#else
+	return false;	/* no jump optimizer (arm64 has no OPTPROBES in 6.12) */
+#endif
 }
 
 static volatile int kpb_sink;
@@ -156,18 +164,28 @@ static void kpb_ftrace_cb(unsigned long ip, unsigned long parent_ip,
 
 /* ---- hit paths --------------------------------------------------------- */
 /*
- * One target function per measurement, all with the same body: endbr64,
- * the ftrace site (+4), then four 64-bit `lea` (+9 ...) and the return.
- * 64-bit on purpose: an address-size prefix (32-bit lea) makes an
- * instruction unboostable, hence not optimizable either.
+ * One target function per measurement, all with the same body.  On x86_64:
+ * endbr64, the ftrace site (+4), then four 64-bit `lea` (+9 ...) and the
+ * return; 64-bit on purpose: an address-size prefix (32-bit lea) makes an
+ * instruction unboostable, hence not optimizable either.  On arm64: the
+ * patchable entry (two NOPs, the ftrace site), then four 64-bit `add`
+ * immediates; the "mid" probe goes on the first of them (kpb_mid_off, found
+ * at load time: the compiler decides what comes before it), a BRK probe
+ * stepped out of line (arm64 has no boosting and no jump optimizer; its
+ * "entry" probes are BRK probes on the first NOP, as it has no
+ * KPROBES_ON_FTRACE).
  */
+#ifdef CONFIG_ARM64
+#define KPB_BODY4 "add %0, %0, #1\n\tadd %0, %0, #2\n\tadd %0, %0, #3\n\tadd %0, %0, #4"
+#else
+#define KPB_BODY4 "lea 1(%0), %0\n\tlea 2(%0), %0\n\tlea 3(%0), %0\n\tlea 4(%0), %0"
+#endif
 #define KPB_TARGET(name, k)						\
 static noinline int name(int x)						\
 {									\
 	long v = x;							\
 									\
-	asm volatile("lea 1(%0), %0\n\tlea 2(%0), %0\n\t"		\
-		     "lea 3(%0), %0\n\tlea 4(%0), %0" : "+r"(v));	\
+	asm volatile(KPB_BODY4 : "+r"(v));				\
 	return v + k;							\
 }
 KPB_TARGET(kpb_t_entry, 1)
@@ -180,8 +198,64 @@ KPB_TARGET(kpb_t_both, 7)
 KPB_TARGET(kpb_t_ftrace, 8)
 KPB_TARGET(kpb_t_agg, 9)
 
-/* The first body instruction: after endbr64 (4 bytes) and the 5-byte ftrace site. */
-#define KPB_MID_OFF 9
+/*
+ * The "mid" probe point: the first body instruction.  x86_64: after endbr64
+ * (4 bytes) and the 5-byte ftrace site.  arm64: the first `add xN, xN, #1`
+ * of the body, found by kpb_find_mid_off() at load time.
+ */
+static unsigned int kpb_mid_off = 9;
+#define KPB_MID_OFF kpb_mid_off
+
+#ifdef CONFIG_ARM64
+static int kpb_find_mid_off(const void *fn)
+{
+	u32 insn;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		if (copy_from_kernel_nofault(&insn, fn + 4 * i, 4))
+			return -EFAULT;
+		/* add Xd, Xn, #1 with d == n (ADD immediate, 64-bit, no shift) */
+		if ((insn & 0xfffffc00) == 0x91000400 && (insn & 31) == ((insn >> 5) & 31))
+			return 4 * i;
+	}
+	return -ENOENT;
+}
+
+/* Every target (and the generated functions) has its mid point where kpb_t_mid has. */
+static int kpb_init_mid_off(void)
+{
+	const void *fns[] = { kpb_t_mid, kpb_t_mid_post, kpb_t_agg, kpb_func(0),
+			      kpb_func(KPB_NFUNCS - 1) };
+	int off = kpb_find_mid_off(kpb_t_mid), i;
+
+	if (off < 0) {
+		kpb_err("no `add #1` in %ps: %d", kpb_t_mid, off);
+		return off;
+	}
+	for (i = 1; i < ARRAY_SIZE(fns); i++) {
+		if (kpb_find_mid_off(fns[i]) != off) {
+			kpb_err("%ps: its `add #1` is not at +%d", fns[i], off);
+			return -EINVAL;
+		}
+	}
+	kpb_mid_off = off;
+	return 0;
+}
+#else
+static int kpb_init_mid_off(void)
+{
+	return 0;
+}
+#endif
+
+/* The ftrace site of fn: after endbr64 on x86_64, ftrace's record elsewhere. */
+static unsigned long kpb_ftrace_site(int (*fn)(int))
+{
+	if (IS_ENABLED(CONFIG_X86))
+		return (unsigned long)fn + 4;
+	return ftrace_location((unsigned long)fn);
+}
 
 static noinline u64 kpb_loop(int (*fn)(int), int n)
 {
@@ -299,6 +373,11 @@ static void kpb_hit_optimized(const char *name, kpb_report_t report)
 	unsigned int off;
 	int r, w;
 
+	if (!IS_ENABLED(CONFIG_OPTPROBES)) {
+		kpb_line("KPB-SKIP %s no jump optimizer (!CONFIG_OPTPROBES)", name);
+		return;
+	}
+
 	for (off = KPB_MID_OFF; off < 32; off++) {
 		kpb_kp_init(&kp, (void *)fn + off, false);
 		r = register_kprobe(&kp);
@@ -400,7 +479,9 @@ static void kpb_hit_aggr(void)
 
 static struct ftrace_ops kpb_fops = {
 	.func = kpb_ftrace_cb,
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
 	.flags = FTRACE_OPS_FL_SAVE_REGS,
+#endif
 };
 
 static void kpb_hit_ftrace(void)
@@ -410,8 +491,7 @@ static void kpb_hit_ftrace(void)
 	u64 base = kpb_base(fn);
 	int r;
 
-	/* the ftrace site is after endbr64 */
-	r = ftrace_set_filter_ip(&kpb_fops, (unsigned long)fn + 4, 0, 0);
+	r = ftrace_set_filter_ip(&kpb_fops, kpb_ftrace_site(fn), 0, 0);
 	if (r) {
 		kpb_err("hit_ftrace_ops_floor: ftrace_set_filter_ip: %d", r);
 		return;
@@ -419,12 +499,12 @@ static void kpb_hit_ftrace(void)
 	r = register_ftrace_function(&kpb_fops);
 	if (r) {
 		kpb_err("hit_ftrace_ops_floor: register_ftrace_function: %d", r);
-		ftrace_set_filter_ip(&kpb_fops, (unsigned long)fn + 4, 1, 0);
+		ftrace_set_filter_ip(&kpb_fops, kpb_ftrace_site(fn), 1, 0);
 		return;
 	}
 	kpb_hit_report("hit_ftrace_ops_floor", fn, base, 1);
 	unregister_ftrace_function(&kpb_fops);
-	ftrace_set_filter_ip(&kpb_fops, (unsigned long)fn + 4, 1, 0);
+	ftrace_set_filter_ip(&kpb_fops, kpb_ftrace_site(fn), 1, 0);
 }
 
 static void kpb_hit_all(void)
@@ -1464,6 +1544,9 @@ static int __init kpb_init(void)
 
 	kpb_line("KPB-INFO run=%s iters=%d maxn=%d memn=%d nfuncs=%d",
 		 run, iters, maxn, memn, KPB_NFUNCS);
+	if (kpb_init_mid_off())
+		goto out;
+	kpb_line("KPB-INFO mid probe point +%u", kpb_mid_off);
 	if (kpb_want("hits"))
 		kpb_hit_all();
 	if (kpb_want("scale"))
@@ -1489,6 +1572,7 @@ static int __init kpb_init(void)
 	if (kpb_want("cost4"))
 		kpb_cost_rows();
 	kpb_set_optimization(1);
+out:
 	kpb_line("KPB-INFO done errors=%d in %llu ns", kpb_errors, ktime_get_ns() - t0);
 	return 0;
 }

@@ -89,14 +89,6 @@ void kprobes_rust_cpu_relax(void);
 unsigned int kprobes_rust_num_possible_cpus(void);
 
 #if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
-void *kprobes_rust_objpool_pop(struct objpool_head *pool);
-#endif
-
-#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
-int kprobes_rust_objpool_push(void *obj, struct objpool_head *pool);
-#endif
-
-#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
 void kprobes_rust_kretprobe_no_ret_addr(void);
 #endif
 

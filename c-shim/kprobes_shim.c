@@ -349,21 +349,32 @@ unsigned int kprobes_rust_num_possible_cpus(void)
 #if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
 /*
  * Kretprobes on the arch's own trampoline (rust-core/kretprobe_objpool.rs):
- * objpool's static inlines, on the hit path, hence NOKPROBE; and upstream's
- * message when the trampoline finds no return address (the caller then
- * calls BUG(), as upstream's BUG_ON(1)).
+ * with ARM64_PSEUDO_NMI, raw_local_irq_save()/restore() for objpool's rings
+ * (rust-core/objpool.rs; the kernel picks DAIF or the GIC priority mask at
+ * boot), on the hit path, hence NOKPROBE; and upstream's message when the
+ * trampoline finds no return address (the caller then calls BUG(), as
+ * upstream's BUG_ON(1)).
  */
-void *kprobes_rust_objpool_pop(struct objpool_head *pool)
-{
-	return objpool_pop(pool);
-}
-NOKPROBE_SYMBOL(kprobes_rust_objpool_pop);
+#ifdef CONFIG_ARM64_PSEUDO_NMI
+/* Called by arch/arm64/sys.rs: not in the header generated from the generic core. */
+unsigned long kprobes_rust_raw_local_irq_save(void);
+void kprobes_rust_raw_local_irq_restore(unsigned long flags);
 
-int kprobes_rust_objpool_push(void *obj, struct objpool_head *pool)
+unsigned long kprobes_rust_raw_local_irq_save(void)
 {
-	return objpool_push(obj, pool);
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	return flags;
 }
-NOKPROBE_SYMBOL(kprobes_rust_objpool_push);
+NOKPROBE_SYMBOL(kprobes_rust_raw_local_irq_save);
+
+void kprobes_rust_raw_local_irq_restore(unsigned long flags)
+{
+	raw_local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(kprobes_rust_raw_local_irq_restore);
+#endif
 
 void kprobes_rust_kretprobe_no_ret_addr(void)
 {

@@ -156,6 +156,9 @@ pub mod kretprobe_rethook;
 pub mod list;
 pub mod locks;
 pub mod module;
+// objpool's ring operations (kretprobes without rethook).
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub mod objpool;
 #[cfg(CONFIG_OPTPROBES)]
 pub mod opt;
 /// Without `CONFIG_OPTPROBES` (arm64): upstream's stubs, no optimizer (no

@@ -21,6 +21,7 @@
 
 use crate::error::{code::ENOMEM, Result};
 use crate::ffi::{c_int, c_ulong, c_void};
+use crate::objpool::Pool;
 use crate::probe::RetProbe;
 use crate::sys;
 use crate::types::{
@@ -105,8 +106,9 @@ unsafe extern "C" fn recycle_rp_inst(ri: *mut KretprobeInstance) {
     let rp = unsafe { AtomicPtr::from_ptr(addr_of_mut!((*(*ri).rph).rp)).load(Ordering::Acquire) };
     if !rp.is_null() {
         // SAFETY: `rp` is registered (its holder's `rp` is set), so
-        // `rp->rph` is its live holder and `ri` one of its pool's objects.
-        unsafe { sys::objpool_push(ri.cast(), addr_of_mut!((*(*rp).rph).pool)) };
+        // `rp->rph` is its live holder, whose pool `objpool_init()` set up,
+        // and `ri` one of that pool's objects, off every list.
+        unsafe { Pool::from_raw(addr_of_mut!((*(*rp).rph).pool)).push(ri.cast()) };
     } else {
         // SAFETY: `ri` is off every list and its `rcu` unused; the callback
         // gets it back after a grace period.
@@ -320,13 +322,11 @@ crate::nokprobe_symbol!(__kretprobe_trampoline_handler);
 #[cfg_attr(miri, inline(never))]
 pub unsafe extern "C" fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
     let rp = rp_of(p);
-    // SAFETY: `p` is the `kp` of a registered kretprobe, in handler context with
-    // preemption disabled (this function's `# Safety`): `rp` and its holder stay
-    // live until a grace period after unregistration, and `rph` is not
-    // written while it is registered.
-    let pool = unsafe { addr_of_mut!((*(*rp).rph).pool) };
-    // SAFETY: the live pool of `rp`'s instances (above).
-    let ri = unsafe { sys::objpool_pop(pool) }.cast::<KretprobeInstance>();
+    // SAFETY: `rp` is registered, in handler context (this function's `# Safety`):
+    // it and its holder stay live until a grace period after unregistration,
+    // `rph` is not written meanwhile, and its pool was set up at registration.
+    let pool = unsafe { Pool::from_raw(addr_of_mut!((*(*rp).rph).pool)) };
+    let ri = pool.pop().cast::<KretprobeInstance>();
     if ri.is_null() {
         // SAFETY: `rp` is live (above); `nmissed` is updated as upstream's
         // `rp->nmissed++` (one volatile read-modify-write).
@@ -341,7 +341,7 @@ pub unsafe extern "C" fn pre_handler_kretprobe(p: *mut Kprobe, regs: *mut PtRegs
         // listed; `regs` is the hit's frame, as the handler expects.
         if unsafe { h(ri, regs) } != 0 {
             // SAFETY: `ri` came from this pool and is not listed.
-            unsafe { sys::objpool_push(ri.cast(), pool) };
+            unsafe { pool.push(ri.cast()) };
             return 0;
         }
     }

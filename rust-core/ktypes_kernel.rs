@@ -20,6 +20,9 @@ pub type ArchOptimizedInsn = b::arch_optimized_insn;
 /// `struct objpool_head` (kretprobes without rethook).
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
 pub type ObjpoolHead = b::objpool_head;
+/// `struct objpool_slot` (kretprobes without rethook).
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub type ObjpoolSlot = b::objpool_slot;
 /// `struct llist_node` (kretprobes without rethook).
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
 pub type LlistNode = b::llist_node;

@@ -67,10 +67,6 @@ extern "C" {
     fn kprobes_rust_cpu_relax();
     fn kprobes_rust_num_possible_cpus() -> c_uint;
     #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
-    fn kprobes_rust_objpool_pop(pool: *mut ObjpoolHead) -> *mut c_void;
-    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
-    fn kprobes_rust_objpool_push(obj: *mut c_void, pool: *mut ObjpoolHead) -> c_int;
-    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
     fn kprobes_rust_kretprobe_no_ret_addr();
     #[cfg(CONFIG_MODULES)]
     fn kprobes_rust_within_module_core(addr: c_ulong, module: *mut Module) -> bool;
@@ -1509,29 +1505,58 @@ pub fn kretprobe_trampoline_addr() -> *mut KprobeOpcode {
     b::__kretprobe_trampoline as *const () as *mut KprobeOpcode
 }
 
-/// `objpool_pop()` (a static inline: the shim's wrapper).
-///
-/// # Safety
-/// `pool` is a live, initialized pool; preemption disabled or any context
-/// objpool allows (it is lock-free).
+/// `struct objpool_slot`: one CPU's ring of a pool (`__packed`; its
+/// fields are 32-bit words at offsets 0 to 12 and the entries follow).
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
-#[inline(always)]
-pub unsafe fn objpool_pop(pool: *mut ObjpoolHead) -> *mut c_void {
-    // SAFETY: `pool` is live and initialized (this function's `# Safety`).
-    unsafe { kprobes_rust_objpool_pop(pool) }
+pub use crate::ktypes::ObjpoolSlot;
+
+/// Local interrupts masked (`raw_local_irq_save()`) until dropped
+/// (`raw_local_irq_restore()`), as objpool's static inlines change their
+/// rings.
+///
+/// # Invariants
+/// From `new()` to `drop()` this CPU takes no interrupt, and `flags` is
+/// what `arch_local_irq_save()` returned in `new()`.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+pub struct RawIrqOff {
+    flags: c_ulong,
 }
 
-/// `objpool_push()` (a static inline: the shim's wrapper).
-///
-/// # Safety
-/// `pool` is a live pool and `obj` one of its objects, popped and not yet
-/// pushed back.
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+impl RawIrqOff {
+    /// `raw_local_irq_save(flags)`.
+    #[inline(always)]
+    #[allow(
+        clippy::new_without_default,
+        reason = "masks interrupts: not a default value"
+    )]
+    pub fn new() -> Self {
+        Self {
+            flags: arch_local_irq_save(),
+        }
+    }
+}
+
+#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+impl Drop for RawIrqOff {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: `flags` is what `arch_local_irq_save()` returned on this
+        // CPU, which took no interrupt since (the type's invariants).
+        unsafe { arch_local_irq_restore(self.flags) }
+    }
+}
+
+/// `cpumask_next_wrap(cpu, cpu_possible_mask, -1, 1)`: the possible CPU
+/// after `cpu`, wrapping (objpool's walk over the other CPUs' rings).
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
 #[inline(always)]
-pub unsafe fn objpool_push(obj: *mut c_void, pool: *mut ObjpoolHead) {
-    // SAFETY: `obj` came from `pool` and is not in it (this function's
-    // `# Safety`); objpool's rings hold every object, so the push cannot fail.
-    unsafe { kprobes_rust_objpool_push(obj, pool) };
+pub fn next_possible_cpu_wrap(cpu: c_int) -> c_int {
+    // SAFETY: `__cpu_possible_mask` is set up at boot and only read here;
+    // `cpumask_next_wrap()` reads the mask and may be called in any context.
+    unsafe {
+        b::cpumask_next_wrap(cpu, core::ptr::addr_of!(b::__cpu_possible_mask), -1, true) as c_int
+    }
 }
 
 /// `objpool_init(pool, nr, size, GFP_KERNEL, context, objinit, release)`.

@@ -130,7 +130,7 @@ if [ -s "$RESULTS/c/test/results.log" ] && [ -s "$RESULTS/rust/test/results.log"
 		diff <(section_of c blacklist-names) <(section_of rust blacklist-names) >"$RESULTS/blacklist-names.diff" || :
 		jp='^$'; config_has rust CONFIG_KPROBES_RUST_JPROBES && jp='jprobe_pre_handler|jprobe_return'
 		extra=$(sed -n 's/^> //p' "$RESULTS/blacklist-names.diff" |
-			grep -vxE "kprobes_rust_(preempt_disable|preempt_enable|rcu_read_lock|rcu_read_unlock|objpool_pop|objpool_push|kretprobe_no_ret_addr)|_R[0-9A-Za-z_]*(kprobe_flush_task|kretprobe_find_ret_addr)4body|$jp" || :)
+			grep -vxE "kprobes_rust_(preempt_disable|preempt_enable|rcu_read_lock|rcu_read_unlock|raw_local_irq_save|raw_local_irq_restore|kretprobe_no_ret_addr)|_R[0-9A-Za-z_]*(kprobe_flush_task|kretprobe_find_ret_addr)4body|$jp" || :)
 		if [ "$(section_of c blacklist-names | wc -l)" -gt 100 ] && ! grep -q '^< ' "$RESULTS/blacklist-names.diff" &&
 			[ -z "$extra" ]; then
 			echo "PASS ${pfx}differential/kprobes-blacklist-symbols-identical"

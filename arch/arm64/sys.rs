@@ -6,7 +6,7 @@
 //! arguments of the jprobes.  arm64 has no OPTPROBES: the core's
 //! `opt_none.rs` needs no optimizer hooks.
 
-use crate::ffi::c_ulong;
+use crate::ffi::{c_int, c_ulong};
 use crate::types::{Kprobe, KretprobeBlackpoint, PreemptOff, PtRegs};
 use core::ptr::{addr_of, addr_of_mut};
 use kernel::bindings as b;
@@ -189,4 +189,74 @@ pub unsafe fn jprobe_call(entry: *mut crate::ffi::c_void, regs: *const PtRegs) {
 #[inline]
 pub fn kretprobe_blacklist() -> *mut KretprobeBlackpoint {
     core::ptr::null_mut()
+}
+
+/// `raw_smp_processor_id()`: `current_thread_info()->cpu` in 6.12
+/// (asm/smp.h).  The caller keeps the task on this CPU (interrupts or
+/// preemption disabled) for as long as the id must stay its own.
+#[inline(always)]
+pub fn raw_smp_processor_id() -> c_int {
+    // SAFETY: `current` is the running task, live while it runs; its
+    // `thread_info.cpu` is written by the scheduler when it moves the task,
+    // read here as C's plain load.
+    unsafe { addr_of!((*current_task()).thread_info.cpu).read_volatile() as c_int }
+}
+
+/// `arch_local_irq_save()`: without `CONFIG_ARM64_PSEUDO_NMI`,
+/// `__daif_local_irq_save()` (DAIF read, then IRQ and FIQ masked).  With
+/// it the kernel picks DAIF or the GIC's priority mask at boot (an
+/// alternative Rust cannot emit): the shim's `raw_local_irq_save()`.
+#[inline(always)]
+pub fn arch_local_irq_save() -> c_ulong {
+    #[cfg(not(CONFIG_ARM64_PSEUDO_NMI))]
+    {
+        let flags: c_ulong;
+        // SAFETY: reads DAIF and masks IRQ and FIQ on this CPU, as
+        // `__daif_local_irq_save()`; the asm is a compiler barrier (no
+        // `nomem`), as C's `barrier()` around it.
+        unsafe {
+            core::arch::asm!(
+                "mrs {f}, daif",
+                "msr daifset, #3",
+                f = out(reg) flags,
+                options(nostack, preserves_flags)
+            )
+        };
+        flags
+    }
+    #[cfg(CONFIG_ARM64_PSEUDO_NMI)]
+    // SAFETY: the shim's `raw_local_irq_save()`, for any context.
+    unsafe {
+        kprobes_rust_raw_local_irq_save()
+    }
+}
+
+/// `arch_local_irq_restore(flags)` (`__daif_local_irq_restore()`, or the
+/// shim's `raw_local_irq_restore()` with `CONFIG_ARM64_PSEUDO_NMI`).
+///
+/// # Safety
+/// `flags` is what [`arch_local_irq_save`] returned on this CPU, and the
+/// interrupts it masked are unmasked by nothing else meanwhile.
+#[inline(always)]
+pub unsafe fn arch_local_irq_restore(flags: c_ulong) {
+    #[cfg(not(CONFIG_ARM64_PSEUDO_NMI))]
+    // SAFETY: writes back the DAIF saved on this CPU (this function's
+    // `# Safety`); a compiler barrier, as C's.
+    unsafe {
+        core::arch::asm!("msr daif, {f}", f = in(reg) flags, options(nostack, preserves_flags))
+    };
+    #[cfg(CONFIG_ARM64_PSEUDO_NMI)]
+    // SAFETY: the flags of the shim's save on this CPU (this function's
+    // `# Safety`).
+    unsafe {
+        kprobes_rust_raw_local_irq_restore(flags)
+    };
+}
+
+// The shim's (c-shim/kprobes_shim.c, which declares them itself: the
+// generated header has the generic core's functions only).
+#[cfg(CONFIG_ARM64_PSEUDO_NMI)]
+extern "C" {
+    fn kprobes_rust_raw_local_irq_save() -> c_ulong;
+    fn kprobes_rust_raw_local_irq_restore(flags: c_ulong);
 }

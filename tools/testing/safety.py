@@ -48,7 +48,9 @@ os.chdir(root)
 BASELINE = "tools/testing/safety-baseline.json"
 
 # The logic modules of the issue; the edge is exports (C ABI), sys_kernel
-# (kernel services), types/list (C layouts), state, kprobes_core (crate root).
+# (kernel services), types/list (C layouts), objpool (objpool.h's ring
+# operations on C's memory, as list.rs is list.h's), state, kprobes_core
+# (crate root).
 LOGIC = ["aggr", "arm", "opt", "register", "kretprobe", "ftrace", "slots", "blacklist",
          "addr", "registry", "index", "module", "debugfs", "init", "jprobe", "opt_none",
          "kretprobe_rethook", "kretprobe_objpool"]

@@ -14,6 +14,13 @@ SERIES=$ROOT/scripts/series
 srcver=$(cat "$WORK/kernel-source-version" 2>/dev/null) ||
 	die "kernel source version unknown" "run scripts/setup.sh (make setup) first"
 
+# One run at a time: make test builds the config pairs' C kernels in the
+# background while the foreground builds others, and each build runs this
+# script (seen: "Unable to create .../kp-series-index.lock: File exists",
+# then "series: ... does not apply", failing that background build).
+exec 9>"$WORK/.kernel-tree.lock"
+flock 9
+
 g() { git -C "$KSRC" "$@"; }
 # Fixed identity and dates: the same inputs give the same commit ids, so an
 # unchanged series is detected by comparing one hash.

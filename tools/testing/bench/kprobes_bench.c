@@ -222,20 +222,21 @@ static int kpb_find_mid_off(const void *fn)
 	return -ENOENT;
 }
 
-/* Every target (and the generated functions) has its mid point where kpb_t_mid has. */
+/* Every target and generated function has its mid point where kpb_t_mid has. */
 static int kpb_init_mid_off(void)
 {
-	const void *fns[] = { kpb_t_mid, kpb_t_mid_post, kpb_t_agg, kpb_func(0),
-			      kpb_func(KPB_NFUNCS - 1) };
+	const void *fns[] = { kpb_t_mid, kpb_t_mid_post, kpb_t_agg };
 	int off = kpb_find_mid_off(kpb_t_mid), i;
 
 	if (off < 0) {
 		kpb_err("no `add #1` in %ps: %d", kpb_t_mid, off);
 		return off;
 	}
-	for (i = 1; i < ARRAY_SIZE(fns); i++) {
-		if (kpb_find_mid_off(fns[i]) != off) {
-			kpb_err("%ps: its `add #1` is not at +%d", fns[i], off);
+	for (i = 0; i < ARRAY_SIZE(fns) + KPB_NFUNCS; i++) {
+		const void *fn = i < ARRAY_SIZE(fns) ? fns[i] : (const void *)kpb_func(i - ARRAY_SIZE(fns));
+
+		if (kpb_find_mid_off(fn) != off) {
+			kpb_err("%ps: its `add #1` is not at +%d", fn, off);
 			return -EINVAL;
 		}
 	}
@@ -249,12 +250,16 @@ static int kpb_init_mid_off(void)
 }
 #endif
 
-/* The ftrace site of fn: after endbr64 on x86_64, ftrace's record elsewhere. */
+/*
+ * The ftrace site of fn: after endbr64 on x86_64; on arm64 the second NOP
+ * of the patchable entry (after `bti c` with BTI), which is where
+ * ftrace_set_filter_ip() finds a record (ftrace_location() is not exported).
+ */
 static unsigned long kpb_ftrace_site(int (*fn)(int))
 {
-	if (IS_ENABLED(CONFIG_X86))
-		return (unsigned long)fn + 4;
-	return ftrace_location((unsigned long)fn);
+	if (IS_ENABLED(CONFIG_ARM64_BTI_KERNEL))
+		return (unsigned long)fn + 8;
+	return (unsigned long)fn + 4;
 }
 
 static noinline u64 kpb_loop(int (*fn)(int), int n)

@@ -71,12 +71,13 @@ impl<'a> Ring<'a> {
     /// The entry for counter value `n` (`entries[n & mask]`).
     #[inline(always)]
     fn entry(&self, n: u32) -> &'a AtomicPtr<c_void> {
-        // SAFETY: the ring is live and its `mask` constant (the type's
-        // invariants): `mask + 1` entries, a power of two, follow the
-        // counters, so `n & mask` is in bounds; each is an aligned pointer
-        // written with `WRITE_ONCE()` (or by this module, atomically).
+        // SAFETY: the ring is live and its `mask` an aligned word that is not
+        // written after `objpool_init()` (the type's invariants): `mask + 1`
+        // entries, a power of two, follow the counters, so `n & mask` is in
+        // bounds; each is an aligned pointer written with `WRITE_ONCE()` (or
+        // by this module, atomically).
         unsafe {
-            let mask = addr_of!((*self.slot).mask).read_unaligned();
+            let mask = addr_of!((*self.slot).mask).read();
             let entries = addr_of_mut!((*self.slot).entries).cast::<*mut c_void>();
             AtomicPtr::from_ptr(entries.add((n & mask) as usize))
         }
@@ -194,12 +195,13 @@ impl<'a> Pool<'a> {
         let ring = unsafe { self.ring(sys::raw_smp_processor_id()) };
         // Tail and head as a local snapshot, tail first.
         let mut tail = ring.tail().load(Ordering::Relaxed);
+        let mut overfull = false;
         loop {
             let head = ring.head().load(Ordering::Relaxed);
-            // More objects in the ring than the pool has: a bug somewhere.
-            if tail.wrapping_sub(head) > self.nr_objs() {
-                crate::warn_once!();
-            }
+            // More objects in the ring than the pool has: a bug somewhere
+            // (warned once below, after the loop rather than in it, so that
+            // the warning's constants do not take registers in the loop).
+            overfull |= tail.wrapping_sub(head) > self.nr_objs();
             match ring.tail().compare_exchange(
                 tail,
                 tail.wrapping_add(1),
@@ -214,5 +216,8 @@ impl<'a> Pool<'a> {
         // available to pops.
         ring.entry(tail).store(obj, Ordering::Relaxed);
         ring.last().store(tail.wrapping_add(1), Ordering::Release);
+        if overfull {
+            crate::warn_once!();
+        }
     }
 }

@@ -1655,9 +1655,11 @@ pub unsafe fn arch_kretprobe_fixup_return(regs: *mut PtRegs, correct_ret_addr: *
 
 /// `pr_err("kretprobe: Return address not found, ...")` (the shim's, with
 /// upstream's `pr_fmt`) and `BUG_ON(1)`: `BUG()`, as the kernel crate's
-/// panic handler calls it, which does not return.
+/// panic handler calls it, which does not return.  Always inlined: the
+/// trampoline handler, a trap-path function, makes no out-of-line Rust
+/// call (an `#[inline]` copy was one, not on the kprobe blacklist).
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
-#[inline]
+#[inline(always)]
 pub fn kretprobe_no_ret_addr() -> ! {
     // SAFETY: takes no argument; callable in any context.
     unsafe { kprobes_rust_kretprobe_no_ret_addr() };

@@ -87,6 +87,11 @@ def rust_calls(obj):
         m = re.search(CALL_RELOC + r"\s+(_R\S+?)(-0x4)?$", line)
         if cur and m:
             calls[cur].add(m.group(1))
+        # A call within the object's own section has no relocation:
+        # `bl 0x19a4 <_R...>` (arm64), `callq 0x... <_R...>` (x86_64).
+        m = re.search(r"\s(?:bl|b|callq?|jmpq?)\s+(?:0x)?[0-9a-f]+ <(_R[^>+]+)>$", line)
+        if cur and m and m.group(1) != cur:
+            calls[cur].add(m.group(1))
     return calls
 
 

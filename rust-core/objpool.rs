@@ -71,11 +71,9 @@ impl<'a> Ring<'a> {
     /// The entry for counter value `n` (`entries[n & mask]`).
     #[inline(always)]
     fn entry(&self, n: u32) -> &'a AtomicPtr<c_void> {
-        // SAFETY: the ring is live and its `mask` an aligned word that is not
-        // written after `objpool_init()` (the type's invariants): `mask + 1`
-        // entries, a power of two, follow the counters, so `n & mask` is in
-        // bounds; each is an aligned pointer written with `WRITE_ONCE()` (or
-        // by this module, atomically).
+        // SAFETY: a live ring (the type's invariants): `mask` is an aligned,
+        // constant word; `mask + 1` aligned entries follow the counters, so
+        // `n & mask` is in bounds; they are written with `WRITE_ONCE()`.
         unsafe {
             let mask = addr_of!((*self.slot).mask).read();
             let entries = addr_of_mut!((*self.slot).entries).cast::<*mut c_void>();

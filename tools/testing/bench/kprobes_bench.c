@@ -104,7 +104,7 @@ static int kpb_write_file(const char *path, const char *s)
 }
 
 /* debug.kprobes-optimization: the jump optimizer on or off. */
-static bool kpb_optimizing = true;
+static bool kpb_optimizing = IS_ENABLED(CONFIG_OPTPROBES);
 
 static int kpb_set_optimization(int on)
 {
@@ -1427,8 +1427,10 @@ static void kpb_mem(void)
 	kpb_set_optimization(1);
 	kpb_prepare(n, KPB_MID_OFF);
 	kpb_mem_snap(&a);
-	r = register_kprobes(kpb_kpp, n);
-	if (r) {
+	r = IS_ENABLED(CONFIG_OPTPROBES) ? register_kprobes(kpb_kpp, n) : -EOPNOTSUPP;
+	if (r == -EOPNOTSUPP) {
+		kpb_line("KPB-SKIP mem_kprobe_optimized no jump optimizer (!CONFIG_OPTPROBES)");
+	} else if (r) {
 		kpb_err("mem kprobe_optimized: register_kprobes: %d", r);
 	} else {
 		/* the optimizer works in rounds of up to 256 probes */

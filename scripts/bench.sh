@@ -156,10 +156,12 @@ fi
 # --- the report -------------------------------------------------------------
 declare -A QEMU_BIN=([x86_64]=qemu-system-x86_64 [arm64]=qemu-system-aarch64)
 cmdpfx=; [ "$KP_CONFIG" = pipeline ] || cmdpfx="KP_CONFIG=$KP_CONFIG "
+notes=$SRC/analysis.md
+[ "$KP_ARCH" != arm64 ] || notes=$SRC/analysis-arm64.md
 step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" "${extra[@]}" --out "$OUT" \
-	--notes "$SRC/analysis.md" \
+	--notes "$notes" \
 	--meta "command=${cmdpfx}make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_COST4:+ (KPB_COST4=$KPB_COST4)}${KPB_POLICY_RUN+ (KPB_POLICY_RUN=$KPB_POLICY_RUN)}${KPB_POLICY_EVN+ (KPB_POLICY_EVN=$KPB_POLICY_EVN)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_MAXN:+ (KPB_MAXN=$KPB_MAXN)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
 	--meta "vcpus=${KPB_SMP:-1}" \
 	--meta "commit=$commit" --meta "dirty=$dirty" \

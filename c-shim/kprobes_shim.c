@@ -356,10 +356,6 @@ unsigned int kprobes_rust_num_possible_cpus(void)
  * upstream's BUG_ON(1)).
  */
 #ifdef CONFIG_ARM64_PSEUDO_NMI
-/* Called by arch/arm64/sys.rs: not in the header generated from the generic core. */
-unsigned long kprobes_rust_raw_local_irq_save(void);
-void kprobes_rust_raw_local_irq_restore(unsigned long flags);
-
 unsigned long kprobes_rust_raw_local_irq_save(void)
 {
 	unsigned long flags;

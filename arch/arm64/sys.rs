@@ -253,8 +253,8 @@ pub unsafe fn arch_local_irq_restore(flags: c_ulong) {
     };
 }
 
-// The shim's (c-shim/kprobes_shim.c, which declares them itself: the
-// generated header has the generic core's functions only).
+// The shim's (c-shim/kprobes_shim.c; their prototypes are the generated
+// header's trailer, rust-core/cbindgen.toml).
 #[cfg(CONFIG_ARM64_PSEUDO_NMI)]
 extern "C" {
     fn kprobes_rust_raw_local_irq_save() -> c_ulong;

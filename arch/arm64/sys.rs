@@ -48,7 +48,7 @@ unsafe fn this_cpu_ptr<T>(var: *mut T) -> *mut T {
         // the length of `__per_cpu_offset`, whose entries are written once at
         // boot.
         let off = unsafe {
-            let cpu = addr_of!((*current_task()).thread_info.cpu).read() as usize;
+            let cpu = raw_smp_processor_id() as u32 as usize;
             addr_of!(b::__per_cpu_offset)
                 .cast::<usize>()
                 .add(cpu)
@@ -199,7 +199,7 @@ pub fn raw_smp_processor_id() -> c_int {
     // SAFETY: `current` is the running task, live while it runs; its
     // `thread_info.cpu` is written by the scheduler when it moves the task,
     // read here as C's plain load.
-    unsafe { addr_of!((*current_task()).thread_info.cpu).read_volatile() as c_int }
+    unsafe { addr_of!((*current_task()).thread_info.cpu).read() as c_int }
 }
 
 /// `arch_local_irq_save()`: without `CONFIG_ARM64_PSEUDO_NMI`,

@@ -80,7 +80,11 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 	local console=ttyS0
 	case $KP_ARCH in
 	x86_64) QEMU=(qemu-system-x86_64 -machine pc -accel "$accel") ;;
-	arm64)	QEMU=(qemu-system-aarch64 -machine virt -cpu cortex-a57 -accel "$accel") console=ttyAMA0 ;;
+	# KP_ARM64_MACHINE/KP_ARM64_CPU: another board or CPU, e.g.
+	# virt,virtualization=on and max,pauth=off to boot at EL2 with VHE
+	# (README, arm64).
+	arm64)	QEMU=(qemu-system-aarch64 -machine "${KP_ARM64_MACHINE:-virt}"
+			-cpu "${KP_ARM64_CPU:-cortex-a57}" -accel "$accel") console=ttyAMA0 ;;
 	esac
 	[ "${KP_ICOUNT:-0}" = 1 ] && QEMU+=(-icount shift=0,align=off,sleep=off)
 	QEMU+=(-smp "$SMP" -m "$MEM" -kernel "$kimg" -initrd "$initrd"

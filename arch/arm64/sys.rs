@@ -28,12 +28,55 @@ pub fn current_task() -> *mut b::task_struct {
 }
 
 // Per-CPU accesses on the handler paths.  C's `__this_cpu_write()` adds
-// the CPU's offset from TPIDR_EL1 (TPIDR_EL2 with VHE: an alternative
-// patched at boot, asm/percpu.h), which Rust cannot emit; the same offset
-// is `__per_cpu_offset[raw_smp_processor_id()]`, and 6.12's
-// `raw_smp_processor_id()` is `current_thread_info()->cpu` (asm/smp.h).
-// With preemption disabled (every caller's context: the kprobe, ftrace
-// and kretprobe trampoline handlers) both name this CPU's copy.
+// the CPU's offset, `__kern_my_cpu_offset()` (asm/percpu.h): TPIDR_EL1, or
+// TPIDR_EL2 when the kernel runs at EL2 with VHE, an alternative
+// (asm/alternative-macros.h) that `apply_boot_alternatives()` patches at
+// boot.  `my_cpu_offset()` emits the same instruction and the same
+// `.altinstructions` entry.  With preemption disabled (every caller's
+// context: the kprobe, ftrace and kretprobe trampoline handlers) the offset
+// names this CPU's copy.
+
+/// `__kern_my_cpu_offset()`: this CPU's per-CPU offset.
+#[cfg(CONFIG_SMP)]
+#[inline(always)]
+fn my_cpu_offset() -> usize {
+    let off: usize;
+    // SAFETY: reads TPIDR_EL1 (TPIDR_EL2 once the alternative is applied,
+    // when the boot CPU has VHE), where the kernel keeps this CPU's offset
+    // (`set_my_cpu_offset()`); no memory is accessed and no flag changed.
+    // The `.altinstructions` entry is `ALTINSTR_ENTRY()`'s `struct
+    // alt_instr` (s32 orig_offset, s32 alt_offset, u16 cpucap, u8 orig_len,
+    // u8 alt_len), the replacement in subsection 1 as
+    // `__ALTERNATIVE_CFG()` puts it, both one instruction (the `.org`s are
+    // the macro's length checks).  `pure` and `readonly` let the value be
+    // reused, as C's fake stack read does, but never across a compiler
+    // barrier (`preempt_enable()`).
+    unsafe {
+        core::arch::asm!(
+            "661:",
+            "mrs {off}, tpidr_el1",
+            "662:",
+            ".pushsection .altinstructions, \"a\"",
+            ".word 661b - .",
+            ".word 663f - .",
+            ".hword {cap}",
+            ".byte 662b - 661b",
+            ".byte 664f - 663f",
+            ".popsection",
+            ".subsection 1",
+            "663:",
+            "mrs {off}, tpidr_el2",
+            "664:",
+            ".org . - (664b - 663b) + (662b - 661b)",
+            ".org . - (662b - 661b) + (664b - 663b)",
+            ".previous",
+            off = out(reg) off,
+            cap = const b::ARM64_HAS_VIRT_HOST_EXTN,
+            options(pure, readonly, nostack, preserves_flags)
+        )
+    };
+    off
+}
 
 /// `this_cpu_ptr(var)`: this CPU's copy of the per-CPU variable `var`.
 ///
@@ -41,27 +84,14 @@ pub fn current_task() -> *mut b::task_struct {
 /// Preemption is disabled; `var` is a per-CPU variable.
 #[inline(always)]
 unsafe fn this_cpu_ptr<T>(var: *mut T) -> *mut T {
+    // Another CPU's copy lies outside the object `var` points to, so the
+    // pointer is made from the address (as C's `this_cpu_ptr()` does),
+    // which takes the provenance of the per-CPU area the kernel exposed,
+    // not `var`'s (an offset of `var` itself would be out of its bounds).
+    // The `as` casts rather than `with_exposed_provenance` keep to the
+    // kernel's minimum rustc (1.78).
     #[cfg(CONFIG_SMP)]
-    {
-        // SAFETY: `current` is live; with preemption disabled (this function's
-        // `# Safety`) its `thread_info.cpu` is this CPU's id, below NR_CPUS,
-        // the length of `__per_cpu_offset`, whose entries are written once at
-        // boot.
-        let off = unsafe {
-            let cpu = raw_smp_processor_id() as u32 as usize;
-            addr_of!(b::__per_cpu_offset)
-                .cast::<usize>()
-                .add(cpu)
-                .read()
-        };
-        // Another CPU's copy lies outside the object `var` points to, so
-        // the pointer is made from the address (as C's `this_cpu_ptr()`
-        // does), which takes the provenance of the per-CPU area the kernel
-        // exposed, not `var`'s (an offset of `var` itself would be out of
-        // its bounds).  The `as` casts rather than `with_exposed_provenance`
-        // keep to the kernel's minimum rustc (1.78).
-        ((var as usize).wrapping_add(off)) as *mut T
-    }
+    return ((var as usize).wrapping_add(my_cpu_offset())) as *mut T;
     #[cfg(not(CONFIG_SMP))]
     var
 }
@@ -204,8 +234,9 @@ pub fn raw_smp_processor_id() -> c_int {
 
 /// `arch_local_irq_save()`: without `CONFIG_ARM64_PSEUDO_NMI`,
 /// `__daif_local_irq_save()` (DAIF read, then IRQ and FIQ masked).  With
-/// it the kernel picks DAIF or the GIC's priority mask at boot (an
-/// alternative Rust cannot emit): the shim's `raw_local_irq_save()`.
+/// it the kernel picks DAIF or the GIC's priority mask at boot (a static
+/// branch on the cpucap and the priority-mask sequence, left to C): the
+/// shim's `raw_local_irq_save()`.
 #[inline(always)]
 pub fn arch_local_irq_save() -> c_ulong {
     #[cfg(not(CONFIG_ARM64_PSEUDO_NMI))]

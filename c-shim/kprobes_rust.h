@@ -10,11 +10,6 @@
  * from the C declaration is a compile error.
  */
 
-#if defined(CONFIG_ARM64_PSEUDO_NMI)
-unsigned long kprobes_rust_raw_local_irq_save(void);
-void kprobes_rust_raw_local_irq_restore(unsigned long flags);
-#endif
-
 #if defined(CONFIG_KPROBES_ON_FTRACE)
 extern bool kprobe_ftrace_disabled;
 #endif

@@ -349,29 +349,9 @@ unsigned int kprobes_rust_num_possible_cpus(void)
 #if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
 /*
  * Kretprobes on the arch's own trampoline (rust-core/kretprobe_objpool.rs):
- * with ARM64_PSEUDO_NMI, raw_local_irq_save()/restore() for objpool's rings
- * (rust-core/objpool.rs; the kernel picks DAIF or the GIC priority mask at
- * boot), on the hit path, hence NOKPROBE; and upstream's message when the
- * trampoline finds no return address (the caller then calls BUG(), as
- * upstream's BUG_ON(1)).
+ * upstream's message when the trampoline finds no return address (the
+ * caller then calls BUG(), as upstream's BUG_ON(1)).
  */
-#ifdef CONFIG_ARM64_PSEUDO_NMI
-unsigned long kprobes_rust_raw_local_irq_save(void)
-{
-	unsigned long flags;
-
-	raw_local_irq_save(flags);
-	return flags;
-}
-NOKPROBE_SYMBOL(kprobes_rust_raw_local_irq_save);
-
-void kprobes_rust_raw_local_irq_restore(unsigned long flags)
-{
-	raw_local_irq_restore(flags);
-}
-NOKPROBE_SYMBOL(kprobes_rust_raw_local_irq_restore);
-#endif
-
 void kprobes_rust_kretprobe_no_ret_addr(void)
 {
 	pr_err("kretprobe: Return address not found, not execute handler. Maybe there is a bug in the kernel.\n");

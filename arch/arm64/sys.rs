@@ -41,9 +41,6 @@ pub fn current_task() -> *mut b::task_struct {
 #[inline(always)]
 fn my_cpu_offset() -> usize {
     let off: usize;
-    // SAFETY: reads TPIDR_EL1 (TPIDR_EL2 once the alternative is applied,
-    // when the boot CPU has VHE), where the kernel keeps this CPU's offset
-    // (`set_my_cpu_offset()`); no memory is accessed and no flag changed.
     // The `.altinstructions` entry is `ALTINSTR_ENTRY()`'s `struct
     // alt_instr` (s32 orig_offset, s32 alt_offset, u16 cpucap, u8 orig_len,
     // u8 alt_len), the replacement in subsection 1 as
@@ -51,6 +48,10 @@ fn my_cpu_offset() -> usize {
     // the macro's length checks).  `pure` and `readonly` let the value be
     // reused, as C's fake stack read does, but never across a compiler
     // barrier (`preempt_enable()`).
+    //
+    // SAFETY: reads TPIDR_EL1 (TPIDR_EL2 once the boot alternatives ran on
+    // a CPU with VHE), where the kernel keeps this CPU's offset
+    // (`set_my_cpu_offset()`); no memory is accessed and no flag changed.
     unsafe {
         core::arch::asm!(
             "661:",
@@ -236,7 +237,7 @@ pub fn raw_smp_processor_id() -> c_int {
 /// `__daif_local_irq_save()` (DAIF read, then IRQ and FIQ masked).  With
 /// it the kernel picks DAIF or the GIC's priority mask at boot (a static
 /// branch on the cpucap and the priority-mask sequence, left to C): the
-/// shim's `raw_local_irq_save()`.
+/// arm64 shim's `raw_local_irq_save()` (arch/arm64/shim.c).
 #[inline(always)]
 pub fn arch_local_irq_save() -> c_ulong {
     #[cfg(not(CONFIG_ARM64_PSEUDO_NMI))]
@@ -284,8 +285,7 @@ pub unsafe fn arch_local_irq_restore(flags: c_ulong) {
     };
 }
 
-// The shim's (c-shim/kprobes_shim.c; their prototypes are the generated
-// header's trailer, rust-core/cbindgen.toml).
+// arm64's C glue (arch/arm64/shim.c, prototypes in shim.h).
 #[cfg(CONFIG_ARM64_PSEUDO_NMI)]
 extern "C" {
     fn kprobes_rust_raw_local_irq_save() -> c_ulong;

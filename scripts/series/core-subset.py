@@ -18,7 +18,7 @@ for an architecture's module, `#[cfg_attr(target_arch = ..., path =
 cfg'd out of the kernel build; `host/test_X.rs` goes with X).  In the other
 top-level items, a statement line `X::f(...);` naming a module that is not
 staged is dropped, and an item that names one anywhere else is dropped.
-kbuild: an `obj-y += DIR/X.o` line (and the comment lines right above it)
+kbuild: an `obj-y += DIR/X.o` or `obj-$(CONFIG_...) += DIR/X.o` line (and the comment lines right above it)
 stays when DIR/X.rs or DIR/X.c is staged.
 """
 import os
@@ -113,7 +113,7 @@ def kbuild(text, staged):
         if ln.startswith("#"):
             comments.append(ln)
             continue
-        m = re.match(r"^obj-y \+= (\S+)\.o\s*$", ln)
+        m = re.match(r"^obj-(?:y|\$\(CONFIG_\w+\)) \+= (\S+)\.o\s*$", ln)
         if not m or m.group(1) in have:
             out += comments + [ln]
         comments = []

@@ -394,10 +394,11 @@ t6=$((SECONDS - t_setup))
 for cfg in ${KP_TEST_CONFIGS}; do
 	# Less when its C kernel is already built, or being built, in the
 	# background (above).
+	cres=$WORK/results/matrix/$cfg
 	cost=${PAIR_COST[$cfg]:-100}
 	if [ -n "$prebuild_pid" ]; then
-		if [ -e "$WORK/results/matrix/$cfg/prebuild.rc" ]; then
-			[ "$(cat "$WORK/results/matrix/$cfg/prebuild.rc")" != 0 ] ||
+		if [ -e "$cres/prebuild.rc" ]; then
+			[ "$(cat "$cres/prebuild.rc")" != 0 ] ||
 				cost=${PAIR_COST_PREBUILT[$cfg]:-$cost}
 		elif kill -0 "$prebuild_pid" 2>/dev/null; then
 			cost=${PAIR_COST_BUILDING[$cfg]:-$cost}
@@ -410,7 +411,6 @@ for cfg in ${KP_TEST_CONFIGS}; do
 		continue
 	fi
 	step "test: config $cfg (both variants; ~${est} s estimated)"
-	cres=$WORK/results/matrix/$cfg
 	mkdir -p "$cres"
 	tc=$SECONDS
 	vs=$VARIANTS

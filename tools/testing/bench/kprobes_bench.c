@@ -640,12 +640,30 @@ static u64 kpb_median_result(const char *name, u64 *v, int reps)
 	return v[reps / 2];
 }
 
-/* Repetition REP of a registration (T0 to T1) and unregistration (to T2). */
-static void kpb_rep_times(u64 d[3][KPB_REPS], int rep, u64 t0, u64 t1, u64 t2)
+/*
+ * Wait for the next tick before a timed phase.  A phase that waits for a
+ * grace period lasts as long as where that grace period meets the tick
+ * decides, and without this the phase before it decides where it starts:
+ * a faster registration then moves the unregistration's grace period, in
+ * either direction (unreg_int3_batch_10, one grace period, took 8.1 M or
+ * 11.7 M guest ns from one repetition to the next on either kernel).
+ * After the wait each phase starts at the same point of the tick on both
+ * kernels, so only the work before its grace period moves it.
+ */
+static void kpb_tick_align(void)
+{
+	schedule_timeout_uninterruptible(1);
+}
+
+/*
+ * Repetition REP of a registration (T0 to T1) and, after a tick wait,
+ * an unregistration (T1B to T2); regunreg is the sum of the two.
+ */
+static void kpb_rep_times(u64 d[3][KPB_REPS], int rep, u64 t0, u64 t1, u64 t1b, u64 t2)
 {
 	d[0][rep] = t1 - t0;
-	d[1][rep] = t2 - t1;
-	d[2][rep] = t2 - t0;
+	d[1][rep] = t2 - t1b;
+	d[2][rep] = d[0][rep] + d[1][rep];
 }
 
 /*
@@ -668,7 +686,7 @@ static u64 kpb_reg_results(const char *tag, const char *how, int n, u64 d[3][KPB
 
 static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 {
-	u64 t0, t1, t2, one_ns = 0, batch_ns = 0, d[3][KPB_REPS];
+	u64 t0, t1, t1b, t2, one_ns = 0, batch_ns = 0, d[3][KPB_REPS];
 	int k, n, r, rep, reps;
 	char row[64];
 
@@ -682,15 +700,18 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 		if (one_by_one && (k < ARRAY_SIZE(kpb_reg_ns) || kpb_all_fits(row, n, one_ns))) {
 			for (rep = 0; rep < reps; rep++) {
 				kpb_prepare(n, off);
+				kpb_tick_align();
 				t0 = ktime_get_ns();
 				r = kpb_register_one_by_one(n, tag);
 				t1 = ktime_get_ns();
 				if (r)
 					return;
+				kpb_tick_align();
+				t1b = ktime_get_ns();
 				for (int i = 0; i < n; i++)
 					unregister_kprobe(&kpb_kps[i]);
 				t2 = ktime_get_ns();
-				kpb_rep_times(d, rep, t0, t1, t2);
+				kpb_rep_times(d, rep, t0, t1, t1b, t2);
 			}
 			one_ns = kpb_reg_results(tag, "one", n, d, reps);
 		}
@@ -700,6 +721,7 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 			break;
 		for (rep = 0; rep < reps; rep++) {
 			kpb_prepare(n, off);
+			kpb_tick_align();
 			t0 = ktime_get_ns();
 			r = register_kprobes(kpb_kpp, n);
 			t1 = ktime_get_ns();
@@ -707,9 +729,11 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
 				kpb_err("%s: register_kprobes(%d): %d", tag, n, r);
 				return;
 			}
+			kpb_tick_align();
+			t1b = ktime_get_ns();
 			unregister_kprobes(kpb_kpp, n);
 			t2 = ktime_get_ns();
-			kpb_rep_times(d, rep, t0, t1, t2);
+			kpb_rep_times(d, rep, t0, t1, t1b, t2);
 		}
 		batch_ns = kpb_reg_results(tag, "batch", n, d, reps);
 	}
@@ -732,7 +756,7 @@ static void kpb_fprobe_rows(void)
 {
 	static struct fprobe fp;
 	unsigned long *addrs;
-	u64 t0, t1, t2, d[3][KPB_REPS];
+	u64 t0, t1, t1b, t2, d[3][KPB_REPS];
 	int k, n, i, r, rep, reps;
 
 	if (!IS_ENABLED(CONFIG_FPROBE))
@@ -752,6 +776,7 @@ static void kpb_fprobe_rows(void)
 		for (rep = 0; rep < reps; rep++) {
 			memset(&fp, 0, sizeof(fp));
 			fp.entry_handler = kpb_fprobe_entry;
+			kpb_tick_align();
 			t0 = ktime_get_ns();
 			r = register_fprobe_ips(&fp, addrs, n);
 			t1 = ktime_get_ns();
@@ -759,13 +784,15 @@ static void kpb_fprobe_rows(void)
 				kpb_err("fprobe: register_fprobe_ips(%d): %d", n, r);
 				goto out;
 			}
+			kpb_tick_align();
+			t1b = ktime_get_ns();
 			r = unregister_fprobe(&fp);
 			t2 = ktime_get_ns();
 			if (r) {
 				kpb_err("fprobe: unregister_fprobe(%d): %d", n, r);
 				goto out;
 			}
-			kpb_rep_times(d, rep, t0, t1, t2);
+			kpb_rep_times(d, rep, t0, t1, t1b, t2);
 		}
 		kpb_reg_results("fprobe", "batch", n, d, reps);
 	}
@@ -1556,17 +1583,25 @@ static int __init kpb_init(void)
 	kpb_line("KPB-INFO mid probe point +%u", kpb_mid_off);
 	if (kpb_want("hits"))
 		kpb_hit_all();
+	/*
+	 * The int3 registration rows before the scale rows: a registration
+	 * that finds no clean instruction slot waits for a grace period to
+	 * collect the garbage ones, so these rows depend on the slot caches'
+	 * state, which the scale rows at N=all can leave different on each
+	 * kernel (they probe every vmlinux function, and the two vmlinux
+	 * differ).  Here both kernels start them from the same state.
+	 */
+	if (kpb_want("reg")) {
+		kpb_set_optimization(0);
+		kpb_reg_rows("int3", KPB_MID_OFF, true);
+		kpb_set_optimization(1);
+	}
 	if (kpb_want("scale"))
 		kpb_scale_all();
 	if (kpb_want("gp"))
 		kpb_gp_rows();
 	if (kpb_want("endis"))
 		kpb_endis_rows();
-	if (kpb_want("reg")) {
-		kpb_set_optimization(0);
-		kpb_reg_rows("int3", KPB_MID_OFF, true);
-		kpb_set_optimization(1);
-	}
 	if (kpb_want("regentry"))
 		kpb_reg_rows("ftrace", 0, true);
 	/* The batch rows of regentry alone (one-by-one: ~80 s of guest time). */

@@ -96,6 +96,11 @@ dmesg | grep -E 'WARNING|BUG|Oops' && echo "KPB-ERROR kernel warning during the 
 # ktime_get_ns() file; the cost of a bare pair of reads (and for the define
 # phase, of the same echo to /dev/null) is measured and subtracted.
 NOW=$D/kprobes_bench/now
+# tick: wait for the next tick (a read of the module's tick file), so that
+# each phase starts at the same point of the tick on both kernels: a phase
+# that waits for grace periods (remove: one per probe) otherwise lasts as
+# long as where the phase before it happened to end decides.
+tick() { read -r _ < $D/kprobes_bench/tick || :; }
 OPTSYS=/proc/sys/debug/kprobes-optimization	# absent without a jump optimizer (arm64)
 [ ! -e $OPTSYS ] || echo 0 > $OPTSYS
 # The first event enabled in a boot expands the trace ring buffer to its
@@ -143,22 +148,24 @@ kpb_events() {
 		while [ $rep -lt "$KPB_EVREP" ]; do
 			rep=$((rep + 1))
 			sfx=; [ $rep = 1 ] || sfx=_rep$rep
-			read a < $NOW; echo "$defs" > /dev/null; read b < $NOW
+			tick; read a < $NOW; echo "$defs" > /dev/null; read b < $NOW
 			eovh=$((b - a))
 			kpb_snap a
-			read t0 < $NOW
+			tick; read t0 < $NOW
 			echo "$defs" >> $T/kprobe_events
 			read t1 < $NOW
-			kpb_diag define_$n$sfx${2:-} && read t1 < $NOW
+			kpb_diag define_$n$sfx${2:-}
+			tick; read t1b < $NOW
 			echo 1 > $T/events/kpb/enable
 			read t2 < $NOW
 			kpb_diag enable_$n$sfx${2:-}
 			got=$(grep -c 'kpb_fn_' $D/kprobes/list)
 			kpb_snap a
-			read t2b < $NOW
+			tick; read t2b < $NOW
 			echo 0 > $T/events/kpb/enable
 			read t3 < $NOW
-			kpb_diag disable_$n$sfx${2:-} && read t3 < $NOW
+			kpb_diag disable_$n$sfx${2:-}
+			tick; read t3b < $NOW
 			echo > $T/kprobe_events
 			read t4 < $NOW
 			kpb_diag remove_$n$sfx${2:-}
@@ -167,7 +174,7 @@ kpb_events() {
 				echo "KPB-ERROR kprobe_events n=$n: $got probes listed after enable (want $n), $left after removal"
 				continue 2
 			fi
-			def=$((t1 - t0 - eovh)) en=$((t2 - t1 - ovh)) dis=$((t3 - t2b - ovh)) rm=$((t4 - t3 - ovh))
+			def=$((t1 - t0 - eovh)) en=$((t2 - t1b - ovh)) dis=$((t3 - t2b - ovh)) rm=$((t4 - t3b - ovh))
 			echo "KPB events_define_$n$sfx${2:-} ns $def"
 			echo "KPB events_enable_$n$sfx${2:-} ns $en"
 			echo "KPB events_disable_$n$sfx${2:-} ns $dis"

@@ -1535,6 +1535,24 @@ static const struct file_operations kpb_now_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * The tick file: a read() waits for the next tick (kpb_tick_align()) and
+ * returns end of file, so that the shell's kprobe_events phases start at
+ * the same point of the tick on both kernels, as the module's own
+ * registration phases do.
+ */
+static ssize_t kpb_tick_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	kpb_tick_align();
+	return 0;
+}
+
+static const struct file_operations kpb_tick_fops = {
+	.owner = THIS_MODULE,
+	.read = kpb_tick_read,
+	.llseek = noop_llseek,
+};
+
 static ssize_t kpb_results_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
 {
 	return simple_read_from_buffer(ubuf, len, ppos, kpb_out, kpb_len);
@@ -1574,6 +1592,7 @@ static int __init kpb_init(void)
 	}
 	kpb_dir = debugfs_create_dir("kprobes_bench", NULL);
 	debugfs_create_file("now", 0444, kpb_dir, NULL, &kpb_now_fops);
+	debugfs_create_file("tick", 0444, kpb_dir, NULL, &kpb_tick_fops);
 	debugfs_create_file("results", 0444, kpb_dir, NULL, &kpb_results_fops);
 
 	kpb_line("KPB-INFO run=%s iters=%d maxn=%d memn=%d nfuncs=%d",

@@ -104,9 +104,8 @@ tick() { read -r _ < $D/kprobes_bench/tick || :; }
 OPTSYS=/proc/sys/debug/kprobes-optimization	# absent without a jump optimizer (arm64)
 [ ! -e $OPTSYS ] || echo 0 > $OPTSYS
 # The first event enabled in a boot expands the trace ring buffer to its
-# full size (tracing_update_buffers(), ~12 M guest ns of page allocation,
-# which moves between boots of either kernel and belongs to neither
-# core).  Expand it here, untimed, by writing the size it would expand
+# full size (tracing_update_buffers(): ~12 M guest ns, which moves
+# between boots of either kernel and belongs to neither core).  Expand it here, untimed, by writing the size it would expand
 # to, so that events_enable_N times the enabling itself.
 exp=$(sed -n 's/.*(expanded: \([0-9]*\)).*/\1/p' $T/buffer_size_kb)
 [ -z "$exp" ] || echo "$exp" > $T/buffer_size_kb ||

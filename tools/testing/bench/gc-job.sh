@@ -9,8 +9,6 @@
 . /kpt/lib.sh
 section gc
 for m in /extra/kpb_fns*.ko; do insmod $m; done
-exp=$(sed -n 's/.*(expanded: \([0-9]*\)).*/\1/p' $T/buffer_size_kb)
-[ -z "$exp" ] || echo "$exp" > $T/buffer_size_kb
 echo 'p:sr synchronize_rcu' >> $T/kprobe_events
 echo 'stacktrace' > $T/events/kprobes/sr/trigger
 echo 1 > $T/events/kprobes/sr/enable
@@ -18,8 +16,8 @@ insmod /extra/kprobes_bench.ko run=reg iters=20000 maxn=100 memn=100
 grep -E '^KPB (reg|unreg)_int3_one_100 |reps (reg|unreg)_int3_one_100 ' $D/kprobes_bench/results
 echo 0 > $T/events/kprobes/sr/enable
 # One line per call: the timestamp and the first frames under synchronize_rcu.
-awk '/ sr: /{ if (ts != "") print ts, fr; ts=$0; sub(/.* ([0-9]+\.[0-9]+): sr:.*/, "", ts); match($0, /[0-9]+\.[0-9]+: sr:/); ts=substr($0, RSTART, RLENGTH-4); fr=""; n=0; next }
+awk '/ sr: /{ if (ts != "") print ts, fr; match($0, /[0-9]+\.[0-9]+: sr:/); ts=substr($0, RSTART, RLENGTH-4); fr=""; n=0; next }
      /^ => /{ if (n >= 5 && n < 10) { f=$2; sub(/\+.*/, "", f); fr=fr " " f }; n++ }
      END { if (ts != "") print ts, fr }' $T/trace > /tmp/calls
 echo "GC-CALLS $(wc -l < /tmp/calls)"
-sed 's/^/GC-CALL /' /tmp/calls 
+sed 's/^/GC-CALL /' /tmp/calls

@@ -54,13 +54,13 @@
 
 use crate::error::{code, Result};
 use crate::ffi::c_void;
-use crate::locks::{KprobeMutex, RcuReadGuard};
+use crate::locks::{KprobeMutex, KprobeMutexCell, RcuReadGuard};
 use crate::probe::Hashed;
 use crate::sys;
 use crate::types::{Kprobe, KprobeOpcode, ListHead, RcuHead};
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 /// Slots of the static first table, and the fewest a table has.
 const MIN_SLOTS: usize = 64;
@@ -168,13 +168,13 @@ static FIRST: StaticTable = StaticTable {
 
 /// The published table.
 pub static TABLE: AtomicPtr<Table> = AtomicPtr::new(first());
-/// Live and tomb slots of the published table (writers, under `kprobe_mutex`).
-static USED: AtomicUsize = AtomicUsize::new(0);
-/// Live slots of the published table (writers, under `kprobe_mutex`).
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-/// [`shrink_below`] of the published table's `cap` (writers, under
-/// `kprobe_mutex`): 0 for the static table, which never shrinks.
-static SHRINK_BELOW: AtomicUsize = AtomicUsize::new(0);
+/// Live and tomb slots of the published table.
+static USED: KprobeMutexCell<usize> = KprobeMutexCell::new(0);
+/// Live slots of the published table.
+static LIVE: KprobeMutexCell<usize> = KprobeMutexCell::new(0);
+/// [`shrink_below`] of the published table's `cap`: 0 for the static
+/// table, which never shrinks.
+static SHRINK_BELOW: KprobeMutexCell<usize> = KprobeMutexCell::new(0);
 
 /// The static table, with the provenance of all of `FIRST` (its slots too).
 const fn first() -> *mut Table {
@@ -240,7 +240,8 @@ fn next(i: usize, cap: usize) -> usize {
 #[inline(always)]
 fn prev(i: usize, cap: usize) -> usize {
     if i == 0 {
-        cap - 1
+        // `cap` is at least `MIN_SLOTS`.
+        cap.wrapping_sub(1)
     } else {
         i - 1
     }
@@ -296,6 +297,33 @@ pub fn lookup_locked(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<NonNul
     .find(addr)
 }
 
+/// Where a look-up by the `kprobe_mutex` holder found a probe: its slot in
+/// the table then published.  A hint for [`remove_at`], which checks it
+/// (the index may have changed since).
+#[derive(Clone, Copy)]
+pub struct Pos(usize);
+
+/// [`lookup_locked`], and where it found the probe.
+#[inline(always)]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "`addr` is a key: compared, never dereferenced"
+)]
+pub fn lookup_locked_pos(
+    km: &KprobeMutex,
+    addr: *mut KprobeOpcode,
+) -> Option<(NonNull<Kprobe>, Pos)> {
+    let t = table(km);
+    // INVARIANT: as in `lookup_locked()`.
+    Finder {
+        t,
+        cap: t.cap(),
+        order: Ordering::Relaxed,
+        _rcu: PhantomData,
+    }
+    .find_pos(addr)
+}
+
 /// Look-ups in one table: [`lookup`]'s, and those of several addresses in
 /// a row by the `kprobe_mutex` holder ([`finder`]: `get_optimized_kprobe()`
 /// walks back over a jump's reach, 20 addresses on x86), which read the
@@ -340,6 +368,16 @@ impl Finder<'_> {
         reason = "`addr` is a key: compared, never dereferenced"
     )]
     pub fn find(&self, addr: *mut KprobeOpcode) -> Option<NonNull<Kprobe>> {
+        self.find_pos(addr).map(|(p, _)| p)
+    }
+
+    /// [`Finder::find`], and where it found the probe.
+    #[inline(always)]
+    #[allow(
+        clippy::not_unsafe_ptr_arg_deref,
+        reason = "`addr` is a key: compared, never dereferenced"
+    )]
+    pub fn find_pos(&self, addr: *mut KprobeOpcode) -> Option<(NonNull<Kprobe>, Pos)> {
         let mut i = home(addr, self.cap);
         loop {
             let p = self.t.slot(i).load(self.order);
@@ -351,7 +389,7 @@ impl Finder<'_> {
             // fixed while a probe is indexed.
             if unsafe { (*p).addr } == addr {
                 // SAFETY: a slot is never null (`Table`'s invariant).
-                return Some(unsafe { NonNull::new_unchecked(p) });
+                return Some((unsafe { NonNull::new_unchecked(p) }, Pos(i)));
             }
             i = next(i, self.cap);
         }
@@ -371,11 +409,8 @@ fn table(_km: &KprobeMutex) -> TableRef {
 /// other allocations too).
 pub fn reserve(km: &KprobeMutex) -> Result {
     let t = table(km);
-    let used = USED.load(Ordering::Relaxed) + 1;
-    if used * 4 > t.cap() * 3
-        && !rebuild(km, t, LIVE.load(Ordering::Relaxed) + 1)
-        && used * 8 > t.cap() * 7
-    {
+    let used = USED.get(km) + 1;
+    if used * 4 > t.cap() * 3 && !rebuild(km, t, LIVE.get(km) + 1) && used * 8 > t.cap() * 7 {
         return Err(code::ENOMEM);
     }
     Ok(())
@@ -393,10 +428,11 @@ pub fn insert(km: &KprobeMutex, p: Hashed<'_>) {
         let s = t.slot(i);
         let cur = s.load(Ordering::Relaxed);
         if cur == empty() || cur == tomb() {
+            // Below `cap` after `reserve()`.
             if cur == empty() {
-                USED.fetch_add(1, Ordering::Relaxed);
+                USED.set(km, USED.get(km).wrapping_add(1));
             }
-            LIVE.fetch_add(1, Ordering::Relaxed);
+            LIVE.set(km, LIVE.get(km).wrapping_add(1));
             s.store(p, Ordering::Release);
             return;
         }
@@ -410,6 +446,7 @@ fn find_slot(t: TableRef, p: Hashed<'_>) -> Option<&'static AtomicPtr<Kprobe>> {
 }
 
 /// The index of the slot holding `p`, if indexed.
+#[inline(always)]
 fn find_index(t: TableRef, p: Hashed<'_>) -> Option<usize> {
     let mut i = t.home(p.addr());
     let p = p.as_ptr();
@@ -433,25 +470,42 @@ fn find_index(t: TableRef, p: Hashed<'_>) -> Option<usize> {
 /// pass them stops at the empty slot after them anyway), and a look-up
 /// that misses, as every single-step trap's does, stops sooner.
 pub fn remove(km: &KprobeMutex, p: Hashed<'_>) {
+    remove_at(km, p, Pos(usize::MAX));
+}
+
+/// [`remove`], `p` having been found at `pos` by [`lookup_locked_pos`]
+/// (under this hold of `kprobe_mutex`, or it is looked up again).
+#[inline(always)]
+pub fn remove_at(km: &KprobeMutex, p: Hashed<'_>, pos: Pos) {
     let t = table(km);
-    if let Some(i) = find_index(t, p) {
-        if t.slot(t.next(i)).load(Ordering::Relaxed) == empty() {
-            let mut j = i;
-            loop {
-                t.slot(j).store(empty(), Ordering::Release);
-                USED.fetch_sub(1, Ordering::Relaxed);
-                j = prev(j, t.cap());
-                if t.slot(j).load(Ordering::Relaxed) != tomb() {
-                    break;
-                }
+    let cap = t.cap();
+    let i = if pos.0 < cap && t.slot(pos.0).load(Ordering::Relaxed) == p.as_ptr() {
+        pos.0
+    } else {
+        let Some(i) = find_index(t, p) else {
+            return;
+        };
+        i
+    };
+    if t.slot(next(i, cap)).load(Ordering::Relaxed) == empty() {
+        let mut j = i;
+        loop {
+            t.slot(j).store(empty(), Ordering::Release);
+            // At most `used` slots (a walk meets an empty one first).
+            USED.set(km, USED.get(km).wrapping_sub(1));
+            j = prev(j, cap);
+            if t.slot(j).load(Ordering::Relaxed) != tomb() {
+                break;
             }
-        } else {
-            t.slot(i).store(tomb(), Ordering::Release);
         }
-        let live = LIVE.fetch_sub(1, Ordering::Relaxed) - 1;
-        if live < SHRINK_BELOW.load(Ordering::Relaxed) {
-            rebuild(km, t, live);
-        }
+    } else {
+        t.slot(i).store(tomb(), Ordering::Release);
+    }
+    // `p` was live: at least one.
+    let live = LIVE.get(km).wrapping_sub(1);
+    LIVE.set(km, live);
+    if live < SHRINK_BELOW.get(km) {
+        rebuild(km, t, live);
     }
 }
 
@@ -556,10 +610,9 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
             live += 1;
         }
     }
-    USED.store(live, Ordering::Relaxed);
-    LIVE.store(live, Ordering::Relaxed);
-    SHRINK_BELOW.store(shrink_below(cap), Ordering::Relaxed);
-    let _ = km;
+    USED.set(km, live);
+    LIVE.set(km, live);
+    SHRINK_BELOW.set(km, shrink_below(cap));
     TABLE.store(n, Ordering::Release);
     let oldp = old.0;
     if oldp != first() {
@@ -572,7 +625,7 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
 
 /// Live entries and slots of the published table (tests, statistics).
 pub fn stats(km: &KprobeMutex) -> (usize, usize) {
-    (LIVE.load(Ordering::Relaxed), table(km).cap())
+    (LIVE.get(km), table(km).cap())
 }
 
 /// The published table's `cap_hi`, which only the kernel's assembly
@@ -585,8 +638,8 @@ pub(crate) fn cap_hi(km: &KprobeMutex) -> u64 {
 
 /// Live and tomb slots of the published table (host tests).
 #[cfg(test)]
-pub(crate) fn used(_km: &KprobeMutex) -> usize {
-    USED.load(Ordering::Relaxed)
+pub(crate) fn used(km: &KprobeMutex) -> usize {
+    USED.get(km)
 }
 
 /// The slot that holds the probe at `addr`, if any (host tests): the
@@ -623,7 +676,10 @@ pub(crate) fn reset() {
     for s in FIRST.slots.iter() {
         s.store(empty(), Ordering::Relaxed);
     }
-    USED.store(0, Ordering::Relaxed);
-    LIVE.store(0, Ordering::Relaxed);
-    SHRINK_BELOW.store(0, Ordering::Relaxed);
+    // SAFETY: host tests are serialized (`sys::exclusive()`): no other
+    // access to the counters runs.
+    let km = unsafe { KprobeMutex::assume_held() };
+    USED.set(&km, 0);
+    LIVE.set(&km, 0);
+    SHRINK_BELOW.set(&km, 0);
 }

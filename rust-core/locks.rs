@@ -108,6 +108,36 @@ impl Drop for KprobeMutexGuard {
     }
 }
 
+/// A `Copy` value that only the holder of `kprobe_mutex` reads or writes
+/// (counters of the index): each access takes the token, so plain loads and
+/// stores do, with no atomic read-modify-write.
+pub struct KprobeMutexCell<T: Copy>(core::cell::UnsafeCell<T>);
+
+// SAFETY: every access to the value takes a `&KprobeMutex`, so the
+// accesses, from whatever CPU, are serialized by `kprobe_mutex`.
+unsafe impl<T: Copy + Send> Sync for KprobeMutexCell<T> {}
+
+impl<T: Copy> KprobeMutexCell<T> {
+    /// A cell holding `v`.
+    pub const fn new(v: T) -> Self {
+        Self(core::cell::UnsafeCell::new(v))
+    }
+
+    /// The value.
+    #[inline(always)]
+    pub fn get(&self, _km: &KprobeMutex) -> T {
+        // SAFETY: `_km` proves `kprobe_mutex` held: no other access runs.
+        unsafe { *self.0.get() }
+    }
+
+    /// Sets the value.
+    #[inline(always)]
+    pub fn set(&self, _km: &KprobeMutex, v: T) {
+        // SAFETY: `_km` proves `kprobe_mutex` held: no other access runs.
+        unsafe { *self.0.get() = v }
+    }
+}
+
 /// Proof that the current task holds the CPU hotplug lock for reading
 /// (`cpus_read_lock()`).
 ///
@@ -305,6 +335,14 @@ impl Drop for RcuReadGuard {
 /// guard is dropped.
 pub struct MutexGuard {
     m: *mut sys::Mutex,
+}
+
+impl MutexGuard {
+    /// The mutex held.
+    #[inline(always)]
+    pub fn as_ptr(&self) -> *mut sys::Mutex {
+        self.m
+    }
 }
 
 /// `mutex_lock(m)`.

@@ -79,6 +79,7 @@ pub fn kprobe_unused(_km: &KprobeMutex, p: Probe<'_>) -> bool {
 /// # Safety
 /// `p` is an unhashed aggregate no reader can see any more, and no view of
 /// it is used afterwards.
+#[inline(always)] // a tail call to the body otherwise (unregister_bottom())
 pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
     let op = crate::container_of!(p, OptimizedKprobe, kp);
     // SAFETY: `p` is a live aggregate (this function's `# Safety`); its
@@ -108,10 +109,16 @@ pub fn kprobe_disarmed(p: Probe<'_>) -> bool {
     // If kprobe is not aggr/opt probe, just return kprobe is disabled.
     match p.aggr() {
         None => p.disabled(),
-        // SAFETY: `a` is a live aggregate; its `op->list` changes only under
-        // `kprobe_mutex`, which every caller holds.
-        Some(a) => p.disabled() && unsafe { list::list_empty(a.op_list()) },
+        Some(a) => aggr_disarmed(a),
     }
+}
+
+/// `kprobe_disarmed()` of a hashed aggregate.
+#[inline(always)]
+pub fn aggr_disarmed(a: Aggr<'_>) -> bool {
+    // SAFETY: `a` is a live aggregate; its `op->list` changes only under
+    // `kprobe_mutex`, which every caller holds.
+    a.probe().disabled() && unsafe { list::list_empty(a.op_list()) }
 }
 
 /// `kprobe_queued()`: is `p` on one of the (un)optimizing lists?
@@ -134,20 +141,22 @@ const NEAR_SLOTS: usize = 2048;
 /// its [`NEAR_SPAN`] look-ups where it cannot (as on nearly every arm and
 /// disarm: an upstream could do the same).  For each block of
 /// `1 << NEAR_SHIFT` opcodes (modulo [`NEAR_SLOTS`] blocks), the number of
-/// hashed aggregates `ap` that have an address of the block in
-/// `ap.addr + 1 ..= ap.addr + NEAR_SPAN` (the addresses whose look-ups find
-/// `ap`: two or three blocks).  Every aggregate counts, prepared or not,
-/// ftrace ones too: an upper bound is all the skip needs.
-/// [`init_aggr_kprobe`] adds an aggregate when it hashes it, under
-/// `kprobe_mutex`; [`free_aggr_kprobe`] takes it away when it frees it,
-/// after it was unhashed and not always under the mutex, hence atomics:
-/// the reader, under the mutex, sees every addition of a hashed aggregate,
-/// and a removal it does not see yet only makes it look more.  A count
-/// that would overflow turns the filter off for good ([`NEAR_OFF`]).
-/// 4 KiB.
+/// hashed aggregates whose address is in the block; the look-ups for `p`
+/// can only find an aggregate in the two or three blocks of
+/// `p.addr - NEAR_SPAN ..= p.addr - 1` ([`near_none`]).  Every aggregate
+/// counts, prepared or not, ftrace ones too: an upper bound is all the
+/// skip needs.  [`init_aggr_kprobe`] adds an aggregate when it hashes it,
+/// under `kprobe_mutex`; [`free_aggr_kprobe`] takes it away when it frees
+/// it, after it was unhashed and not always under the mutex, hence
+/// atomics: the reader, under the mutex, sees every addition of a hashed
+/// aggregate, and a removal it does not see yet only makes it look more.
+/// A count that would overflow turns the filter off for good
+/// ([`NEAR_OFF`]).  One count per aggregate, so that adding and taking
+/// away are one atomic operation each (freeing is on every
+/// unregistration's path).  4 KiB.
 static NEAR: [AtomicU16; NEAR_SLOTS] = [const { AtomicU16::new(0) }; NEAR_SLOTS];
 /// Set (for good) when a count of [`NEAR`] would have overflowed: the
-/// counts are not kept any more and [`get_optimized_kprobe`] always looks.
+/// counts are not read any more and [`get_optimized_kprobe`] always looks.
 static NEAR_OFF: AtomicBool = AtomicBool::new(false);
 
 /// `addr` in opcodes.
@@ -162,53 +171,57 @@ fn near(pos: usize) -> &'static AtomicU16 {
     &NEAR[(pos >> NEAR_SHIFT) % NEAR_SLOTS]
 }
 
-/// The first opcode position of each block an aggregate at `addr` counts in.
-fn near_blocks(addr: *const KprobeOpcode) -> impl Iterator<Item = usize> {
-    let first = near_pos(addr).wrapping_add(1) >> NEAR_SHIFT;
-    let last = near_pos(addr).wrapping_add(NEAR_SPAN) >> NEAR_SHIFT;
-    (0..=last.wrapping_sub(first)).map(move |b| first.wrapping_add(b) << NEAR_SHIFT)
-}
-
 /// Counts the hashed aggregate at `addr` in [`NEAR`].
-fn near_add(_km: &KprobeMutex, addr: *const KprobeOpcode) {
-    for pos in near_blocks(addr) {
-        if near(pos)
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
-            .is_err()
-        {
-            NEAR_OFF.store(true, Ordering::Relaxed);
-        }
+pub(crate) fn near_add(_km: &KprobeMutex, addr: *const KprobeOpcode) {
+    if near(near_pos(addr))
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+        .is_err()
+    {
+        NEAR_OFF.store(true, Ordering::Relaxed);
     }
 }
 
 /// Takes the aggregate at `addr`, which [`near_add`] counted and which is
-/// unhashed now, out of [`NEAR`].  Once the filter is off, nothing is
-/// kept (the aggregate's own counts may not all have been made).
-fn near_sub(addr: *const KprobeOpcode) {
-    if NEAR_OFF.load(Ordering::Relaxed) {
-        return;
-    }
-    for pos in near_blocks(addr) {
-        near(pos).fetch_sub(1, Ordering::Relaxed);
-    }
+/// unhashed now, out of [`NEAR`].  Once the filter is off, the counts are
+/// never read again (the one that would have overflowed was not made), so
+/// this one may wrap.
+#[inline(always)]
+pub(crate) fn near_sub(addr: *const KprobeOpcode) {
+    near(near_pos(addr)).fetch_sub(1, Ordering::Relaxed);
 }
 
 /// Whether [`get_optimized_kprobe`] can find nothing for the hashed `p`:
-/// no aggregate but `p` itself counts in the block of its address.
+/// no aggregate but `p` itself counts in the blocks of
+/// `p.addr - NEAR_SPAN ..= p.addr - 1`.
 #[inline(always)]
 fn near_none(p: Hashed<'_>) -> bool {
+    near_clear(near_pos(p.addr()), p.is_aggr())
+}
+
+/// [`near_none`] of a probe at opcode position `pos` that is an aggregate
+/// (counted in [`NEAR`]) if `aggr`.
+#[inline(always)]
+pub(crate) fn near_clear(pos: usize, aggr: bool) -> bool {
     if NEAR_OFF.load(Ordering::Relaxed) {
         return false;
     }
-    let pos = near_pos(p.addr());
-    let mut n = near(pos).load(Ordering::Relaxed);
-    // An aggregate `p` counts in its own block unless its address is the
-    // block's last.
-    if p.is_aggr() && pos.wrapping_add(1) >> NEAR_SHIFT == pos >> NEAR_SHIFT {
+    let last = pos.wrapping_sub(1) >> NEAR_SHIFT;
+    let first = pos.wrapping_sub(NEAR_SPAN) >> NEAR_SHIFT;
+    // Two or three blocks: `NEAR_SPAN` is above one block and at most two.
+    let mut n = u32::from(near(last << NEAR_SHIFT).load(Ordering::Relaxed))
+        + u32::from(near(last.wrapping_sub(1) << NEAR_SHIFT).load(Ordering::Relaxed));
+    if last.wrapping_sub(first) == 2 {
+        n += u32::from(near(first << NEAR_SHIFT).load(Ordering::Relaxed));
+    }
+    // An aggregate counts in the last block unless its address is the
+    // first of its own block.
+    if aggr && pos >> NEAR_SHIFT == last {
         n = n.wrapping_sub(1);
     }
     n == 0
 }
+
+const _: () = assert!(NEAR_SPAN > 1 << NEAR_SHIFT && NEAR_SPAN <= 2 << NEAR_SHIFT);
 
 /// Host tests: [`NEAR`]'s count for the block of `addr` (`None` when it is
 /// off).

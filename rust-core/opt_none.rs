@@ -48,6 +48,12 @@ pub fn kprobe_disarmed(p: Probe<'_>) -> bool {
     p.disabled()
 }
 
+/// `kprobe_disarmed()` of a hashed aggregate.
+#[inline(always)]
+pub fn aggr_disarmed(a: Aggr<'_>) -> bool {
+    a.probe().disabled()
+}
+
 /// `wait_for_kprobe_optimizer()`: nothing to wait for.
 #[inline(always)]
 pub fn wait_for_kprobe_optimizer() {}

@@ -11,6 +11,7 @@ use crate::arm;
 use crate::error::{code::*, to_result, Result};
 use crate::ffi::c_ulong;
 use crate::ftrace::FtraceBatch;
+use crate::index;
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
 use crate::opt;
@@ -106,12 +107,13 @@ fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -
 
 /// `__get_valid_kprobe()`: checks that `p` is registered and returns the
 /// probe hashed at its address (`p` itself or its aggregate).
+/// Also where the index holds it (for `registry::unhash_at()`).
 #[inline] // one call less in enable_kprobe() and disable_kprobe()
-fn get_valid_kprobe<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Option<Hashed<'k>> {
+fn get_valid_kprobe<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Option<(Hashed<'k>, index::Pos)> {
     sys::lockdep_assert_held_kprobe_mutex();
-    let ap = registry::find(km, p.addr())?;
+    let (ap, pos) = registry::find_pos(km, p.addr())?;
     // kprobe p is a valid probe if it is the hashed one or on its list.
-    (p == *ap || ap.has_child(km, p)).then_some(ap)
+    (p == *ap || ap.has_child(km, p)).then_some((ap, pos))
 }
 
 /// `warn_kprobe_rereg()`: warns and fails if `p` is being re-registered,
@@ -242,14 +244,15 @@ fn aggr_kprobe_disabled(km: &KprobeMutex, ap: Aggr<'_>) -> bool {
 }
 
 /// `__disable_kprobe()`: disables `p` (and disarms the probe at its address
-/// when nothing there is enabled any more); returns the hashed probe or,
-/// as upstream, an error.  Always inlined into its two callers: a `Result`
-/// of a pointer and an errno would come back through memory.
+/// when nothing there is enabled any more); returns the hashed probe (and
+/// where the index holds it) or, as upstream, an error.  Always inlined
+/// into its two callers: a `Result` of a pointer and an errno would come
+/// back through memory.
 #[inline(always)]
-fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<Hashed<'k>> {
+fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<(Hashed<'k>, index::Pos)> {
     sys::lockdep_assert_held_kprobe_mutex();
     // Get an original kprobe for return.
-    let orig_p = get_valid_kprobe(km, p).ok_or(EINVAL)?;
+    let (orig_p, pos) = get_valid_kprobe(km, p).ok_or(EINVAL)?;
 
     if !p.disabled() {
         // Disable probe if it is a child probe.
@@ -270,14 +273,21 @@ fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<Hashed<'k>> {
             orig_p.set_flags(km, KPROBE_FLAG_DISABLED);
         }
     }
-    Ok(orig_p)
+    Ok((orig_p, pos))
 }
 
 /// `__unregister_kprobe_top()`: unregisters `p` without waiting for a
-/// grace period.
+/// grace period (the batches' and kretprobes' copy; `unregister_kprobe()`
+/// has its own, inlined: one frame and call less per call).
 pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> Result {
+    unregister_top_inline(km, p)
+}
+
+/// [`unregister_top`]'s body.
+#[inline(always)]
+fn unregister_top_inline(km: &KprobeMutex, p: Probe<'_>) -> Result {
     // Disable kprobe. This will disarm it if needed.
-    let ap = disable_locked(km, p)?;
+    let (ap, pos) = disable_locked(km, p)?;
 
     if *ap != p {
         // Following process expects this probe is an aggrprobe.
@@ -286,8 +296,11 @@ pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> Result {
             sys::warn();
         }
         // !disarmed could happen if the probe is under delayed unoptimizing.
+        // (`kprobe_disarmed(ap)` of the aggregate `a` just found.)
         // SAFETY: `ap`'s child list is guarded by the mutex `km` proves held.
-        if !(unsafe { list::list_is_singular(ap.list()) } && opt::kprobe_disarmed(*ap)) {
+        if !(unsafe { list::list_is_singular(ap.list()) }
+            && a.map_or_else(|| ap.disabled(), opt::aggr_disarmed))
+        {
             // If disabling probe has special handlers, update aggrprobe.
             if p.post_handler().is_some() && !p.gone() {
                 let mut other_post = false;
@@ -318,7 +331,7 @@ pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> Result {
         }
     }
     // disarmed:
-    registry::unhash(km, ap);
+    registry::unhash_at(km, ap, pos);
     Ok(())
 }
 
@@ -327,6 +340,7 @@ pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> Result {
 ///
 /// # Safety
 /// `unregister_top(p)` succeeded and a grace period has passed since.
+#[inline(always)] // a tail call to the body otherwise (unregister_kprobe())
 pub unsafe fn unregister_bottom(p: Probe<'_>) {
     let l = p.list();
     // SAFETY: `unregister_top(p)` succeeded and a grace period has passed (this
@@ -481,10 +495,11 @@ pub fn unregister_wait_and_free<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(
 /// registered gets a null `addr`), one grace period, then the bottom.  A
 /// null `p` (upstream dereferences it) only waits for the grace period,
 /// as an array of one null member does.
+#[inline(always)] // into its one C ABI body (exports.rs)
 pub fn unregister_kprobe(p: Option<Probe<'_>>) {
     let done = p.filter(|&p| {
         let km = locks::kprobe_mutex();
-        let ok = unregister_top(&km, p).is_ok();
+        let ok = unregister_top_inline(&km, p).is_ok();
         if !ok {
             // Under `kprobe_mutex`, as upstream's `kps[i]->addr = NULL`.
             p.write_addr(ptr::null_mut());
@@ -540,7 +555,7 @@ pub fn disable_kprobe(kp: Probe<'_>) -> Result {
 pub fn enable_kprobe(kp: Probe<'_>) -> Result {
     let km = locks::kprobe_mutex();
     // Check whether specified probe is valid.
-    let p = get_valid_kprobe(&km, kp).ok_or(EINVAL)?;
+    let (p, _) = get_valid_kprobe(&km, kp).ok_or(EINVAL)?;
     if kp.gone() {
         // This kprobe has gone, we couldn't enable it.
         return Err(EINVAL);

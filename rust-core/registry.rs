@@ -64,6 +64,17 @@ pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
     index::lookup_locked(_km, addr).map(|p| unsafe { Hashed::from_raw(p.as_ptr()) })
 }
 
+/// [`find`], and where the index holds it (for [`unhash_at`]).
+#[inline(always)]
+#[allow(
+    clippy::not_unsafe_ptr_arg_deref,
+    reason = "`addr` is a key: compared, never dereferenced"
+)]
+pub fn find_pos(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<(Hashed<'_>, index::Pos)> {
+    // SAFETY: as in `find()`.
+    index::lookup_locked_pos(_km, addr).map(|(p, at)| (unsafe { Hashed::from_raw(p.as_ptr()) }, at))
+}
+
 /// [`find`] through `f`, which reads the index's table once for several
 /// look-ups (`opt.rs`, `get_optimized_kprobe()`).
 #[inline(always)]
@@ -143,6 +154,15 @@ pub fn unhash(km: &KprobeMutex, p: Hashed<'_>) {
     // `kprobe_mutex` held, the table's writer lock.
     unsafe { list::hlist_del_rcu(p.hlist()) };
     index::remove(km, p);
+}
+
+/// [`unhash`] of `p`, which [`find_pos`] found at `pos`: the index's
+/// removal starts there.
+#[inline(always)]
+pub fn unhash_at(km: &KprobeMutex, p: Hashed<'_>, pos: index::Pos) {
+    // SAFETY: as in `unhash()`.
+    unsafe { list::hlist_del_rcu(p.hlist()) };
+    index::remove_at(km, p, pos);
 }
 
 /// `hlist_replace_rcu(&p->hlist, &ap->hlist)`: puts the aggregate `ap`

@@ -167,16 +167,16 @@ impl<'a> Cache<'a> {
     #[inline(always)]
     fn lock(self) -> Locked<'a> {
         // SAFETY: `mutex` is initialized and lives for `'a` (type invariants), as long as the
-        // `Locked<'a>` that owns the guard; we may sleep: the only callers, `get_insn_slot()` and
+        // `Locked<'a>` that releases it; we may sleep: the only callers, `get_insn_slot()` and
         // `free_insn_slot()`, run in process context, as `__get_insn_slot()`/`__free_insn_slot()`
         // require.
         let guard = unsafe { locks::mutex(ptr::addr_of_mut!((*self.as_ptr()).mutex)) };
-        // INVARIANT: the mutex was taken just above and `guard`, dropped
-        // with the `Locked`, releases it; `spp` is the cache's.
+        // INVARIANT: the guard holds this cache's mutex, taken just above,
+        // until the `Locked` is dropped; `spp` is the cache's.
         Locked {
-            cache: self,
+            guard,
             spp: self.slots_per_page(),
-            _guard: guard,
+            _cache: PhantomData,
         }
     }
 
@@ -269,24 +269,39 @@ impl<'a> Cache<'a> {
 /// arrays, `nused` and `ngarbage` of its pages, to `nr_garbage`, and to
 /// change (add to, unlink from) the page list.
 ///
+/// Two words, so that it is passed in registers ([`collect_garbage_slots`]
+/// takes and gives it back): the cache is the one whose mutex `guard`
+/// holds.
+///
 /// # Invariants
-/// The current task holds `cache`'s mutex from [`Cache::lock`] until this
-/// is dropped (`_guard` releases it); `spp` is the cache's
-/// `slots_per_page()`.
+/// `guard` holds the mutex of a cache live for `'a` (its `mutex` field),
+/// taken by [`Cache::lock`] and released when this is dropped; `spp` is
+/// that cache's `slots_per_page()`.
 struct Locked<'a> {
-    cache: Cache<'a>,
+    guard: locks::MutexGuard,
     /// `slots_per_page(c)`, computed once per hold (`insn_size` is not
     /// written once the cache is in use).
     spp: usize,
-    _guard: locks::MutexGuard,
+    _cache: PhantomData<Cache<'a>>,
 }
 
 impl<'a> Locked<'a> {
+    /// The cache whose mutex is held.
+    #[inline(always)]
+    fn cache(&self) -> Cache<'a> {
+        let c = crate::container_of!(self.guard.as_ptr(), KprobeInsnCache, mutex);
+        // SAFETY: the guard holds the `mutex` of a cache live for `'a` (type
+        // invariant), so `c` is that cache, initialized, as
+        // `Cache::from_raw()` requires (the rest of its `# Safety` is the
+        // `Cache` the lock was taken through).
+        unsafe { Cache::from_raw(c) }
+    }
+
     /// `c->nr_garbage`.
     fn nr_garbage(&self) -> c_int {
         // SAFETY: the cache is live (`Cache` invariant) and `nr_garbage` is
         // written only under the mutex, which we hold (type invariant).
-        unsafe { (*self.cache.as_ptr()).nr_garbage }
+        unsafe { (*self.cache().as_ptr()).nr_garbage }
     }
 
     /// `c->nr_garbage = v`.
@@ -294,7 +309,7 @@ impl<'a> Locked<'a> {
         // SAFETY: the cache is live (`Cache` invariant) and `nr_garbage` is
         // read and written only under the mutex, which we hold (type
         // invariant).
-        unsafe { (*self.cache.as_ptr()).nr_garbage = v }
+        unsafe { (*self.cache().as_ptr()).nr_garbage = v }
     }
 
     /// `list_for_each_entry_rcu(kip, &c->pages, list)` under the mutex and in
@@ -307,7 +322,7 @@ impl<'a> Locked<'a> {
             // the cache (`Cache` invariants); we are in an RCU read-side
             // section and hold the mutex, which keeps every page on the
             // list alive until we unlink it.
-            it: unsafe { list::iter_rcu(self.cache.pages_head()) },
+            it: unsafe { list::iter_rcu(self.cache().pages_head()) },
             spp,
             _locked: PhantomData,
         }
@@ -317,7 +332,7 @@ impl<'a> Locked<'a> {
     /// mutex: the next entry is read before a page is yielded, so the page
     /// may be unlinked and freed (`Page::unlink_and_free()`).
     fn pages_safe(&mut self) -> PagesSafe<'_> {
-        let head = self.cache.pages_head();
+        let head = self.cache().pages_head();
         PagesSafe {
             head,
             // SAFETY: `head` is an initialized list head, live as long as
@@ -581,7 +596,9 @@ pub fn get_insn_slot(c: Cache<'_>) -> *mut KprobeOpcode {
         }
 
         // If there are any garbage slots, collect it and try again.
-        if m.nr_garbage() != 0 && collect_garbage_slots(&mut m) == 0 {
+        if m.nr_garbage() != 0 {
+            // Upstream's `collect_garbage_slots(c) == 0`: always.
+            m = collect_garbage_slots(m);
             continue 'retry;
         }
 
@@ -642,9 +659,10 @@ fn collect_one_slot(mut kip: Page<'_>, idx: usize) -> Option<Page<'_>> {
     None
 }
 
-/// `collect_garbage_slots()`: frees every dirty slot after a grace period.
-/// Outside RCU read-side sections: sleeps.
-fn collect_garbage_slots(m: &mut Locked<'_>) -> c_int {
+/// `collect_garbage_slots()`: frees every dirty slot after a grace period,
+/// and gives the lock back (upstream's always returns 0).  Outside RCU
+/// read-side sections: sleeps.
+fn collect_garbage_slots(mut m: Locked<'_>) -> Locked<'_> {
     // Ensure no-one is interrupted on the garbages.  Upstream:
     // synchronize_rcu() (`kprobes.expedited_gp`: expedited).
     rcu_policy::synchronize_unregister();
@@ -663,7 +681,7 @@ fn collect_garbage_slots(m: &mut Locked<'_>) -> c_int {
         }
     }
     m.set_nr_garbage(0);
-    0
+    m
 }
 
 /// `__free_insn_slot()`: returns `slot` to the cache.  A `dirty` slot may
@@ -671,10 +689,11 @@ fn collect_garbage_slots(m: &mut Locked<'_>) -> c_int {
 /// grace period.  Process context: may sleep.
 #[inline(always)] // into its one C ABI body (exports.rs): one call less per call
 pub fn free_insn_slot(c: Cache<'_>, slot_addr: *mut KprobeOpcode, dirty: bool) {
-    let unit = c.unit();
-
     let mut m = c.lock();
     let spp = m.spp;
+    // Read after the lock, as upstream's loop does: nothing to keep across
+    // the mutex_lock() call.
+    let unit = c.unit();
     let mut hit: Option<(Page<'_>, usize)> = None;
     {
         let rcu = locks::rcu_read();
@@ -694,20 +713,24 @@ pub fn free_insn_slot(c: Cache<'_>, slot_addr: *mut KprobeOpcode, dirty: bool) {
     }
     // Mark and sweep: this may sleep.
     if let Some((mut kip, idx)) = hit {
-        // Check double free.
-        if kip.state(idx) != Some(SlotState::Used as u8) {
-            sys::warn();
-        }
+        // Check double free.  Warned once the slot is marked (below), as
+        // the mutex still is held: a call here would keep the page, the
+        // index and `dirty` in callee-saved registers on every call.
+        let double = kip.state(idx) != Some(SlotState::Used as u8);
         if dirty {
             kip.set_state(idx, SlotState::Dirty);
             // At most `spp` each (collected beyond it): no overflow.
             kip.set_ngarbage(kip.ngarbage().wrapping_add(1));
             m.set_nr_garbage(m.nr_garbage().wrapping_add(1));
             if m.nr_garbage() as usize > spp {
-                collect_garbage_slots(&mut m);
+                // Released when the lock it gives back is dropped.
+                drop(collect_garbage_slots(m));
             }
         } else {
             collect_one_slot(kip, idx);
+        }
+        if double {
+            sys::warn();
         }
     }
 }

@@ -2860,8 +2860,8 @@ fn a_probe_inside_an_optimized_jump_falls_back_to_int3() {
 }
 
 /// `get_optimized_kprobe()`'s filter (`opt::NEAR`): an aggregate at `a`
-/// counts in the 16-byte blocks of `a + 1 ..= a + 19` (x86's reach), and
-/// 2048 blocks further the same counts; its counts go when it is freed.
+/// counts in the 16-byte block of `a`, and 2048 blocks further the same
+/// count; its count goes when it is freed.
 /// The look-ups still find an optimized probe around a probe that is an
 /// aggregate itself (its own count is not taken for another's).  A count
 /// that would overflow turns the filter off, and the look-ups then find
@@ -2876,12 +2876,12 @@ fn get_optimized_kprobe_skips_only_where_no_aggregate_can_be() {
     assert_eq!(F0 % 16, 0);
     let p1 = kp(1, F0 + 8, false);
     assert_eq!(reg(p1), 0);
-    // f0+0x9 ..= f0+0x1a (19) or f0+0x1b (20): blocks f0 and f0+0x10.
+    // Its own block, f0.
     assert_eq!(at(F0), Some(1));
-    assert_eq!(at(F0 + 8 + span), Some(1));
-    assert_eq!(at(F0 + 0x20), Some(0));
+    assert_eq!(at(F0 + 8 + span), Some(0));
+    assert_eq!(at(F0 + 0x10), Some(0));
     assert_eq!(at(F0 - 1), Some(0));
-    assert_eq!(at(F0 + 0x10 + 16 * 2048), Some(1));
+    assert_eq!(at(F0 + 16 * 2048), Some(1));
     sys::run_optimizer();
     events();
     // f0+0xa is in f0+0x8's jump; an aggregate there (two probes) does not
@@ -2907,9 +2907,9 @@ fn get_optimized_kprobe_skips_only_where_no_aggregate_can_be() {
     for a in [F0, F0 + 0x10, F0 + 0x20] {
         assert_eq!(at(a), Some(0), "{a:#x}");
     }
-    // Overflow: f0+0x10's count is full; the aggregate at f0+0x8 counts
-    // there too, so the filter turns off.
-    near_set((F0 + 0x10) as *const KprobeOpcode, u16::MAX);
+    // Overflow: f0's count is full; the aggregate at f0+0x8 counts there
+    // too, so the filter turns off.
+    near_set(F0 as *const KprobeOpcode, u16::MAX);
     let (p1, p2) = (kp(1, F0 + 8, false), kp(2, F0 + 10, false));
     assert_eq!(reg(p1), 0);
     assert_eq!(at(F0), None);
@@ -2922,6 +2922,38 @@ fn get_optimized_kprobe_skips_only_where_no_aggregate_can_be() {
     unreg(p1);
     wait_for_kprobe_optimizer();
     assert_eq!(at(F0), None);
+}
+
+/// `opt::near_clear()` against the look-ups it stands for: with one
+/// aggregate counted at `a`, a probe at `b` (an aggregate itself when it
+/// is at `a`) may skip them exactly when no aggregate but itself is in the
+/// 16-byte blocks of `b - 19 ..= b - 1`, and never when `a` is in that
+/// range, for every `a` and `b` within a few blocks (the two and three
+/// block cases, and both ends of a block).
+#[test]
+fn near_filter_is_exact_within_its_blocks() {
+    use crate::opt::{near_add, near_clear, near_sub};
+    let _g = sys::exclusive();
+    let _t = kernel();
+    let km = crate::locks::kprobe_mutex();
+    let span = sys::MAX_OPTIMIZED_LENGTH - 1;
+    let base = F0 + 0x40;
+    assert_eq!(base % 16, 0);
+    for a in base..base + 64 {
+        near_add(&km, a as *const KprobeOpcode);
+        for b in base - 32..base + 96 {
+            let reach = b - span <= a && a < b;
+            let counted = ((b - span) >> 4..=(b - 1) >> 4).contains(&(a >> 4)) && a != b;
+            assert!(counted || !reach);
+            assert_eq!(
+                near_clear(b, a == b),
+                !counted,
+                "aggregate at {a:#x}, probe at {b:#x}"
+            );
+        }
+        near_sub(a as *const KprobeOpcode);
+        assert!(near_clear(a + 1, false));
+    }
 }
 
 /// An optimized probe at `f0+0x8` whose unoptimization was queued (the

@@ -19,10 +19,16 @@ else:
     raise gdb.GdbError("no gdb stub on port %s" % PORT)
 gdb.execute("hbreak unregister_kprobe")
 out = open(OUT, "w")
+# Only the module's calls: the boot's (the KUnit suite's) return to vmlinux
+# text, below x86_64's module area.
+MODULES_VADDR = 0xffffffffa0000000
 for call in range(3):
-    gdb.execute("continue")
-    sp = int(gdb.parse_and_eval("$sp"))
-    ret = int(gdb.parse_and_eval("*(unsigned long *)$sp"))
+    while True:
+        gdb.execute("continue")
+        sp = int(gdb.parse_and_eval("$sp"))
+        ret = int(gdb.parse_and_eval("*(unsigned long *)$sp"))
+        if ret >= MODULES_VADDR:
+            break
     pcs = []
     while True:
         pc = int(gdb.parse_and_eval("$pc"))

@@ -2,11 +2,16 @@
 /*
  * Three int3 probes at kpb_fn_I+9 registered, then unregistered one by
  * one: the three unregister_kprobe() calls gdb_count.py single-steps.
+ * disabled=1: each is disabled first (the kprobe_events remove phase's
+ * case: no disarming in unregistration).
  */
 #include <linux/module.h>
 #include <linux/kprobes.h>
 #define KPB_MAIN
 #include "kpb_funcs.h"
+
+static bool disabled;
+module_param(disabled, bool, 0444);
 
 static struct kprobe kps[3];
 static int pre(struct kprobe *p, struct pt_regs *r) { return 0; }
@@ -21,6 +26,8 @@ static int __init kpu_one_init(void)
 		if (register_kprobe(&kps[i]))
 			return -EINVAL;
 	}
+	for (i = 0; disabled && i < 3; i++)
+		disable_kprobe(&kps[i]);
 	for (i = 0; i < 3; i++)
 		unregister_kprobe(&kps[i]);
 	pr_info("KPU-ONE done\n");

@@ -13,7 +13,8 @@
 # (default 9) the probes' offsets in the target functions for parts (0:
 # entry probes, on ftrace); KPU_NS="10 100 1000" (default "10 100", at
 # most 1000) the numbers of probes; KPU_RCUEXP=0 (default 1: every grace
-# period expedited) runs parts with normal grace periods.
+# period expedited) runs parts with normal grace periods; KPU_DISABLED=1
+# makes count step the unregistration of disabled probes.
 # Results: $WORK/unreg-parts/ (parts-VARIANT.txt, count-VARIANT.txt).
 . "$(dirname "$0")/../../../../scripts/lib.sh"
 here=$ROOT/tools/testing/bench/unreg-parts
@@ -52,12 +53,12 @@ JOB
 	done
 	;;
 count)
-	cat >"$D/count-job.sh" <<'JOB'
+	{ echo "DISABLED='${KPU_DISABLED:-0}'"; cat <<'JOB'; } >"$D/count-job.sh"
 . /kpt/lib.sh
 for m in $(ls /extra/kpb_fns*.ko | sort -V); do insmod "$m"; done
 echo 1 > /sys/kernel/rcu_expedited
 echo 0 > /proc/sys/debug/kprobes-optimization
-insmod /extra/kpu_one.ko
+insmod /extra/kpu_one.ko disabled=$DISABLED
 JOB
 	port=1300
 	for v in ${KPU_VARIANTS:-$VARIANTS}; do

@@ -285,16 +285,7 @@ pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
     reason = "`addr` is a key: compared, never dereferenced"
 )]
 pub fn lookup_locked(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<NonNull<Kprobe>> {
-    let t = table(km);
-    // INVARIANT: `km` keeps the published table and its probes allocated
-    // (see `table()`) while the finder lives, within this call.
-    Finder {
-        t,
-        cap: t.cap(),
-        order: Ordering::Relaxed,
-        _rcu: PhantomData,
-    }
-    .find(addr)
+    lookup_locked_pos(km, addr).map(|(p, _)| p)
 }
 
 /// Where a look-up by the `kprobe_mutex` holder found a probe: its slot in
@@ -302,6 +293,11 @@ pub fn lookup_locked(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<NonNul
 /// (the index may have changed since).
 #[derive(Clone, Copy)]
 pub struct Pos(usize);
+
+impl Pos {
+    /// No slot: [`remove_at`] looks the probe up.
+    const NONE: Pos = Pos(usize::MAX);
+}
 
 /// [`lookup_locked`], and where it found the probe.
 #[inline(always)]
@@ -314,7 +310,8 @@ pub fn lookup_locked_pos(
     addr: *mut KprobeOpcode,
 ) -> Option<(NonNull<Kprobe>, Pos)> {
     let t = table(km);
-    // INVARIANT: as in `lookup_locked()`.
+    // INVARIANT: `km` keeps the published table and its probes allocated
+    // (see `table()`) while the finder lives, within this call.
     Finder {
         t,
         cap: t.cap(),
@@ -470,7 +467,7 @@ fn find_index(t: TableRef, p: Hashed<'_>) -> Option<usize> {
 /// pass them stops at the empty slot after them anyway), and a look-up
 /// that misses, as every single-step trap's does, stops sooner.
 pub fn remove(km: &KprobeMutex, p: Hashed<'_>) {
-    remove_at(km, p, Pos(usize::MAX));
+    remove_at(km, p, Pos::NONE);
 }
 
 /// [`remove`], `p` having been found at `pos` by [`lookup_locked_pos`]

@@ -168,7 +168,14 @@ fn near_pos(addr: *const KprobeOpcode) -> usize {
 /// The count of [`NEAR`] for the block of opcode position `pos`.
 #[inline(always)]
 fn near(pos: usize) -> &'static AtomicU16 {
-    &NEAR[(pos >> NEAR_SHIFT) % NEAR_SLOTS]
+    near_block(pos >> NEAR_SHIFT)
+}
+
+/// The count of [`NEAR`] for block `b` (opcode positions
+/// `b << NEAR_SHIFT ..`).
+#[inline(always)]
+fn near_block(b: usize) -> &'static AtomicU16 {
+    &NEAR[b % NEAR_SLOTS]
 }
 
 /// Counts the hashed aggregate at `addr` in [`NEAR`].
@@ -208,10 +215,10 @@ pub(crate) fn near_clear(pos: usize, aggr: bool) -> bool {
     let last = pos.wrapping_sub(1) >> NEAR_SHIFT;
     let first = pos.wrapping_sub(NEAR_SPAN) >> NEAR_SHIFT;
     // Two or three blocks: `NEAR_SPAN` is above one block and at most two.
-    let mut n = u32::from(near(last << NEAR_SHIFT).load(Ordering::Relaxed))
-        + u32::from(near(last.wrapping_sub(1) << NEAR_SHIFT).load(Ordering::Relaxed));
+    let count = |b: usize| u32::from(near_block(b).load(Ordering::Relaxed));
+    let mut n = count(last) + count(last.wrapping_sub(1));
     if last.wrapping_sub(first) == 2 {
-        n += u32::from(near(first << NEAR_SHIFT).load(Ordering::Relaxed));
+        n += count(first);
     }
     // An aggregate counts in the last block unless its address is the
     // first of its own block.

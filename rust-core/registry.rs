@@ -58,10 +58,8 @@ pub fn bucket(addr: usize) -> *mut HlistHead {
     clippy::not_unsafe_ptr_arg_deref,
     reason = "`addr` is a key: compared, never dereferenced"
 )]
-pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
-    // SAFETY: what the index holds is in `kprobe_table`, live while `_km`
-    // (the holder of `kprobe_mutex`, who alone unhashes) lasts.
-    index::lookup_locked(_km, addr).map(|p| unsafe { Hashed::from_raw(p.as_ptr()) })
+pub fn find(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
+    find_pos(km, addr).map(|(p, _)| p)
 }
 
 /// [`find`], and where the index holds it (for [`unhash_at`]).
@@ -71,7 +69,8 @@ pub fn find(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<Hashed<'_>> {
     reason = "`addr` is a key: compared, never dereferenced"
 )]
 pub fn find_pos(_km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<(Hashed<'_>, index::Pos)> {
-    // SAFETY: as in `find()`.
+    // SAFETY: what the index holds is in `kprobe_table`, live while `_km`
+    // (the holder of `kprobe_mutex`, who alone unhashes) lasts.
     index::lookup_locked_pos(_km, addr).map(|(p, at)| (unsafe { Hashed::from_raw(p.as_ptr()) }, at))
 }
 

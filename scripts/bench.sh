@@ -14,7 +14,9 @@
 #      (tools/testing/bench/report.py) naming the commit and command.
 # The kernels must be built already (make build).  Logs: $RESULTS/VARIANT/bench/
 # (console.log, results.log) and $RESULTS/c/bench-repeat/.
-# Env: KPB_NO_REPEAT=1 skips the second c run; KPB_SMP=N vCPUs (default 1); KPB_QUICK=1 uses small sizes
+# Env: KPB_NO_REPEAT=1 skips the second c run; KPB_SMP=N vCPUs (default 1);
+# KPB_JOBS=2 runs the c guest beside the rust one and the cost4 boots (two
+# host CPUs: about 50 minutes of wall time instead of 80); KPB_QUICK=1 uses small sizes
 # for a smoke test (then the results go to $WORK/bench/out, not bench/);
 # KPB_OUT=dir overrides where the results are written; KPB_RUN=list (of
 # kprobes_bench.ko's runs: hits,scale,gp,endis,reg,regentry,regall,mem;
@@ -129,14 +131,36 @@ run() {
 	info "$v: $(grep -c '^KPB ' "$res/results.log") rows"
 }
 
-run c bench
-run rust bench
 # The RCU policy's cost on the other CPUs: 4 vCPUs (KPB_COST4=0: skipped).
 extra=()
-if [ "${KPB_COST4:-1}" != 0 ]; then
+[ "${KPB_COST4:-1}" = 0 ] ||
+	extra=(--c-extra "$RESULTS/c/bench-cost4/results.log" --rust-extra "$RESULTS/rust/bench-cost4/results.log")
+cost4() {
+	[ "${KPB_COST4:-1}" = 0 ] && return
 	run c bench-cost4 4 "$B/extra4"
 	run rust bench-cost4 4 "$B/extra4"
-	extra=(--c-extra "$RESULTS/c/bench-cost4/results.log" --rust-extra "$RESULTS/rust/bench-cost4/results.log")
+}
+if [ "${KPB_JOBS:-1}" -ge 2 ]; then
+	# KPB_JOBS=2: two guests at a time, one a host CPU (the figures are
+	# guest instructions under icount: the host's load changes only the
+	# wall time).  Lane 1 is the C run (the longest), lane 2 the Rust run
+	# and then the cost4 boots.  Each lane is a subshell, so the images
+	# are hashed here (they are not rebuilt while the guests run).
+	booted[bench-c]=$(bz c) booted[bench-rust]=$(bz rust)
+	step "bench: KPB_JOBS=2: the c run beside the rust run and the cost4 boots"
+	(run c bench) >"$B/lane1.log" 2>&1 &
+	lane1=$!
+	(run rust bench && cost4) >"$B/lane2.log" 2>&1 &
+	lane2=$!
+	ok=0
+	wait "$lane1" || ok=1
+	wait "$lane2" || ok=1
+	cat "$B/lane1.log" "$B/lane2.log"
+	[ "$ok" = 0 ] || die "bench: a guest run failed (above; logs: $B/lane1.log, $B/lane2.log)"
+else
+	run c bench
+	run rust bench
+	cost4
 fi
 repeat=()
 if [ "${KPB_NO_REPEAT:-0}" != 1 ]; then
@@ -162,7 +186,7 @@ step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" "${extra[@]}" --out "$OUT" \
 	--notes "$notes" \
-	--meta "command=${cmdpfx}make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_COST4:+ (KPB_COST4=$KPB_COST4)}${KPB_POLICY_RUN+ (KPB_POLICY_RUN=$KPB_POLICY_RUN)}${KPB_POLICY_EVN+ (KPB_POLICY_EVN=$KPB_POLICY_EVN)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_MAXN:+ (KPB_MAXN=$KPB_MAXN)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
+	--meta "command=${cmdpfx}make bench${KPB_QUICK:+ (KPB_QUICK=$KPB_QUICK)}${KPB_COST4:+ (KPB_COST4=$KPB_COST4)}${KPB_POLICY_RUN+ (KPB_POLICY_RUN=$KPB_POLICY_RUN)}${KPB_POLICY_EVN+ (KPB_POLICY_EVN=$KPB_POLICY_EVN)}${KPB_SMP:+ (KPB_SMP=$KPB_SMP)}${KPB_RUN:+ (KPB_RUN=$KPB_RUN)}${KPB_EVN+ (KPB_EVN=$KPB_EVN)}${KPB_EVREP:+ (KPB_EVREP=$KPB_EVREP)}${KPB_MAXN:+ (KPB_MAXN=$KPB_MAXN)}${KPB_NO_REPEAT:+ (KPB_NO_REPEAT=$KPB_NO_REPEAT)}${KPB_JOBS:+ (KPB_JOBS=$KPB_JOBS)}${KP_APPEND:+ (KP_APPEND=$KP_APPEND)}" \
 	--meta "vcpus=${KPB_SMP:-1}" \
 	--meta "commit=$commit" --meta "dirty=$dirty" \
 	--meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \

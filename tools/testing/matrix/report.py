@@ -191,11 +191,12 @@ def cmd_report(mdir, o):
         md.append("")
         md.append("%s (command `%s`, commit %s, %s)." % (rc["verdict"], rc["command"], rc["commit"], rc["date"]))
         md.append("")
-        md.append("| seed | C (vmlinux) | Rust | options =y | note |")
-        md.append("|---|---|---|---|---|")
+        md.append("| seed | C (vmlinux) | Rust | options =y | commit | note |")
+        md.append("|---|---|---|---|---|---|")
         for s in rc["seeds"]:
-            md.append("| %d | %s (%ds) | %s (%ds) | %d | %s |" % (
-                s["seed"], s["c"], s["c_seconds"], s["rust"], s["rust_seconds"], s["options_y"], s["note"]))
+            md.append("| %d | %s (%ds) | %s (%ds) | %d | %s | %s |" % (
+                s["seed"], s["c"], s["c_seconds"], s["rust"], s["rust_seconds"], s["options_y"],
+                s.get("commit", rc["commit"]), s["note"]))
         md.append("")
     open(os.path.join(out, "results.md"), "w").write("\n".join(md))
     print("wrote %s/results.md and results.json (%d rows)" % (out, len(ordered)))

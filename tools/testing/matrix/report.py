@@ -12,7 +12,8 @@
 RDIR/config-summary.json) into RDIR/row.json; `randconfig` gathers the
 seeds (RDIR/seed-*/seed.json) into RDIR/row.json; `report` writes
 DIR/results.json and DIR/results.md from every MDIR/*/row.json and, for
-rows not run there, the rows already in DIR/results.json.
+rows (and randconfig seeds) not run there, those already in
+DIR/results.json.
 """
 import datetime
 import glob
@@ -92,16 +93,19 @@ def cmd_row(rdir, o):
     print("matrix row %s: %s" % (row["config"], row["verdict"]))
 
 
-def cmd_randconfig(rdir, o):
-    seeds = [json.load(open(p)) for p in glob.glob(os.path.join(rdir, "seed-*", "seed.json"))]
-    seeds.sort(key=lambda s: s["seed"])
+def with_seeds(row, seeds):
+    """ROW with SEEDS (each naming its own commit) and the counts made from them."""
+    seeds = sorted(seeds, key=lambda s: s["seed"])
     counted = [s for s in seeds if s["c"] == "ok"]
     rust_fail = [s["seed"] for s in counted if s["rust"] != "ok"]
-    row = {
-        "config": "randconfig", "date": now(), "commit": o["commit"], "command": o["command"],
-        "seeds": seeds, "counted": len(counted), "rust_only_failures": rust_fail,
-        "verdict": ("%d seeds where C builds, %d Rust-only failures" % (len(counted), len(rust_fail))),
-    }
+    return dict(row, seeds=seeds, counted=len(counted), rust_only_failures=rust_fail,
+                verdict="%d seeds where C builds, %d Rust-only failures" % (len(counted), len(rust_fail)))
+
+
+def cmd_randconfig(rdir, o):
+    seeds = [json.load(open(p)) for p in glob.glob(os.path.join(rdir, "seed-*", "seed.json"))]
+    row = with_seeds({"config": "randconfig", "date": now(), "commit": o["commit"],
+                      "command": o["command"]}, seeds)
     json.dump(row, open(os.path.join(rdir, "row.json"), "w"), indent=1)
     print("matrix row randconfig: %s" % row["verdict"])
 
@@ -129,6 +133,11 @@ def cmd_report(mdir, o):
         r = json.load(open(p))
         old = rows.get(r["config"])
         if old is None or r["date"] >= old["date"]:
+            if r["config"] == "randconfig" and old is not None:
+                # A run of some seeds: the seeds it did not build stay the
+                # committed row's, as the rows not run here do.
+                ran = {s["seed"] for s in r["seeds"]}
+                r = with_seeds(r, r["seeds"] + [s for s in old["seeds"] if s["seed"] not in ran])
             rows[r["config"]] = r
     ordered = [rows[k] for k in ORDER if k in rows] + [rows[k] for k in sorted(rows) if k not in ORDER]
     json.dump({"rows": ordered}, open(committed, "w"), indent=1)

@@ -9,10 +9,15 @@
 # configs near the size of a small distribution kernel) and
 # CONFIG_KPROBES_RUST off; the rust variant is the same .config with
 # CONFIG_KPROBES_RUST=y (olddefconfig; Kconfig may refuse it, which is
-# recorded), built from a copy of the c O= directory.  A seed counts when
-# the c variant builds; then the rust variant must build too.  Results:
-# build/results/matrix/randconfig/seeds.jsonl and row.json; the O=
-# directories are removed after each seed (disk).
+# recorded), built in the c O= directory once the c build is recorded.
+# Not in a copy elsewhere: objtool's build compares command lines that
+# hold the O= path, so a copy rebuilds objtool, and every object of a
+# config without LTO_CLANG or X86_KERNEL_IBT depends on objtool
+# (scripts/Makefile.lib, cmd_gen_objtooldep): the copy recompiled the
+# whole kernel.  A seed counts when the c variant builds; then the rust
+# variant must build too.  Results: build/results/matrix/randconfig/
+# seed-N/ and row.json; the O= directory is removed after each seed
+# (disk).
 . "$(dirname "$0")/lib.sh"
 
 [ $# -gt 0 ] || set -- ${KP_RANDCONFIG_SEEDS:-$(seq 1 20)}
@@ -31,8 +36,9 @@ rmake() { # O= ARGS...
 val() { grep -E "^(# )?$2[= ]" "$1/.config" | head -n 1; }
 
 for seed in "$@"; do
-	oc=$WORK/out-rand-$seed-c or=$WORK/out-rand-$seed-rust log=$RDIR/seed-$seed
-	rm -rf "$oc" "$or"; mkdir -p "$oc" "$log"
+	oc=$WORK/out-rand-$seed log=$RDIR/seed-$seed
+	rm -rf "$oc" "$WORK/out-rand-$seed-c" "$WORK/out-rand-$seed-rust"; mkdir -p "$oc" "$log"
+	rm -f "$log/config-c" "$log/config-rust"
 	{ cat "$FORCED"; echo "# CONFIG_KPROBES_RUST is not set"; } >"$oc/allconfig"
 	c=fail r=not-built cs=0 rs=0 note=
 	if ! rmake "$oc" KCONFIG_SEED="$seed" KCONFIG_ALLCONFIG="$oc/allconfig" \
@@ -46,28 +52,27 @@ for seed in "$@"; do
 		if rmake "$oc" vmlinux >"$log/build-c.log" 2>&1; then c=ok; fi
 		cs=$((SECONDS - t0))
 		if [ $c = ok ]; then
-			rm -rf "$or"; cp -a "$oc" "$or"
-			sed -i 's/^# CONFIG_KPROBES_RUST is not set$/CONFIG_KPROBES_RUST=y/' "$or/.config"
-			rmake "$or" olddefconfig >"$log/config-rust.log" 2>&1 || true
-			cp "$or/.config" "$log/config-rust"
-			if [ "$(val "$or" CONFIG_KPROBES_RUST)" != CONFIG_KPROBES_RUST=y ]; then
-				r=refused-by-kconfig note="$(val "$or" CONFIG_KPROBES_RUST)"
+			sed -i 's/^# CONFIG_KPROBES_RUST is not set$/CONFIG_KPROBES_RUST=y/' "$oc/.config"
+			rmake "$oc" olddefconfig >"$log/config-rust.log" 2>&1 || true
+			cp "$oc/.config" "$log/config-rust"
+			if [ "$(val "$oc" CONFIG_KPROBES_RUST)" != CONFIG_KPROBES_RUST=y ]; then
+				r=refused-by-kconfig note="$(val "$oc" CONFIG_KPROBES_RUST)"
 			elif ! diff <(grep -v KPROBES_RUST "$log/config-c") <(grep -v KPROBES_RUST "$log/config-rust") >/dev/null; then
 				r=fail note="the configs differ in more than CONFIG_KPROBES_RUST"
 			else
 				t0=$SECONDS
-				if rmake "$or" vmlinux >"$log/build-rust.log" 2>&1; then r=ok; else r=fail; fi
+				if rmake "$oc" vmlinux >"$log/build-rust.log" 2>&1; then r=ok; else r=fail; fi
 				rs=$((SECONDS - t0))
 			fi
 		fi
 	fi
-	ny=$(grep -c '=y$' "$oc/.config" 2>/dev/null || echo 0)
+	ny=$({ [ -f "$log/config-c" ] && cat "$log/config-c" || cat "$oc/.config"; } 2>/dev/null | grep -c '=y$')
 	step "randconfig seed $seed: c $c (${cs}s), rust $r (${rs}s), $ny options =y${note:+; $note}"
 	[ $r != fail ] || grep -E 'error' "$log/build-rust.log" 2>/dev/null | head -n 5 | sed 's/^/    /'
 	python3 -c 'import json,sys; print(json.dumps(dict(seed=int(sys.argv[1]), c=sys.argv[2], rust=sys.argv[3],
 		c_seconds=int(sys.argv[4]), rust_seconds=int(sys.argv[5]), options_y=int(sys.argv[6]), note=sys.argv[7],
 		commit=sys.argv[8])))' "$seed" "$c" "$r" "$cs" "$rs" "$ny" "$note" "$commit" >"$log/seed.json"
-	rm -rf "$oc" "$or"
+	rm -rf "$oc"
 done
 python3 "$ROOT/tools/testing/matrix/report.py" randconfig "$RDIR" --commit "$commit" \
 	--command "make matrix KP_MATRIX=randconfig${KP_RANDCONFIG_SEEDS:+ KP_RANDCONFIG_SEEDS=\"$KP_RANDCONFIG_SEEDS\"}"

@@ -41,13 +41,15 @@ for seed in "$@"; do
 	rm -f "$log/config-c" "$log/config-rust"
 	{ cat "$FORCED"; echo "# CONFIG_KPROBES_RUST is not set"; } >"$oc/allconfig"
 	c=fail r=not-built cs=0 rs=0 note=
-	if ! rmake "$oc" KCONFIG_SEED="$seed" KCONFIG_ALLCONFIG="$oc/allconfig" \
-		KCONFIG_PROBABILITY="${KP_RANDCONFIG_PROBABILITY:-10}" randconfig >"$log/config.log" 2>&1; then
+	rmake "$oc" KCONFIG_SEED="$seed" KCONFIG_ALLCONFIG="$oc/allconfig" \
+		KCONFIG_PROBABILITY="${KP_RANDCONFIG_PROBABILITY:-10}" randconfig >"$log/config.log" 2>&1 &&
+		cp "$oc/.config" "$log/config-c"
+	ny=0; [ ! -f "$log/config-c" ] || ny=$(grep -c '=y$' "$log/config-c" || true)
+	if [ ! -f "$log/config-c" ]; then
 		note="randconfig failed"
 	elif [ "$(val "$oc" CONFIG_RUST)" != CONFIG_RUST=y ] || [ "$(val "$oc" CONFIG_KPROBES)" != CONFIG_KPROBES=y ]; then
 		c=not-applicable note="Kconfig did not keep RUST and KPROBES: $(val "$oc" CONFIG_RUST), $(val "$oc" CONFIG_KPROBES)"
 	else
-		cp "$oc/.config" "$log/config-c"
 		t0=$SECONDS
 		if rmake "$oc" vmlinux >"$log/build-c.log" 2>&1; then c=ok; fi
 		cs=$((SECONDS - t0))
@@ -66,7 +68,6 @@ for seed in "$@"; do
 			fi
 		fi
 	fi
-	ny=$({ [ -f "$log/config-c" ] && cat "$log/config-c" || cat "$oc/.config"; } 2>/dev/null | grep -c '=y$')
 	step "randconfig seed $seed: c $c (${cs}s), rust $r (${rs}s), $ny options =y${note:+; $note}"
 	[ $r != fail ] || grep -E 'error' "$log/build-rust.log" 2>/dev/null | head -n 5 | sed 's/^/    /'
 	python3 -c 'import json,sys; print(json.dumps(dict(seed=int(sys.argv[1]), c=sys.argv[2], rust=sys.argv[3],

@@ -179,8 +179,8 @@ pub fn check_kprobe_address_safe(
 /// `static_call_text_reserved(addr, addr)` for every probe, and each call
 /// walks all of the kernel's jump entries (or static call sites) and the
 /// module's: on x86 `addr_conflict()` decodes the instruction of every
-/// kernel entry below `addr`, ~800 k instructions per call in the bench's
-/// config, 89 % of a member's registration (`bench/profile/`).  Both take
+/// kernel entry below `addr`, which dominates a member's registration
+/// (`reg_int3_batch_5000`; `bench/profile/` has the profile).  Both take
 /// a range: a batch asks them once for `[lo, hi]`, the span of a window of
 /// consecutive members whose addresses are in the same module (or all in
 /// the kernel), and when no site overlaps the span, a member found in that

@@ -20,12 +20,13 @@
 //! negative.  Here an aggregate remembers which ops armed it
 //! ([`FLAG_ARMED_IPMODIFY`]) and is disarmed through those.
 //!
-//! Batches (issue 17): upstream's `register_kprobes()` arms each ftrace
-//! probe with its own `ftrace_set_filter_ip()`, which copies the ops'
-//! filter hash and walks every ftrace record (~8 M guest instructions per
-//! probe).  While an [`FtraceBatch`] is open (under `kprobe_mutex`, by the
-//! array calls of `register.rs` and `kretprobe.rs`), arming and disarming
-//! only record the address; [`FtraceBatch::flush`] then makes one
+//! Batches: upstream's `register_kprobes()` arms each ftrace probe with
+//! its own `ftrace_set_filter_ip()`, which copies the ops' filter hash and
+//! walks every ftrace record, the bulk of registering a kprobe on ftrace
+//! (`reg_ftrace_one_5000` against `reg_ftrace_batch_5000`).  While an
+//! [`FtraceBatch`] is open (under `kprobe_mutex`, by the array calls of
+//! `register.rs` and `kretprobe.rs`), arming and disarming only record the
+//! address; [`FtraceBatch::flush`] then makes one
 //! `ftrace_set_filter_ips()` per ops and direction, with upstream's
 //! registration rules: the filter is set before the ops is registered, and
 //! the ops is unregistered before its last addresses leave the filter (an

@@ -16,12 +16,12 @@
 //!   kernel's text and modules lie within 4 GiB, so those bits tell its
 //!   addresses apart); linear probing from there, wrapping at `cap`.  The
 //!   header also holds `(cap - TAIL) << 32`: with it one `mul` gives the
-//!   home slot, and a 32-bit multiply the hash, one instruction less than
-//!   a 64-bit hash.  No home is among the last [`TAIL`] slots, so a walk
-//!   reads the `TAIL` slots after its home without a wrap-around test: the
-//!   assembly `get_kprobe()` finds a probe one or two slots past its home
-//!   in 5 instructions a slot (a load and a compare of its `addr`, 3, and
-//!   the empty-slot test, 2), and tests for the wrap-around only beyond.
+//!   home slot, and a 32-bit multiply the hash (on x86 its constant is an
+//!   immediate, which a 64-bit hash's cannot be).  No home is among the
+//!   last [`TAIL`] slots, so a walk reads the `TAIL` slots after its home
+//!   without a wrap-around test: the assembly `get_kprobe()` reads each of
+//!   them with a load, a compare of its `addr` and the empty-slot test, and
+//!   tests for the wrap-around only beyond.
 //! - A slot holds a probe pointer, [`empty()`] (never used: a walk stops)
 //!   or [`tomb()`] (a removed probe: a walk goes on).  No tomb is followed
 //!   by an empty slot: [`remove`] empties those (see there).  Both are static
@@ -35,9 +35,10 @@
 //!   bytes or pages, what `kmalloc()`/`kvmalloc()` would take, can be twice
 //!   the request, and kmalloc's caches keep the slabs of freed tables).  So
 //!   a table holds 10.7 to 12.8 bytes per registered probe as probes are
-//!   added, plus less than a page (12.3 to 14.3 at the bench's 2,000), up
-//!   to 64 as probes are removed, before the table shrinks.  A rebuild
-//!   also drops the tombs, and removing down to 1/8 use shrinks the table.
+//!   added (8-byte slots at 3/4 to 5/8 load), plus less than a page (the
+//!   `mem_*_slab_vmalloc` rows count it), up to 64 as probes are removed,
+//!   before the table shrinks.  A rebuild also drops the tombs, and
+//!   removing down to 1/8 use shrinks the table.
 //! - Writers (under `kprobe_mutex`) store a slot with one release store;
 //!   readers (the hit path, preemption disabled) load the table and slots
 //!   with acquire loads: a reader sees a slot before or after a store,

@@ -321,10 +321,10 @@ fn do_unoptimize_kprobes(tl: &TextLocks<'_>) {
             // disarmed here).  Unoptimized now, its text is an int3 again;
             // left armed while probing is off, and then unregistered (no
             // disarming while all are disarmed), it would be unhashed with
-            // the int3 in the text, and its next hit oopses ("Oops: int3",
-            // the debug stress at 6ce4c02).  `disarm_kprobe_locked()` takes
-            // the probes it forcibly unoptimized and disarmed off this list,
-            // so none is disarmed twice.
+            // the int3 in the text, and its next hit would oops ("Oops:
+            // int3").  `disarm_kprobe_locked()` takes the probes it forcibly
+            // unoptimized and disarmed off this list, so none is disarmed
+            // twice.
             if (kp.disabled() || state::all_disarmed()) && !kp.gone() {
                 sys::arch_disarm_kprobe(kp.as_ptr());
             }

@@ -14,10 +14,12 @@
 //! running when the wait began has ended, so no CPU still runs a handler of
 //! an unlinked probe or executes a freed slot.  An expedited grace period
 //! reaches it by interrupting the CPUs that run kernel code (an IPI each)
-//! instead of waiting for their next quiescent state: a few microseconds
-//! instead of a few milliseconds, which is most of the cost of
-//! unregistering probes one by one (as `kprobe_events` does), paid with
-//! IPIs on the other CPUs.  It is a policy upstream could adopt as well;
+//! instead of waiting for their next quiescent state, which takes ticks
+//! (`gp_synchronize_rcu` against `gp_synchronize_rcu_expedited`); that
+//! wait is most of the cost of unregistering probes one by one, as
+//! `kprobe_events` does (`unreg_int3_one_1000`, its normal and kexp
+//! columns), and the expedited one is paid with IPIs on the other CPUs
+//! (the `cost4_*` rows).  It is a policy upstream could adopt as well;
 //! `rcupdate.rcu_normal=1` turns every expedited grace period of the kernel
 //! back into a normal one.
 

@@ -108,7 +108,7 @@ fn register_aggr_kprobe(km: &KprobeMutex, orig_p: Hashed<'_>, p: NewProbe<'_>) -
 /// `__get_valid_kprobe()`: checks that `p` is registered and returns the
 /// probe hashed at its address (`p` itself or its aggregate).
 /// Also where the index holds it (for `registry::unhash_at()`).
-#[inline] // one call less in enable_kprobe() and disable_kprobe()
+#[inline] // into enable_kprobe() and disable_kprobe(): no call of its own on their path
 fn get_valid_kprobe<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Option<(Hashed<'k>, index::Pos)> {
     sys::lockdep_assert_held_kprobe_mutex();
     let (ap, pos) = registry::find_pos(km, p.addr())?;
@@ -278,7 +278,7 @@ fn disable_locked<'k>(km: &'k KprobeMutex, p: Probe<'_>) -> Result<(Hashed<'k>, 
 
 /// `__unregister_kprobe_top()`: unregisters `p` without waiting for a
 /// grace period (the batches' and kretprobes' copy; `unregister_kprobe()`
-/// has its own, inlined: one frame and call less per call).
+/// has its own, inlined, so that it makes no call for it).
 pub fn unregister_top(km: &KprobeMutex, p: Probe<'_>) -> Result {
     unregister_top_inline(km, p)
 }
@@ -363,7 +363,7 @@ pub unsafe fn unregister_bottom(p: Probe<'_>) {
 /// `register_kprobes()`: all or nothing (each probe as for
 /// [`register_kprobe`]).
 ///
-/// Batched (issue 17): the members are registered under one hold of
+/// Batched: the members are registered under one hold of
 /// `kprobe_mutex`, and the ftrace ones armed together before it is
 /// released, with one `ftrace_set_filter_ips()` per ops (`ftrace.rs`,
 /// [`FtraceBatch`]); upstream makes one `ftrace_set_filter_ip()` per
@@ -544,14 +544,18 @@ pub fn unregister_probes<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> P
 }
 
 /// `disable_kprobe()`.
-#[inline(always)] // into its C ABI bodies (exports.rs, jprobe.rs): one call less per call
+// Inlined into its C ABI bodies (exports.rs, jprobe.rs): no wrapper call
+// on the path `disable_kprobe_int3` measures.
+#[inline(always)]
 pub fn disable_kprobe(kp: Probe<'_>) -> Result {
     let km = locks::kprobe_mutex();
     disable_locked(&km, kp).map(|_| ())
 }
 
 /// `enable_kprobe()`.
-#[inline(always)] // into its C ABI bodies (exports.rs, jprobe.rs): one call less per call
+// Inlined into its C ABI bodies (exports.rs, jprobe.rs): no wrapper call
+// on the path `enable_kprobe_int3` measures.
+#[inline(always)]
 pub fn enable_kprobe(kp: Probe<'_>) -> Result {
     let km = locks::kprobe_mutex();
     // Check whether specified probe is valid.

@@ -687,7 +687,7 @@ fn collect_garbage_slots(mut m: Locked<'_>) -> Locked<'_> {
 /// `__free_insn_slot()`: returns `slot` to the cache.  A `dirty` slot may
 /// still be executed by an interrupted task and is only reused after a
 /// grace period.  Process context: may sleep.
-#[inline(always)] // into its one C ABI body (exports.rs): one call less per call
+#[inline(always)] // into its one C ABI body (exports.rs): no wrapper call
 pub fn free_insn_slot(c: Cache<'_>, slot_addr: *mut KprobeOpcode, dirty: bool) {
     let mut m = c.lock();
     let spp = m.spp;

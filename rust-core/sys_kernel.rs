@@ -1657,7 +1657,7 @@ pub unsafe fn arch_kretprobe_fixup_return(regs: *mut PtRegs, correct_ret_addr: *
 /// upstream's `pr_fmt`) and `BUG_ON(1)`: `BUG()`, as the kernel crate's
 /// panic handler calls it, which does not return.  Always inlined: the
 /// trampoline handler, a trap-path function, makes no out-of-line Rust
-/// call (an `#[inline]` copy was one, not on the kprobe blacklist).
+/// call (an out-of-line copy would not be on the kprobe blacklist).
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
 #[inline(always)]
 pub fn kretprobe_no_ret_addr() -> ! {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! arm64: what the core needs of the architecture at the bottom of the
-//! crate (issue 12), as `arch/x86_64/mod.rs` for x86_64: the opcode type
-//! and the poison delta; `entry.rs` beside it (`arch_entry`) has the entry
+//! crate, as `arch/x86_64/mod.rs` for x86_64: the opcode type and the
+//! poison delta; `entry.rs` beside it (`arch_entry`) has the entry
 //! stub and the assembly `get_kprobe()` macros, `sys.rs` (`arch_sys`) the
 //! kernel services that differ.
 //!

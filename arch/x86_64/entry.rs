@@ -69,16 +69,17 @@ macro_rules! arch_entry_stub {
 /// multiply, whose result `imull` zero-extends, and one `mulq`, which leaves
 /// the home slot in %rdx), then walk the slots: the home slot and the two
 /// after it (`index::TAIL`: no home is among the last two slots) unrolled,
-/// with no wrap-around test, 5 instructions a slot past the home, then a
-/// loop that wraps at `cap`.  A slot is compared by the `addr` of what it
-/// points at without testing for the two sentinels first (their `addr` is
-/// their own address, which no caller looks up): a probe found in its home
-/// slot costs two instructions less than upstream's first chain node.  On a
-/// mismatch, subtracting the empty sentinel's address (a sign-extended
-/// 32-bit immediate: kernel image addresses are, `-mcmodel=kernel`) both
-/// tests for it and leaves the null to return: an address with no probe
-/// costs one instruction more than upstream's empty bucket.  The loads are
-/// plain, as acquire loads and `rcu_dereference()` are on x86.
+/// a load, a compare and the empty-slot test each, with no wrap-around
+/// test, then a loop that wraps at `cap`.  A slot is compared by the `addr`
+/// of what it points at without testing for the two sentinels first (their
+/// `addr` is their own address, which no caller looks up), so a probe in
+/// its home slot is reached without the null test upstream's first chain
+/// node needs.  On a mismatch, subtracting the empty sentinel's address (a
+/// sign-extended 32-bit immediate: kernel image addresses are,
+/// `-mcmodel=kernel`) both tests for it and leaves the null to return
+/// (`hit_mid_int3_post` has a found and a missed look-up per hit, the
+/// `scale_*` rows a look-up among N probes).  The loads are plain, as
+/// acquire loads and `rcu_dereference()` are on x86.
 ///
 /// # Safety
 /// (Of the assembly `get_kprobe()`.) The caller holds `kprobe_mutex` or

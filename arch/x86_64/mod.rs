@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! x86_64: what the core needs of the architecture at the bottom of the
-//! crate (issue 12): the opcode type and the poison delta.  The crate root
+//! crate: the opcode type and the poison delta.  The crate root
 //! selects this file by `target_arch` (as `arch`), and with it the
 //! architecture's other files: `entry.rs` (`arch_entry`: the entry stub
 //! and the assembly `get_kprobe()` macros) and `sys.rs` (`arch_sys`, which

@@ -17,10 +17,11 @@
 //! It is also the host differential's simulated kernel
 //! (`tools/testing/hostdiff/`), with `Image::as_model` and the C ABI of
 //! `tools/testing/hostdiff/sim/`, for upstream `kprobes.c` and for the
-//! core.  `model.c` and `arch.c`, which the comments of `sim/` cite as the
-//! specification of that behaviour ("as model.c's"), were the host
-//! differential's C model that this simulation replaced
-//! (`PLAN-one-simulation.md`, steps 4 to 7; git history keeps them).
+//! core.  `model.c` (services) and `arch.c` (the x86 arch layer, trap
+//! paths), which the comments of `sim/` cite as the specification of that
+//! behaviour ("as model.c's"), name the host differential's C model of the
+//! kernel that `tools/testing/hostdiff/MODEL.md` specifies; the simulation
+//! behaves as it does.
 
 use crate::ffi::c_int;
 use crate::ffi::c_ulong;

@@ -8,14 +8,13 @@
 //! The simulation reaches the core only as a kernel reaches `kprobes.o`:
 //! through C symbols it declares `extern "C"` (`sim/link.rs`), never
 //! through the core's Rust modules, as if it were a separate library the
-//! core links against (issue 13, `PLAN-one-simulation.md` step 1).  Most
-//! of those symbols already are C symbols in this build (`get_kprobe()`,
-//! `kprobes_rust_optimizer_work()`: `#[no_mangle]` everywhere).  The
-//! `ftrace_export!` functions are C symbols in the kernel and in the host
-//! differential's build (`cfg(KP_MODEL)`), but plain Rust functions in the
-//! tests' (`abi.rs`, kernel-side, is not changed for the tests): the ones
-//! the simulation calls are given their C symbol here in that build, each
-//! forwarding to the export of the same name.
+//! core links against.  Most of those symbols already are C symbols in this
+//! build (`get_kprobe()`, `kprobes_rust_optimizer_work()`: `#[no_mangle]`
+//! everywhere).  The `ftrace_export!` functions are C symbols in the kernel
+//! and in the host differential's build (`cfg(KP_MODEL)`), but plain Rust
+//! functions in the tests' (`abi.rs`, kernel-side, is not changed for the
+//! tests): the ones the simulation calls are given their C symbol here in
+//! that build, each forwarding to the export of the same name.
 //! `kprobes_rust_reset_for_test()` is the test harness's:
 //! `sys::exclusive()` resets the core through it.
 

@@ -603,8 +603,8 @@ fn without_memory_for_the_index_checks_walk_the_list() {
 #[test]
 fn lookups_take_a_logarithmic_number_of_comparisons() {
     let _g = sys::exclusive();
-    // Under Miri 1,000 entries (bound 11): with 5,000 this one test took
-    // two minutes of its run.
+    // Under Miri 1,000 entries (bound 11): Miri interprets every
+    // comparison, and 5,000 would make this one test most of its run.
     let n: usize = if cfg!(miri) { 1_000 } else { 5_000 };
     let mut rng = Rng(42);
     let ranges: Vec<(usize, usize)> = (0..n)

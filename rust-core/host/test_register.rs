@@ -3003,8 +3003,7 @@ fn disarm_all_disarms_a_probe_queued_for_unoptimization() {
 
 /// Divergence 6's forced unoptimization takes the probe off the freeing
 /// list: disabled before the optimizer runs, it is not disarmed a second
-/// time (README "Known issues" recorded the redundant disarm until the
-/// fix at d92639c).
+/// time.
 #[test]
 fn a_force_unoptimized_probe_is_disarmed_once() {
     let _g = sys::exclusive();
@@ -3023,11 +3022,11 @@ fn a_force_unoptimized_probe_is_disarmed_once() {
 /// `kprobes/enabled` = 0, then enabled again before the optimizer ran.
 /// Intended divergence 2 clears its DISABLED flag without arming (all are
 /// disarmed); the optimizer then turns its jump back into an int3 and must
-/// disarm it although it is not disabled, since all are disarmed: before
-/// the fix it left the int3 in the text, and once unregistered (no
-/// disarming while all are disarmed) the probe's next hit was "Oops: int3"
-/// (the 10-minute debug stress at 6ce4c02, Rust kernel, at 252 s).
-/// Upstream leaves the probe DISABLED there, so its optimizer disarms it.
+/// disarm it although it is not disabled, since all are disarmed: left in
+/// the text, the int3 would stay there once the probe is unregistered (no
+/// disarming while all are disarmed), and its next hit would be "Oops:
+/// int3".  Upstream leaves the probe DISABLED there, so its optimizer
+/// disarms it.
 #[test]
 fn enable_while_disarmed_with_a_queued_unoptimization() {
     let _g = sys::exclusive();
@@ -3056,7 +3055,7 @@ fn enable_while_disarmed_with_a_queued_unoptimization() {
 }
 
 // ---------------------------------------------------------------------------
-// Batches (issue 17): register_kprobes()/register_kretprobes() and their
+// Batches: register_kprobes()/register_kretprobes() and their
 // unregisters arm and disarm their ftrace members with one
 // ftrace_set_filter_ips() per ops.
 

@@ -49,14 +49,14 @@ pub struct ArchPopulate {
 /// The simulated kernel image.
 #[derive(Default, Debug)]
 pub struct Image {
-    /// Behave as the host differential's model (`model.c`, `arch.c`)
-    /// where the simulation's defaults differ (PLAN-one-simulation.md,
-    /// step 4): ftrace's filter semantics, symbols of module text present
-    /// only while a loaded module maps them (kallsyms, `ftrace_location()`,
-    /// `%pS`), module text in `kernel_text_address()`, `kallsyms_lookup()`'s
-    /// module name, and [`hd_sym`](super::hd_sym) naming every symbol of
-    /// the host differential's table ([`Image::model`]). The unit tests
-    /// keep the defaults (false).
+    /// Behave as the host differential's model (`model.c`, `arch.c`) where
+    /// the simulation's defaults differ: ftrace's filter semantics, symbols
+    /// of module text present only while a loaded module maps them
+    /// (kallsyms, `ftrace_location()`, `%pS`), module text in
+    /// `kernel_text_address()`, `kallsyms_lookup()`'s module name, and
+    /// [`hd_sym`](super::hd_sym) naming every symbol of the host
+    /// differential's table ([`Image::model`]). The unit tests keep the
+    /// defaults (false).
     pub as_model: bool,
     /// The width of a static call or jump label site in bytes (0 means 1,
     /// the unit tests' default; model.c's static calls: 4).

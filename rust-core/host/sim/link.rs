@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The core's C symbols the simulation calls, as the kernel's code
-//! outside `kprobes.o` does (x86's optprobes and blacklist code, the
-//! workqueue).  The simulation names no module of the core: it is built as
-//! if it were a separate library that the core links against
-//! (`PLAN-one-simulation.md` step 1); `host/sim_exports.rs` gives the host
-//! tests' build the symbols that only the kernel and the host differential
-//! export otherwise.
+//! The core's C symbols the simulation calls, as the kernel's code outside
+//! `kprobes.o` does (x86's optprobes and blacklist code, the workqueue).
+//! The simulation names no module of the core: it is built as if it were a
+//! separate library that the core links against; `host/sim_exports.rs`
+//! gives the host tests' build the symbols that only the kernel and the
+//! host differential export otherwise.
 //!
 //! Plain C symbols rather than registered hooks: each has the signature
 //! of the kernel's function (so the calls are the ones `arch.c` makes in

@@ -10,12 +10,21 @@
     unreachable!();
   - the generic core (rust-core/*.rs) has no architecture-specific code:
     no inline assembly, no cfg(target_arch) but the crate root's
-    selection of arch/<arch>/, no architecture's CONFIG_ option (issue 12:
-    it is all under arch/x86_64/ and arch/arm64/);
+    selection of arch/<arch>/, no architecture's CONFIG_ option (it is all
+    under arch/x86_64/ and arch/arm64/);
   - the C shims (c-shim/*.c, arch/*/*.c and the host differential's
     tools/testing/hostdiff/rshim.c) have no loops: no kprobes logic in C;
     the generic shim (c-shim/) has no architecture's CONFIG_ option (its
-    arch-specific glue is in arch/<arch>/).
+    arch-specific glue is in arch/<arch>/);
+  - the comments of rust-core/ (with host/), arch/ and c-shim/ state the
+    design and its invariants: no commit hash (7 or more hex digits with a
+    digit and a letter; 0x... and 16-digit addresses are not hashes), no
+    issue number, no `PLAN-` file, no measured figure (a number followed
+    by instructions, insns, cycles, ns, us, ms, s or %; "instructions
+    per", "guest instructions").  A choice that rests on a measurement
+    says why in words and names its bench/results.md row.  String
+    literals are not comments: the tests' expected kprobes/list lines
+    keep their addresses.
 """
 import glob
 import os
@@ -67,3 +76,71 @@ for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("c-shim/*.[ch]")):
         if re.search(r"\b(global_asm|asm)!|target_arch|\bCONFIG_(X86|ARM64|ARM|RISCV|PPC|S390|LOONGARCH)\w*", code):
             bad.append("%s:%d" % (f, i + 1))
 check("lint/generic-core-has-no-arch-code", bad)
+
+def comments(src, rust):
+    """(line, text) of every comment of a Rust or C source, string and
+    character literals skipped (Rust block comments nest, C ones do not)."""
+    out, i, n, line = [], 0, len(src), 1
+    while i < n:
+        c = src[i]
+        if c == "\n":
+            line += 1
+            i += 1
+        elif src.startswith("//", i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+            out.append((line, src[i:j]))
+            i = j
+        elif src.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if rust and src.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif src.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            for k, t in enumerate(src[i:j].split("\n")):
+                out.append((line + k, t))
+            line += src.count("\n", i, j)
+            i = j
+        elif rust and re.match(r'[bc]?r#*"', src[i:i + 8]) and not re.match(r"\w", src[i - 1:i]):
+            m = re.match(r'[bc]?r(#*)"', src[i:])
+            j = src.find('"' + m.group(1), i + m.end())
+            j = n if j < 0 else j + 1 + len(m.group(1))
+            line += src.count("\n", i, j)
+            i = j
+        elif c == '"' or (rust and c in "bc" and src[i + 1:i + 2] == '"' and not re.match(r"\w", src[i - 1:i])):
+            j = i + (1 if c == '"' else 2)
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            line += src.count("\n", i, j)
+            i = j + 1
+        elif c == "'":
+            # A character literal ('x', '\n', '\x7f', '\u{..}'); otherwise
+            # a Rust lifetime or label, which is skipped as a word.
+            m = re.match(r"'(\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^\\'\n])'", src[i:i + 14])
+            i += m.end() if m else 1
+        elif c.isalnum() or c == "_":
+            i += re.match(r"\w+", src[i:]).end()
+        else:
+            i += 1
+    return out
+
+bad = []
+# A commit hash: a word of 7 or more hex digits with a digit and a letter
+# (not kernel_clone, not 16777217), not 0x... (the word then has the x)
+# and not 16 digits (an address, as in a kprobes/list line).
+HASH = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])(?![0-9a-f]{16}\b)[0-9a-f]{7,}\b")
+HISTORY = re.compile(r"\bissues?\s+#?\d+|\binstructions per\b|\bguest instructions\b|\bPLAN-")
+# A number (not part of a word such as int3s) and a unit of measure.
+FIGURE = re.compile(r"(?<![\w.])\d[\d,.]*\s?[kMG]?\s?(instructions|insns|cycles|ns|us|µs|ms|s)\b"
+                    r"|(?<![\w.])\d[\d,.]*\s?%")
+for f in sorted(set(glob.glob("rust-core/**/*.rs", recursive=True) +
+                    [g for e in ("rs", "c", "h", "S") for g in glob.glob("arch/**/*." + e, recursive=True)] +
+                    glob.glob("c-shim/*.[ch]"))):
+    for n, t in comments(open(f).read(), f.endswith(".rs")):
+        m = HASH.search(t) or HISTORY.search(t) or FIGURE.search(t)
+        if m:
+            bad.append("%s:%d: %s" % (f, n, m.group(0).strip()))
+check("lint/comments-state-design", bad)

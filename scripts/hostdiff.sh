@@ -25,7 +25,7 @@
 #   KP_HOSTDIFF_LOOSE=1   ignore `  ~` lines (RCU grace periods, work queue)
 #   KP_HOSTDIFF_RESYNC=0  do not look past intended divergences (default 1:
 #                      for each, drop the anomaly operation and compare again,
-#                      up to 8 times, tools/testing/hostdiff/resync.py; a
+#                      up to 16 times, tools/testing/hostdiff/resync.py; a
 #                      real divergence found so counts as real)
 # Checks (one PASS/FAIL line each, for scripts/test.sh's suite hook):
 #   hostdiff/classify-finding-1, -3, -5, -6, -batch
@@ -51,10 +51,15 @@
 #                             operation whose C trace shows a recorded
 #                             upstream anomaly, MODEL.md section 5, and the
 #                             Rust trace of that operation does not show it
-#                             but does what README's intended divergence
+#                             but does what docs/divergences.md
 #                             says the Rust core does there; with resync, a
 #                             real divergence after dropping the anomaly
 #                             operations counts as real too)
+#   hostdiff/every-divergence-resolved  with resync (the default), each
+#                             intended divergence was looked past: the
+#                             rest of its sequence compared identical; one
+#                             still intended after the last round was
+#                             compared only up to its anomaly, and fails
 # Last line: `hostdiff: N sequences, M diverge, K intended` (after
 # fatal.py's `fatal: N cases, M as recorded`).
 . "$(dirname "$0")/lib.sh"

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-ROUNDS = 8
+ROUNDS = 16
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)

@@ -171,26 +171,9 @@ if [ "$differential" = 1 ]; then
 	fi
 fi
 
-python3 - "$RESULTS" "${guest_s[c]:-0}" "${guest_s[rust]:-0}" "${guest_s[differential]:-0}" <<'EOF'
-import json, os, sys
-res, gc, gr, gd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-out = {"guest_seconds": {"c": gc, "rust": gr, "differential": gd}}
-checks = {}
-for v in ("c", "rust"):
-    p = os.path.join(res, v, "test", "checks.json")
-    d = json.load(open(p)) if os.path.exists(p) else {"passed": 0, "failed": 0, "skipped": 0, "checks": []}
-    out[v] = {k: d.get(k, 0) for k in ("passed", "failed", "skipped")}
-    checks[v] = {c["name"]: ("SKIP" if c.get("skip") else "PASS" if c["ok"] else "FAIL") for c in d["checks"]}
-# ftracetest per-test results of the reference (c) run are not checks of
-# their own (they are rust's expectations): compare the rest.  The jprobes
-# suite (CONFIG_KPROBES_RUST_JPROBES) and the rcu-policy checks
-# (kprobes.expedited_gp) are Rust-only (SKIP on c): reported apart, as
-# rust_only, not as differences.
-names = sorted(set(checks["c"]) | set(checks["rust"]))
-rust_only = ("jprobes/", "rcu-policy/")
-out["differ"] = [n for n in names if not n.startswith(("ftracetest/",) + rust_only)
-                 and checks["c"].get(n) != checks["rust"].get(n)]
-out["rust_only"] = {v: {r: sum(1 for n, x in checks[v].items() if n.startswith(rust_only) and x == r)
-                        for r in ("PASS", "FAIL", "SKIP")} for v in ("c", "rust")}
-json.dump(out, open(os.path.join(res, "config-summary.json"), "w"), indent=1)
-EOF
+# The guest checks' results side by side (config-summary.json), and one
+# check: what passes on the C kernel runs on the Rust one
+# (tools/testing/cross_variant.py).
+python3 "$ROOT/tools/testing/cross_variant.py" "$RESULTS" "${guest_s[c]:-0}" "${guest_s[rust]:-0}" \
+	"${guest_s[differential]:-0}" "$pfx" "$ROOT/tools/testing/expectations/config-dependent.txt" ||
+	echo "FAIL ${pfx}differential/rust-runs-what-c-passes cross_variant.py failed"

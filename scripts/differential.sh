@@ -19,17 +19,20 @@
 #                   divergences.txt has entries, .../differential-div)
 #   --record-divergences  write tools/testing/differential/divergences/*.{c,rust}
 #                   from this run (review the diff before committing)
+#   --record-scenarios  write the architecture's scenario list
+#                   (tools/testing/expectations/[ARCH/]differential-scenarios.txt)
+#                   from this run's C kernel (review the diff before committing)
 # Intended divergences (tools/testing/differential/divergences.txt) run in a
 # second boot per variant (kpd.divergence=1), since they leave the C core
 # in a bad state; each variant must show its recorded lines.
 . "$(dirname "$0")/lib.sh"
 
-name=differential extra=() compare_only=0 cdirs=() record=
+name=differential extra=() compare_only=0 cdirs=() record=() unsafe=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--unsafe) name=differential-unsafe extra=(kpd.unsafe=1) ;;
+	--unsafe) name=differential-unsafe extra=(kpd.unsafe=1) unsafe=(--unsafe) ;;
 	--compare-only) compare_only=1 ;;
-	--record-divergences) record=$1 ;;
+	--record-divergences | --record-scenarios) record+=("$1") ;;
 	-*) die "unknown option $1" "see the header of $0" ;;
 	*) cdirs+=("$1") ;;
 	esac
@@ -76,7 +79,7 @@ if [ ${#cdirs[@]} = 0 ]; then
 fi
 step "differential: comparing ${cdirs[0]} and ${cdirs[1]}"
 rc=0
-KP_ARCH=$KP_ARCH python3 -B "$SRC/compare.py" $record "$OUT" "${cdirs[@]}" | tee "$OUT.log" || rc=1
+KP_ARCH=$KP_ARCH python3 -B "$SRC/compare.py" ${record[@]+"${record[@]}"} ${unsafe[@]+"${unsafe[@]}"} "$OUT" "${cdirs[@]}" | tee "$OUT.log" || rc=1
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 info "results: $OUT/ (c.kpd, rust.kpd, diff.txt, scenarios.txt, summary.txt)"
 exit $rc

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # `make test`: everything, ending with one line `N passed, N failed`.
-#   1. host: cargo test of rust-core against the simulated kernel, and
-#      the same tests under Miri (Stacked Borrows)
+#   1. host: cargo test of rust-core against the simulated kernel (each
+#      test a check), and the same tests under Miri (Stacked Borrows): a
+#      stage of its own, one check (host/miri-no-undefined-behaviour)
 #   2. c-shim/kprobes_rust.h is what cbindgen generates from
-#      rust-core; source rules (lint.py); the safety figures and their
+#      rust-core; source rules (lint.py); the comparison scripts'
+#      self-test (selftest_checks.py); the safety figures and their
 #      ratchet (safety.py); the patch series applies to pristine 6.12
 #   3. both variants build; the Kconfig switch links the right objects;
 #      every global symbol of upstream kprobes.o is defined once by
@@ -21,7 +23,10 @@
 #      the allocation-failure sweep (scripts/faults.sh); `arm64` is the
 #      cross-built arm64 pair under qemu-system-aarch64
 # Per-variant results: build/results/VARIANT/test/{console,results}.log and
-# checks.json; the summary is build/results/summary.txt.
+# checks.json; the summary is build/results/summary.txt.  Every check is
+# counted once.  A pair that the time budget leaves out counts each check
+# of its committed list (tools/testing/expectations/pair-checks/CFG.txt)
+# as skipped; the summary's first line names the pairs that ran.
 . "$(dirname "$0")/lib.sh"
 "$ROOT/scripts/setup.sh"
 # Set-up's time (installing the toolchains on a fresh machine) is not
@@ -41,7 +46,11 @@ P=0 F=0 S=0 RP=0 RF=0 RS=0
 is_reference() {
 	[[ $1 =~ (^|/)(c|guest-c|guest-c-divergence|console-c)/ ]] && ! [[ $1 =~ (^|/)c/dropin/ ]]
 }
+# PAIR_LOG: while a config pair runs, the file its check names go to
+# (the list a budget-skipped run of that pair counts as skipped).
+PAIR_LOG=
 record() { # ok(0/1) NAME [DETAIL]
+	[ -z "$PAIR_LOG" ] || echo "$2" >>"$PAIR_LOG"
 	if is_reference "$2"; then
 		if [ "$1" = 0 ]; then RP=$((RP + 1)); echo "REF PASS $2" >>"$SUM"; return; fi
 		RF=$((RF + 1))
@@ -50,6 +59,7 @@ record() { # ok(0/1) NAME [DETAIL]
 	else F=$((F + 1)); echo "FAIL $2 ${3:-}" >>"$SUM"; echo "FAIL $2 ${3:-}" >&2; fi
 }
 skipped() { # NAME [DETAIL]
+	[ -z "$PAIR_LOG" ] || echo "$1" >>"$PAIR_LOG"
 	if is_reference "$1"; then RS=$((RS + 1)); echo "REF SKIP $1 ${2:-}" >>"$SUM"
 	else S=$((S + 1)); echo "SKIP $1 ${2:-}" >>"$SUM"; fi
 }
@@ -113,21 +123,27 @@ miri_collect() {
 	cat "$RESULTS"/miri-*.log >"$RESULTS/miri.log" 2>/dev/null || true
 	grep -E 'test result:|Undefined Behavior' "$RESULTS/miri.log" || true
 	read -r mp mf mi < <(libtest_counts "$RESULTS/miri.log")
-	P=$((P + mp)) F=$((F + mf))
-	# When the last shard finished: its log's last write.
-	local last
+	# Miri runs the host tests cargo test ran above: its own stage, one
+	# check (no undefined behaviour in any of them), not a second count of
+	# the tests.
+	local last why=
 	last=$(stat -c %Y "$RESULTS"/miri-*.log 2>/dev/null | sort -n | tail -n 1) || :
-	echo "miri: $mp passed, $mf failed ($shards processes, nice $miri_nice;" \
-		"finished $((${last:-$miri_epoch} - miri_epoch)) s after their start, collected after $((SECONDS - miri_t0)) s)" >>"$SUM"
-	if [ "$rc" != 0 ] && [ "$mf" = 0 ]; then
-		record 1 miri "cargo miri test exited $rc: $(grep -m1 -E '^error' "$RESULTS/miri.log") (log: $RESULTS/miri.log)"
-	fi
+	MIRI_LINE="miri: $mp passed, $mf failed of ${#mtests[@]} host tests ($shards processes, nice $miri_nice;"
+	MIRI_LINE="$MIRI_LINE finished $((${last:-$miri_epoch} - miri_epoch)) s after their start, collected after $((SECONDS - miri_t0)) s)"
+	echo "$MIRI_LINE" >>"$SUM"
 	if [ ${#mtests[@]} = 0 ]; then
-		record 1 miri/ran-every-test "cargo test -p kprobes_core -- --list gave no tests"
+		why="cargo test -p kprobes_core -- --list gave no tests"
+	elif [ "$mf" != 0 ]; then
+		why="$mf tests failed under Miri: $(grep -m1 -E 'Undefined Behavior|^test .* FAILED' "$RESULTS/miri.log" || :)"
+	elif [ "$rc" != 0 ]; then
+		why="cargo miri test exited $rc: $(grep -m1 -E '^error' "$RESULTS/miri.log" || :)"
 	elif [ $((mp + mf + mi)) != ${#mtests[@]} ]; then
-		record 1 miri/ran-every-test "$((mp + mf + mi)) results for ${#mtests[@]} tests listed (log: $RESULTS/miri.log)"
+		why="$((mp + mf + mi)) results for ${#mtests[@]} tests listed"
 	fi
+	if [ -z "$why" ]; then record 0 host/miri-no-undefined-behaviour
+	else record 1 host/miri-no-undefined-behaviour "$why (log: $RESULTS/miri.log)"; fi
 }
+MIRI_LINE="miri: not run"
 [ "$miri_nice" = 19 ] || miri_collect
 
 # 2. generated header and patch series ---------------------------------------
@@ -143,6 +159,19 @@ while read -r res name rest; do
 	FAIL) record 1 "$name" "$rest" ;;
 	esac
 done <"$RESULTS/lint.txt"
+
+# The comparison scripts' own checks, fed made-up results in which the
+# behaviour each check names is wrong: each must fail (or skip) there.
+step "test: self-test of the comparison checks (tools/testing/selftest_checks.py)"
+python3 -B "$ROOT/tools/testing/selftest_checks.py" >"$RESULTS/selftest.txt" 2>&1 ||
+	echo "FAIL harness/selftest-script-error" >>"$RESULTS/selftest.txt"
+grep -q '^PASS \|^FAIL ' "$RESULTS/selftest.txt" || echo "FAIL harness/selftest-ran no results" >>"$RESULTS/selftest.txt"
+while read -r res name rest; do
+	case $res in
+	PASS) record 0 "$name" ;;
+	FAIL) record 1 "$name" "$rest" ;;
+	esac
+done <"$RESULTS/selftest.txt"
 
 step "test: cargo clippy (host builds of the core and the host differential)"
 if (cd "$ROOT" && cargo clippy --workspace --all-targets -- -D warnings) >"$RESULTS/clippy.log" 2>&1; then
@@ -391,6 +420,7 @@ declare -A PAIR_COST=([debug]=100 [arm64]=60)
 declare -A PAIR_COST_PREBUILT=([debug]=60 [arm64]=25)
 declare -A PAIR_COST_BUILDING=([debug]=80 [arm64]=50)
 t6=$((SECONDS - t_setup))
+PAIRS_RUN="pipeline" PAIRS_OUT=
 for cfg in ${KP_TEST_CONFIGS}; do
 	# Less when its C kernel is already built, or being built, in the
 	# background (above).
@@ -406,12 +436,26 @@ for cfg in ${KP_TEST_CONFIGS}; do
 	fi
 	est=$((t6 * cost / 100))
 	if [ -n "$budget" ] && [ $((SECONDS + est)) -gt "$budget" ]; then
-		skipped "$cfg/pair" "not run: ~${est} s estimated after $SECONDS s would pass the ${budget} s budget (KP_TEST_BUDGET_S)"
-		echo "$cfg pair: not run, ~${est} s estimated after $SECONDS s, budget ${budget} s" >>"$SUM"
+		# Each of its checks counts as skipped: the names of the pair's
+		# last full run, committed (`pair-checks.txt` of a run that did
+		# run the pair, copied there).
+		why="pair not run: ~${est} s estimated after $SECONDS s would pass the ${budget} s budget (KP_TEST_BUDGET_S)"
+		plist=$ROOT/tools/testing/expectations/pair-checks/$cfg.txt
+		if [ -s "$plist" ]; then
+			while read -r name; do skipped "$name" "$why"; done <"$plist"
+		else
+			record 1 "$cfg/pair" "$why, and no check list in $plist to count as skipped"
+		fi
+		echo "$cfg pair: not run, ~${est} s estimated after $SECONDS s, budget ${budget} s;" \
+			"$(wc -l <"$plist" 2>/dev/null || echo 0) checks skipped" >>"$SUM"
+		PAIRS_OUT="$PAIRS_OUT $cfg"
 		continue
 	fi
 	step "test: config $cfg (both variants; ~${est} s estimated)"
 	mkdir -p "$cres"
+	PAIR_LOG=$cres/pair-checks.txt
+	: >"$PAIR_LOG"
+	PAIRS_RUN="$PAIRS_RUN $cfg"
 	tc=$SECONDS
 	vs=$VARIANTS
 	if [ -n "$prebuild_pid" ]; then
@@ -444,12 +488,24 @@ for cfg in ${KP_TEST_CONFIGS}; do
 		record 1 "$cfg/build" "scripts/build.sh failed for config $cfg (logs: $WORK/logs/$cfg/)"
 	fi
 	echo "$cfg pair: $((SECONDS - tc)) s (estimated ${est} s; $((t6 > 0 ? (SECONDS - tc) * 100 / t6 : 0)) % of the $t6 s from set-up's end to section 6)" >>"$SUM"
+	# Its check list against the committed one a skipped run counts.
+	sort -o "$PAIR_LOG" "$PAIR_LOG"
+	if ! cmp -s "$PAIR_LOG" "$ROOT/tools/testing/expectations/pair-checks/$cfg.txt"; then
+		echo "$cfg pair: its checks differ from tools/testing/expectations/pair-checks/$cfg.txt" \
+			"(copy $PAIR_LOG there)" >>"$SUM"
+	fi
+	PAIR_LOG=
 done
 
 # The background Miri run (a foreground one was collected above).
 [ "$miri_nice" = 0 ] || miri_collect
 
 step "test: summary in $SUM"
+# The summary's first line: which config pairs ran.
+pairs="pairs run: ${PAIRS_RUN}; left out by the time budget: ${PAIRS_OUT:- none} (their checks count as skipped)"
+{ echo "$pairs"; cat "$SUM"; } >"$SUM.new" && mv "$SUM.new" "$SUM"
+echo "$pairs"
+echo "$MIRI_LINE"
 echo "reference checks of the C kernel alone: $RP passed, $RF failed, $RS skipped (failures also count below)" | tee -a "$SUM"
 echo "$P passed, $F failed, $S skipped" | tee -a "$SUM"
 [ "$F" = 0 ]

@@ -7,7 +7,8 @@
 #   PASS|FAIL intended/<name>      a listed intended divergence (divergences.txt):
 #                                  each kernel prints its recorded lines
 #   PASS|FAIL guest-<v>/completed, console-<v>/no-reports,
-#             scenarios/at-least-60
+#             scenarios/every-phase-ran, scenarios/complete (the
+#             architecture's whole committed scenario list, on each kernel)
 #   FAIL run                       the harness itself failed (no results)
 . "$(dirname "$0")/../lib.sh"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare the differential scenario suite's output of the two kernels.
 
-    compare.py [--record-divergences] OUTDIR C_RUNDIR RUST_RUNDIR [C_DIVDIR RUST_DIVDIR]
+    compare.py [--record-divergences] [--record-scenarios] OUTDIR C_RUNDIR RUST_RUNDIR [C_DIVDIR RUST_DIVDIR]
 
 Each RUNDIR is a scripts/vm.sh result directory (results.log = the job's
 output, console.log = the kernel console).  The canonical lines
@@ -23,7 +23,11 @@ kprobes on ftrace) and both kernels must print its lines.
 (review the diff before committing).  Also checked:
 each job completed (KPD-END), each console is free of reports (oops, WARN,
 BUG, lockdep, KASAN, ...: console_checks() of tools/testing/kpt_results.py),
-at least MIN_SCENARIOS ran.  Writes OUTDIR/{diff.txt,scenarios.txt,checks.txt,summary.txt}; prints
+every phase of the driver ran (no `KPD harness.phase_X ran=no` line on
+either kernel), and each kernel ran exactly the scenarios of the
+architecture's committed list (tools/testing/expectations/[ARCH/]
+differential-scenarios.txt; --record-scenarios writes it from the C run):
+a scenario that vanishes on both kernels fails as one missing on one.  Writes OUTDIR/{diff.txt,scenarios.txt,checks.txt,summary.txt}; prints
 the diff and the checks, and last `differential: N scenarios, M differ`.
 Exit status 0 only if everything passed.
 """
@@ -36,8 +40,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from kpt_results import BAD_CONSOLE, console_checks  # noqa: E402  (the make-test console checks)
 
-MIN_SCENARIOS = 60
 VARIANTS = ("c", "rust")
+EXPECT = os.path.join(HERE, "..", "expectations")
+
+
+def scenario_list_path(arch):
+    """The architecture's scenario list (KP_DIFF_SCENARIOS: another file, for the self-test)."""
+    return os.environ.get("KP_DIFF_SCENARIOS") or \
+        os.path.join(EXPECT, *([] if arch == "x86_64" else [arch]), "differential-scenarios.txt")
 
 
 def read(path):
@@ -75,6 +85,8 @@ def scenario_lines(rundir):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     record = "--record-divergences" in sys.argv
+    record_scenarios = "--record-scenarios" in sys.argv
+    unsafe = "--unsafe" in sys.argv  # kpd.unsafe=1 adds the unsafe.* scenarios to the list's
     outdir, rundirs = args[0], dict(zip(VARIANTS, args[1:3]))
     divdirs = dict(zip(VARIANTS, args[3:5])) if len(args) >= 5 else None
     os.makedirs(outdir, exist_ok=True)
@@ -103,7 +115,8 @@ def main():
 
     names = list(scen["c"])
     names += [n for n in scen["rust"] if n not in scen["c"]]
-    intended = divergences(os.path.join(HERE, "divergences.txt"))
+    # (KP_DIFF_DIVERGENCES: another list, for the self-test.)
+    intended = divergences(os.environ.get("KP_DIFF_DIVERGENCES") or os.path.join(HERE, "divergences.txt"))
     differ, diverge, rows = [], [], []
     for n in names:
         a, b = scen["c"].get(n), scen["rust"].get(n)
@@ -182,7 +195,26 @@ def main():
         sys.stdout.write("".join(diff[:400]))
         if len(diff) > 400:
             print("... (%d diff lines, all in %s/diff.txt)" % (len(diff), outdir))
-    check("scenarios/at-least-%d" % MIN_SCENARIOS, len(names) >= MIN_SCENARIOS, "%d scenarios" % len(names))
+    not_ran = [l for v in VARIANTS for l in lines[v] if l.startswith("KPD harness.phase_") and "ran=no" in l]
+    check("scenarios/every-phase-ran", not not_ran, "; ".join(sorted(set(not_ran))[:5]))
+    listed_path = scenario_list_path(arch)
+    if record_scenarios:
+        with open(listed_path, "w") as f:
+            f.write("".join(n + "\n" for n in sorted(scen["c"])))
+    listed = [l.strip() for l in (read(listed_path) or "").splitlines() if l.strip() and not l.startswith("#")]
+    if not listed:
+        check("scenarios/complete", False, "no scenario list %s (record it with --record-scenarios)"
+              % os.path.relpath(listed_path, HERE))
+    else:
+        why = []
+        for v in VARIANTS:
+            missing = [n for n in listed if n not in scen[v]]
+            extra = [n for n in scen[v] if n not in listed and not (unsafe and n.startswith("unsafe"))]
+            if missing:
+                why.append("%s did not run %d listed: %s" % (v, len(missing), " ".join(missing[:5])))
+            if extra:
+                why.append("%s ran %d not listed: %s" % (v, len(extra), " ".join(extra[:5])))
+        check("scenarios/complete", not why, "; ".join(why) + " (list: %s)" % os.path.relpath(listed_path, HERE))
     check("scenarios/identical", not differ, "differ: " + " ".join(differ[:10]))
 
     with open(os.path.join(outdir, "checks.txt"), "w") as f:

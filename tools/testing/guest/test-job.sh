@@ -238,9 +238,21 @@ else
 		skip blacklist $t "$NO_KPDEBUGFS"
 	done
 fi
+# Refused for being blacklisted, not for any failure: the function is a
+# text symbol (an unknown one is -ENOENT) and the write fails with EINVAL,
+# while the same definition on vfs_read is accepted (below).
 for f in $BL_NAMES; do
-	if kwrite $T/kprobe_events "p:kpt/bl $f" 2>/dev/null; then r=1; else r=0; fi
-	result blacklist "refused-$f" $r
+	if ! awk -v f="$f" '($2 == "t" || $2 == "T") && $3 == f { found = 1 } END { exit !found }' /proc/kallsyms; then
+		result blacklist "refused-$f" 1 "no text symbol $f in /proc/kallsyms"
+	elif err=$( { kwrite $T/kprobe_events "p:kpt/bl $f"; } 2>&1 ); then
+		result blacklist "refused-$f" 1 "accepted"
+		kwrite $T/kprobe_events ''
+	else
+		case $err in
+		*"Invalid argument"*) result blacklist "refused-$f" 0 ;;
+		*) result blacklist "refused-$f" 1 "refused, but not with EINVAL: $err" ;;
+		esac
+	fi
 done
 kwrite $T/kprobe_events 'p:kpt/ok vfs_read' && r=0 || r=1
 result blacklist accepted-vfs_read $r

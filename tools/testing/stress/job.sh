@@ -145,7 +145,11 @@ echo "insn-pages-after: $ip1 optinsn-pages-after: $op1"
 # free, and never the last one), so "back to where it started" is: no more
 # pages than before, or one per cache.
 [ "$ip1" -le "$ip0" ] || [ "$ip1" -le 1 ]; result stress insn-pages-back $? "before=$ip0 after=$ip1"
-[ "$op1" -le "$op0" ] || [ "$op1" -le 1 ]; result stress optinsn-pages-back $? "before=$op0 after=$op1"
+if [ -e /proc/sys/debug/kprobes-optimization ]; then
+	[ "$op1" -le "$op0" ] || [ "$op1" -le 1 ]; result stress optinsn-pages-back $? "before=$op0 after=$op1"
+else
+	skip stress optinsn-pages-back "no jump optimization (!CONFIG_OPTPROBES): no optinsn pages"
+fi
 # Slab usage only for the record: KASAN's quarantine keeps freed objects
 # in the slabs, so kmemleak (below) is the leak check.
 grep -E '^Slab|SUnreclaim' /proc/meminfo | sed 's/^/after: /'

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-test of the comparison checks that are easy to fake (make test).
+
+Each case feeds a comparison script made-up results of both kernels in
+which the behaviour the check names is wrong, and requires the check to
+fail (or, where nothing can be compared, to be skipped rather than
+passed); and the same results with the fault removed, which must pass, so
+that a case cannot pass by the script failing for another reason.  One
+`PASS|FAIL harness/selftest-NAME [detail]` line per case:
+
+  differential-phase-not-run   a driver phase that fails on both kernels
+                               (`KPD harness.phase_X ran=no` alike) fails
+                               differential/scenarios/every-phase-ran
+  differential-scenario-gone   a listed scenario that neither kernel ran
+                               fails differential/scenarios/complete
+  cross-variant-rust-skip      a check PASS on C and SKIP on Rust fails
+                               differential/rust-runs-what-c-passes, unless
+                               declared config-dependent
+  faults-one-kernel-site       a failing allocation met on one kernel only
+                               is a SKIP line, not counted as passed
+  hostdiff-unresolved          an intended divergence that resync could not
+                               look past fails hostdiff/every-divergence-
+                               resolved (the rest of its sequence was not
+                               compared)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+CONSOLE = "Linux version 6.12.0 (selftest)\nnothing to report\n"
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def run(args, env=None):
+    p = subprocess.run([sys.executable, "-B"] + args, capture_output=True, text=True,
+                       env=dict(os.environ, **(env or {})))
+    return p.returncode, p.stdout
+
+
+def lines_of(out, name):
+    return [l for l in out.splitlines() if l.split(" ", 2)[1:2] == [name]]
+
+
+def result(name, ok, detail=""):
+    print("%s harness/selftest-%s%s" % ("PASS" if ok else "FAIL", name, "" if ok else " " + detail))
+
+
+def differential(tmp, c_kpd, rust_kpd, listed):
+    """compare.py's check lines for the two kernels' KPD lines."""
+    d = os.path.join(tmp, "diff-%d" % len(os.listdir(tmp)))
+    for v, kpd in (("c", c_kpd), ("rust", rust_kpd)):
+        write(os.path.join(d, v, "results.log"), "".join(l + "\n" for l in kpd) + "KPD-END\n")
+        write(os.path.join(d, v, "console.log"), CONSOLE)
+    write(os.path.join(d, "list.txt"), "".join(n + "\n" for n in listed))
+    write(os.path.join(d, "divergences.txt"), "# none\n")
+    # No intended divergences in made-up runs: an empty list file.
+    rc, out = run([os.path.join(HERE, "differential", "compare.py"), os.path.join(d, "out"),
+                   os.path.join(d, "c"), os.path.join(d, "rust")],
+                  {"KP_DIFF_SCENARIOS": os.path.join(d, "list.txt"), "KP_ARCH": "x86_64",
+                   "KP_DIFF_DIVERGENCES": os.path.join(d, "divergences.txt")})
+    checks = open(os.path.join(d, "out", "checks.txt")).read() if os.path.exists(
+        os.path.join(d, "out", "checks.txt")) else ""
+    return rc, checks
+
+
+def check_differential(tmp):
+    good = ["KPD harness.insmod driver_rc=0", "KPD bad.a rc=-22", "KPD opt.b optimized=1"]
+    listed = ["harness.insmod", "bad.a", "opt.b"]
+    rc0, ok_checks = differential(tmp, good, good, listed)
+    base_ok = rc0 == 0 and "PASS scenarios/every-phase-ran" in ok_checks and \
+        "PASS scenarios/complete" in ok_checks
+    # A phase that fails on both kernels: its scenario vanishes alike.
+    broken = ["KPD harness.insmod driver_rc=0", "KPD bad.a rc=-22", "KPD harness.phase_opt_reg ran=no"]
+    rc1, c1 = differential(tmp, broken, broken, listed + ["harness.phase_opt_reg"])
+    result("differential-phase-not-run", base_ok and rc1 != 0 and "FAIL scenarios/every-phase-ran" in c1,
+           "rc=%d/%d: %s" % (rc0, rc1, " ".join(l for l in c1.splitlines() if "scenarios/" in l)))
+    # A listed scenario neither kernel ran (the old floor of 60 passed it).
+    gone = good[:2]
+    rc2, c2 = differential(tmp, gone, gone, listed)
+    result("differential-scenario-gone", base_ok and rc2 != 0 and "FAIL scenarios/complete" in c2,
+           "rc=%d/%d: %s" % (rc0, rc2, " ".join(l for l in c2.splitlines() if "scenarios/" in l)))
+
+
+def check_cross_variant(tmp):
+    def one(c, rust, declared):
+        d = os.path.join(tmp, "cross-%d" % len(os.listdir(tmp)))
+        for v, res in (("c", c), ("rust", rust)):
+            checks = [{"name": n, "ok": r == "PASS", "skip": r == "SKIP"} for n, r in res.items()]
+            write(os.path.join(d, v, "test", "checks.json"), json.dumps({"checks": checks}))
+        write(os.path.join(d, "declared.txt"), declared)
+        return run([os.path.join(HERE, "cross_variant.py"), d, "0", "0", "0", "", os.path.join(d, "declared.txt")])[1]
+
+    c = {"kunit/case-a": "PASS", "blacklist/listed-do_int3": "PASS"}
+    good = one(c, dict(c), "")
+    bad = one(c, {"kunit/case-a": "PASS", "blacklist/listed-do_int3": "SKIP"}, "")
+    missing = one(c, {"kunit/case-a": "PASS"}, "")
+    declared = one(c, {"kunit/case-a": "PASS", "blacklist/listed-do_int3": "SKIP"},
+                   "blacklist/listed-.* a made-up reason\n")
+    name = "differential/rust-runs-what-c-passes"
+    ok = (lines_of(good, name) and good.startswith("PASS") and bad.startswith("FAIL")
+          and missing.startswith("FAIL") and declared.startswith("PASS"))
+    result("cross-variant-rust-skip", ok, "outputs: %r %r %r %r" % (good, bad, missing, declared))
+
+
+def check_faults(tmp):
+    def sweep(sites):
+        text = "### faults\n"
+        for case, site in sites:
+            text += "KPF %s step=1 rc=-12 injected=1\n" % case
+            text += "KPFT FAULT_INJECTION: forcing a failure.\n"
+            text += "KPFT __kmalloc+0x10/0x100\nKPFT %s+0x20/0x200\n" % site
+        text += "KPF kprobe_events.after rc=0 injected=0\n### end\nKPT-JOB-EXIT\n"
+        return text
+
+    def one(c_sites, rust_sites):
+        d = os.path.join(tmp, "faults-%d" % len(os.listdir(tmp)))
+        for v, sites in (("c", c_sites), ("rust", rust_sites)):
+            write(os.path.join(d, v, "results.log"), sweep(sites))
+            write(os.path.join(d, v, "console.log"), CONSOLE)
+        return run([os.path.join(HERE, "faults", "compare.py"), "faults", os.path.join(d, "c"),
+                    os.path.join(d, "rust")])[1]
+
+    both = [("register_kprobe", "alloc_aggr_kprobe")]
+    good = one(both, both)
+    onesided = one(both + [("register_kprobe", "kprobe_slot_alloc")], both)
+    skip = [l for l in onesided.splitlines() if l.startswith("SKIP faults/not-compared/")]
+    ok = ("PASS faults/same-outcome-per-failing-allocation" in good and "SKIP " not in good
+          and len(skip) == 1 and "kprobe_slot_alloc" in skip[0]
+          and "PASS faults/same-outcome-per-failing-allocation" in onesided)
+    result("faults-one-kernel-site", ok, "good=%r one-sided=%r" % (good[:300], onesided[:400]))
+
+
+def check_hostdiff():
+    sys.path.insert(0, os.path.join(HERE, "hostdiff"))
+    import run as hostdiff_run  # noqa: E402  (tools/testing/hostdiff/run.py)
+
+    seqs = [{"kind": "same", "seq": "s1"}, {"kind": "intended", "resync": 0, "seq": "s2"}]
+    good = hostdiff_run.verdicts(seqs, True, "")
+    bad = hostdiff_run.verdicts(seqs + [{"kind": "intended", "resync": 3, "seq": "s3"}], True, "")
+    name = "hostdiff/every-divergence-resolved"
+    ok = ("PASS " + name in good and any(l.startswith("FAIL " + name) for l in bad)
+          and "PASS hostdiff/rust-identical" in bad)
+    result("hostdiff-unresolved", ok, "good=%r bad=%r" % (good, bad))
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="kp-selftest-") as tmp:
+        for f in (check_differential, check_cross_variant, check_faults):
+            try:
+                f(tmp)
+            except Exception as e:  # a broken self-test fails, it does not pass
+                result(f.__name__[6:].replace("_", "-"), False, "%s: %s" % (type(e).__name__, e))
+    try:
+        check_hostdiff()
+    except Exception as e:
+        result("hostdiff-unresolved", False, "%s: %s" % (type(e).__name__, e))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""status_table.py [--write FILE | --check FILE]
+
+README's status table, generated from the committed results: one row per
+configuration, one column per architecture, each cell the verdict of the
+configuration's last committed run and the commit it ran at.
+
+  tools/testing/matrix/results.json   the config matrix (`make matrix`)
+  scripts/kconfig/*.config            which configurations exist, and
+                                      their architecture (`# kp-arch:`)
+  bench/results.json,                 the benchmark runs (`make bench`,
+  bench/ARCH/results.json             `KP_CONFIG=ARCH make bench`)
+
+A configuration with no row in the matrix's results says so, and what is
+committed for it instead.
+
+Without an option the table is printed.  --write FILE replaces the text
+between the lines `<!-- status-table:begin -->` and
+`<!-- status-table:end -->` of FILE.  --check FILE prints
+`PASS docs/readme-status-table-current` when that text is what --write
+would put there, else a FAIL line naming the command that fixes it; it
+exits 0 either way (make test counts the line).
+"""
+
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BEGIN = "<!-- status-table:begin -->"
+END = "<!-- status-table:end -->"
+CHECK = "docs/readme-status-table-current"
+ARCHES = ["x86_64", "arm64"]
+# The matrix's row order (scripts/matrix.sh), then the other configurations.
+MATRIX_ROWS = ["pipeline", "debug", "preempt", "minimal-up", "minimal-nofs",
+               "defconfig", "debian", "randconfig"]
+# Row `randconfig` is not a fragment: scripts/randconfig.sh's random x86_64
+# configs.
+RANDCONFIG_ARCH = "x86_64"
+
+
+def load(rel):
+    path = os.path.join(ROOT, rel)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def short(commit):
+    """The first 7 hex digits, keeping a `+local-changes` mark as `+`."""
+    c = (commit or "?").strip()
+    return c.split("+")[0][:7] + ("+" if "+" in c else "")
+
+
+def fragment_arch(name, seen=None):
+    """The `# kp-arch:` of scripts/kconfig/NAME.config or an included
+    fragment (the last one given, as scripts/lib.sh reads it), else x86_64."""
+    seen = seen or set()
+    path = os.path.join(ROOT, "scripts", "kconfig", name + ".config")
+    if name in seen or not os.path.exists(path):
+        return None
+    seen.add(name)
+    arch = None
+    with open(path) as f:
+        text = f.read()
+    for inc in re.findall(r"^# kp-include: *(\S+)", text, re.M):
+        arch = fragment_arch(inc, seen) or arch
+    own = re.findall(r"^# kp-arch: *(\S+)", text, re.M)
+    return own[-1] if own else arch
+
+
+def matrix_cell(r):
+    ck = r.get("checks") or {}
+    verdict = r.get("verdict", "?")
+    if r["config"] == "randconfig":
+        commits = {short(s.get("commit")).rstrip("+") for s in r.get("seeds", [])}
+        tail = "row at %s; its %d seeds at %d commits" % (
+            short(r.get("commit")), len(r.get("seeds", [])), len(commits))
+        return "%s · %s" % (verdict, tail)
+    if r.get("build_only"):
+        return "%s · %s" % (verdict, short(r.get("commit")))
+    return "%s (%d/%d/%d) · %s" % (verdict, ck.get("PASS", 0), ck.get("FAIL", 0),
+                                    ck.get("SKIP", 0), short(r.get("commit")))
+
+
+def bench_line(arch, rel):
+    b = load(rel)
+    if b is None:
+        return None
+    m = b.get("metadata", {})
+    rows = b.get("rows", [])
+    hits = [x["ratio"] for x in rows if x["name"].startswith("hit_") and x.get("ratio") is not None]
+    met = sum(1 for x in rows if x.get("meets_target") is True)
+    missed = sum(1 for x in rows if x.get("meets_target") is False)
+    hit = " hit rows Rust/C %.3f to %.3f," % (min(hits), max(hits)) if hits else ""
+    return "%s, `%s` at %s:%s %d of %d targets met" % (
+        arch, os.path.dirname(rel) + "/results.md", short(m.get("commit")), hit,
+        met, met + missed)
+
+
+def table():
+    matrix = load("tools/testing/matrix/results.json") or {"rows": []}
+    rows = {r["config"]: r for r in matrix.get("rows", [])}
+    kdir = os.path.join(ROOT, "scripts", "kconfig")
+    frags = sorted(f[:-len(".config")] for f in os.listdir(kdir) if f.endswith(".config"))
+    # Configurations: the matrix's rows, then each fragment of another
+    # architecture (a row of its own, e.g. `arm64`).
+    configs = [c for c in MATRIX_ROWS if c in rows] + sorted(c for c in rows if c not in MATRIX_ROWS)
+    for f in frags:
+        arch = fragment_arch(f)
+        if arch and arch != "x86_64" and f not in configs:
+            configs.append(f)
+
+    out = ["| config | " + " | ".join(ARCHES) + " |",
+           "|---|" + "---|" * len(ARCHES)]
+    for c in configs:
+        arch = RANDCONFIG_ARCH if c == "randconfig" else (fragment_arch(c) or "x86_64")
+        cells = []
+        for a in ARCHES:
+            if a != arch:
+                cells.append("-")
+            elif c in rows:
+                cells.append(matrix_cell(rows[c]))
+            else:
+                bench = os.path.exists(os.path.join(ROOT, "bench", c, "results.json"))
+                cells.append("not in the matrix: `make test`'s %s pair checks it "
+                             "(no committed result)%s" % (c, "; its benchmark is below" if bench else ""))
+        out.append("| `%s` | %s |" % (c, " | ".join(cells)))
+    out += ["",
+            "A cell: the verdict of the last committed run (checks passed/failed/"
+            "skipped, both variants) and its commit, from "
+            "`tools/testing/matrix/results.md`; `-`: not built for that architecture."]
+    bench = [line for line in (
+        bench_line("x86_64", "bench/results.json"),
+        *(bench_line(a, "bench/%s/results.json" % a) for a in ARCHES if a != "x86_64"))
+        if line]
+    if bench:
+        out += ["", "Benchmark (`make bench`): " + "; ".join(bench) + "."]
+    return "\n".join(out) + "\n"
+
+
+def splice(text, block):
+    """TEXT with the lines between the markers replaced by BLOCK, or None."""
+    b, e = text.find(BEGIN), text.find(END)
+    if b < 0 or e < b:
+        return None
+    head = text[:b + len(BEGIN)]
+    return head + "\n" + block + text[e:]
+
+
+def main(argv):
+    if not argv:
+        sys.stdout.write(table())
+        return 0
+    if len(argv) != 2 or argv[0] not in ("--write", "--check"):
+        sys.exit(__doc__)
+    path = argv[1]
+    with open(path) as f:
+        text = f.read()
+    new = splice(text, table())
+    if argv[0] == "--write":
+        if new is None:
+            sys.exit("%s: no %s ... %s lines" % (path, BEGIN, END))
+        if new != text:
+            with open(path, "w") as f:
+                f.write(new)
+        return 0
+    if new is not None and new == text:
+        print("PASS %s" % CHECK)
+    else:
+        print("FAIL %s (run tools/testing/status_table.py --write %s)" % (CHECK, path))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Is the `Oops: int3` at a static-key site with CONFIG_JUMP_LABEL=y (README,
-# Known issues) an artefact of QEMU's multi-threaded TCG?
+# Is the `Oops: int3` at a static-key site with CONFIG_JUMP_LABEL=y
+# (docs/testing.md, "QEMU: accelerator and TCG mode") an artefact of
+# QEMU's multi-threaded TCG?
 #   scripts/jumplabel-tcg.sh [RUNS]      (default $KP_JL_RUNS, else 5)
 # KP_JL_APPEND=1 adds RUNS more runs to the recorded ones; KP_JL_LOAD=N
 # keeps N busy loops running on the host meanwhile (a loaded host preempts

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot one variant's kernel in QEMU and run a guest job:
 #   scripts/vm.sh VARIANT JOB_SCRIPT NAME [KERNEL-CMDLINE-EXTRA...]
-# Userspace is a busybox-static initramfs (see README: why not virtme-ng)
+# Userspace is a busybox-static initramfs (docs/testing.md, "The harness")
 # holding the variant's modules, the ftrace selftests and tools/testing/guest.
 # Two serial ports: ttyS0 = kernel console, ttyS1 = the job's output (arm64,
 # `# kp-arch: arm64`: qemu-system-aarch64 -M virt, whose one PL011 ttyAMA0
@@ -82,7 +82,7 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 	x86_64) QEMU=(qemu-system-x86_64 -machine pc -accel "$accel") ;;
 	# KP_ARM64_MACHINE/KP_ARM64_CPU: another board or CPU, e.g.
 	# virt,virtualization=on and max,pauth=off to boot at EL2 with VHE
-	# (README, arm64).
+	# (docs/arm64.md).
 	arm64)	QEMU=(qemu-system-aarch64 -machine "${KP_ARM64_MACHINE:-virt}"
 			-cpu "${KP_ARM64_CPU:-cortex-a57}" -accel "$accel") console=ttyAMA0 ;;
 	esac
@@ -107,7 +107,7 @@ accel() {
 	# No KVM for another architecture than the host's.
 	if [ "$KP_ARCH" = x86_64 ]; then a=$(probe_accel); else a=tcg; fi
 	# Under TCG a config may ask for a mode (`# kp-tcg: thread=single` for
-	# JUMP_LABEL kernels: README, Known issues); KVM is left alone.
+	# JUMP_LABEL kernels: docs/testing.md); KVM is left alone.
 	if [ "$a" = tcg ] && [ -n "$(frag_directive tcg)" ]; then a="tcg,$(frag_directive tcg)"; fi
 	echo "$a"
 }

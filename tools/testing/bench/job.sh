@@ -40,11 +40,12 @@ kpb_load() {
 	sed "s/^\(KPB\|KPB-SKIP\) \([^ ]*\)/\1 \2${3:-}/" $D/kprobes_bench/results
 	rmmod kprobes_bench
 }
-# The RCU policy (README "Performance"): `normal`, both kernels as booted
-# (synchronize_rcu() in unregistration, as upstream); `rcuexp`, every
-# grace period of the kernel expedited (/sys/kernel/rcu_expedited, on both
-# kernels: equal policy); `kexp`, the Rust core's own kprobes.expedited_gp=1
-# (Rust kernel only).  kpb_policy NAME sets it and fails if it cannot.
+# The RCU policy (docs/bench.md, "The grace period policy"): `normal`,
+# both kernels as booted (synchronize_rcu() in unregistration, as
+# upstream); `rcuexp`, every grace period of the kernel expedited
+# (/sys/kernel/rcu_expedited, on both kernels: equal policy); `kexp`, the
+# Rust core's own kprobes.expedited_gp=1 (Rust kernel only).  kpb_policy
+# NAME sets it and fails if it cannot.
 RCUEXP=/sys/kernel/rcu_expedited KEXP=/sys/module/kprobes/parameters/expedited_gp
 kpb_policy() {
 	local e=0 k=0

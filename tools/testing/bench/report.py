@@ -245,7 +245,7 @@ def policy_table(cs, rs):
     def q(a, b):
         return f"{a[1] / b[1]:.3f}" if a and b and b[1] > 0 else "n/a"
     md = ["## RCU grace-period policy", "",
-          "Each row under three policies (README \"Performance\"): **normal**, both kernels as "
+          "Each row under three policies (`docs/bench.md`, \"The grace period policy\"): **normal**, both kernels as "
           "booted, unregistration waits with `synchronize_rcu()` as upstream (the rest of this "
           "report); **rcuexp**, every grace period of the kernel expedited "
           "(`/sys/kernel/rcu_expedited=1`) on both kernels, an equal policy; **kexp**, the Rust "

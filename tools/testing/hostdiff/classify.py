@@ -7,7 +7,7 @@ Prints one line and exits with:
   1  real ...       a divergence that is not explained by a recorded
                     upstream anomaly (a bug of the port or of the Rust core)
   3  intended ...   a divergence explained by a recorded upstream anomaly
-                    (MODEL.md section 5, README "Intended divergences")
+                    (MODEL.md section 5, docs/divergences.md)
 
 Compared lines (MODEL.md section 4): all lines, except `  ?` lines (pure
 arch queries) unless KP_HOSTDIFF_STRICT=1; with KP_HOSTDIFF_LOOSE=1 the
@@ -21,8 +21,8 @@ A divergence is "intended" only if ALL of these hold:
     later operation (the traces are identical before the anomaly);
   - the Rust trace has the same operation there (the same `> ` line) and
     it does NOT show that signature (nor any other recorded one);
-  - the Rust trace of the anomaly op does what README "Intended
-    divergences" says the Rust core does there (the Rust check of the
+  - the Rust trace of the anomaly op does what docs/divergences.md
+    says the Rust core does there (the Rust check of the
     finding, below);
   - the Rust driver exited 0 (checked by the caller, hostdiff.sh).
 Everything else is "real".
@@ -33,7 +33,7 @@ trace of that operation must show instead:
              `ftrace_set_filter_ip ipmodify_ops A remove=1 reset=0 = -2`
              immediately followed by `WARN` (upstream's WARN_ONCE "Failed to
              disarm kprobe-ftrace"); the unregister then leaves the probe
-             registered (`!leaked`).  README divergence 1.
+             registered (`!leaked`).  Divergence 1.
              Rust: for each such A, a disarm of A through the ftrace_ops
              that armed it (the last `ftrace_set_filter_ip OPS A remove=0
              reset=0 = 0` before it in the Rust trace):
@@ -49,7 +49,7 @@ trace of that operation must show instead:
   finding-3  enable of an optimized probe whose unoptimization is queued:
              `arch_arm_kprobe A` immediately followed by
              `!text int3-on-jump A` (an int3 over the first byte of the live
-             jump at A).  README divergence 3.
+             jump at A).  Divergence 3.
              Rust: no `arch_arm_kprobe A` and no `!` line naming A; the
              queued unoptimization is cancelled through optimize_kprobe()
              instead: the op's compared lines are exactly upstream's
@@ -60,7 +60,7 @@ trace of that operation must show instead:
   finding-5  enable_kprobe() while kprobes/enabled is 0 returns 0 but
              leaves the probe (or its aggregate) disabled for good: the
              drivers' note `!enable K3 returned 0 but the probe stays
-             disabled` (README "Intended divergences" 2).
+             disabled` (divergence 2).
              Rust: the flag is cleared (so the driver prints no note) and
              nothing is armed while kprobes/enabled is 0: the op's compared
              lines are exactly upstream's without the note (`= 0`, no
@@ -71,8 +71,8 @@ trace of that operation must show instead:
              while probing is off: the drivers' note after a successful
              write that left kprobes globally disabled, `!kprobes/enabled
              is 0 but the int3 at A stays armed` (an int3 whose hit would
-             run a handler or find no kprobe; MODEL.md section 3).  README
-             "Intended divergences" 6.  The note's jump form (`... the
+             run a handler or find no kprobe; MODEL.md section 3).
+             Divergence 6.  The note's jump form (`... the
              jump at A stays armed`) is no signature: upstream is not
              known to leave a jump, so it is real.
              Rust: the probe is disarmed at once (so the driver prints no
@@ -205,7 +205,7 @@ def batch_never_armed(cblock, rblock, before, a):
     and the Rust core never gave it to ftrace: no ftrace filter line of the
     Rust operation names it and the Rust trace before it leaves it
     unarmed.  The batch arms at its end; a member whose rollback comes
-    first has its pending arming cancelled (README, batched registration),
+    first has its pending arming cancelled (docs/divergences.md, batched registration),
     so the wrong-ops disarm of finding-1 has nothing to undo."""
     op = cblock[0].split()
     if len(op) < 2 or op[1] not in BATCH_OPS:
@@ -229,7 +229,7 @@ def batch_never_armed(cblock, rblock, before, a):
 
 
 def rust_finding_1(cblock, rblock, before, found):
-    """README divergence 1: the Rust core disarms the aggregate through the
+    """Divergence 1: the Rust core disarms the aggregate through the
     ftrace_ops that armed it, without a WARN, and the unregister works.
     Returns (None, what was checked) or (why not, None)."""
     cev, rev = events(cblock), events(rblock)
@@ -292,7 +292,7 @@ def rust_finding_1(cblock, rblock, before, found):
 
 
 def rust_finding_3(cblock, rblock, before, found):
-    """README divergence 3: no int3 over the live jump; the Rust core
+    """Divergence 3: no int3 over the live jump; the Rust core
     cancels the queued unoptimization (optimize_kprobe()) instead, so its
     op is upstream's without the int3 write."""
     rev = events(rblock)
@@ -322,7 +322,7 @@ def rust_finding_3(cblock, rblock, before, found):
 
 
 def rust_finding_5(cblock, rblock, before, found):
-    """README divergence 2: enable_kprobe() clears the flag (no note) and
+    """Divergence 2: enable_kprobe() clears the flag (no note) and
     arms nothing while kprobes/enabled is 0: upstream's op without the
     note."""
     drop = {i for i, _ in found}
@@ -343,7 +343,7 @@ def rust_finding_5(cblock, rblock, before, found):
 
 
 def rust_finding_6(cblock, rblock, before, found):
-    """README divergence 6: the Rust core disarms the probe whose
+    """Divergence 6: the Rust core disarms the probe whose
     unoptimization is queued at once (no note): upstream's op without the
     notes, with one `arch_disarm_kprobe A` more for each noted A."""
     rev = events(rblock)
@@ -498,7 +498,7 @@ def verdict_lines(c, r):
         why, ok = check(block, rops[i], before, found)
         if why:
             return 1, (f"real: at {where}, where upstream shows {sig}, the Rust trace does not do what "
-                       f"README's intended divergence specifies: {why}; {first}")
+                       f"the intended divergence in docs/divergences.md specifies: {why}; {first}")
         return 3, f"intended: {sig} at {where}; first difference in op {diff_op}; Rust: {ok}"
     return 1, f"real: no recorded upstream anomaly in the C trace; first difference in op {diff_op}; {first}"
 

@@ -409,7 +409,7 @@ static char read_enabled(void)
  * forces it, or it was forced before: the probe is then on the freeing
  * list): __disarm_kprobe() skips the disarm of a queued probe and the
  * optimizer disarms only disabled ones, so the probe fires while probing is
- * off (MODEL.md section 5, finding 6; README intended divergence 6).
+ * off (MODEL.md section 5, finding 6; docs/divergences.md, divergence 6).
  */
 static void enabled_check(const char *val, ssize_t r)
 {

@@ -6,8 +6,8 @@ runs it before the sweep; no driver needed).
 For each recorded upstream anomaly (classify.py: finding-1, finding-3,
 finding-5, finding-6) a C trace and the Rust trace the drivers print for MODEL.md
 section 5's reproducer (copied here from hostdiff-c and hostdiff-rust), and
-hand-made Rust traces that do something other than what README's intended
-divergence specifies: the real pair must be "intended", every wrong one
+hand-made Rust traces that do something other than what the intended
+divergence in docs/divergences.md specifies: the real pair must be "intended", every wrong one
 "real" with the reason of the Rust check (or, where the Rust trace shows
 the anomaly itself, of the older check).
 
@@ -248,7 +248,7 @@ F6_REST = """\
 """
 F6_RUST = F6_HEAD + F6_OFF + F6_REST
 
-CHECK = "does not do what README's intended divergence specifies"
+CHECK = "does not do what the intended divergence in docs/divergences.md specifies"
 TOO = "shows the upstream anomaly"
 
 
@@ -465,7 +465,7 @@ B1_RUST = BOOT + """\
   arch_remove_kprobe f0+0x0 slot=null
   = -2
 """
-CHECK1 = "does not do what README's intended divergence specifies"
+CHECK1 = "does not do what the intended divergence in docs/divergences.md specifies"
 CASES += [
     ("batch-finding-1", "the Rust trace of seed 665", B1_C, B1_RUST, 3, ["finding-1", "never (the rolled-back batch"]),
     ("batch-finding-1", "Rust leaks the member too", B1_C,

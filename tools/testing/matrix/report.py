@@ -155,7 +155,7 @@ def cmd_report(mdir, o):
           "line of the row (both variants, the cross-variant comparisons and the",
           "differential scenarios).  Build seconds are those of the run: where the",
           "row's `build/out-ROW-*` directories already existed it was an incremental",
-          "rebuild (README gives the from-scratch figures); the `rust` variant is",
+          "rebuild (the command says so); the `rust` variant is",
           "built from a copy of the `c` one.  A randconfig seed's `rust` variant is",
           "built in the `c` one's directory after it (from d93cfac on; before, from",
           "a copy, which rebuilt objtool and so, without LTO or IBT, every object).",

@@ -4,8 +4,8 @@
 # and a stacktrace trigger; prints each call (GC-CALL: timestamp and frames
 # 5-9 of its stack, under the tracing frames).  Run on both kernels with
 #   KP_SMP=1 KP_ICOUNT=1 KP_EXTRA_DIR=$WORK/bench/extra scripts/vm.sh VARIANT tools/testing/bench/gc-job.sh gcexp
-# after a `make bench` has built the modules into $WORK/bench/extra
-# (bench/partial/README.md, reg-gc).
+# after a `make bench` has built the modules into $WORK/bench/extra.
+# What it showed: tools/testing/bench/analysis.md, on reg_int3_one_100.
 . /kpt/lib.sh
 section gc
 for m in /extra/kpb_fns*.ko; do insmod $m; done

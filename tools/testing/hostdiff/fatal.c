@@ -5,8 +5,8 @@
  * trace so far on stdout, then `fatal: FATAL: TEXT` on stderr and abort().
  * Linked with kcore.o (upstream kprobes.c) and the simulation (kpsim.o,
  * kcore_link.o, libkpsim.a); each case must print what fatal.expected
- * records, the texts of the C model the simulation replaced (model.c,
- * PLAN-one-simulation.md steps 5 and 7).  `fatal --list` prints the cases,
+ * records, the texts of the C model the simulation replaced (model.c, see
+ * MODEL.md).  `fatal --list` prints the cases,
  * `fatal CASE` runs one.
  */
 #include "hd.h"

@@ -13,10 +13,10 @@ the program as hd_fatal() does: the trace so far on stdout, then one line
 and its stderr line; a case must print exactly that, byte for byte, and
 the two lists of cases must be the same.  The texts were recorded from
 the C model (model.c, arch.c) that the simulation replaced, whose fatal
-cases the simulation had to reproduce (PLAN-one-simulation.md step 5):
-a change of a text is a change of the simulated kernel's rules, made by
-re-recording (--record writes EXPECTED from FATAL's output, for a new
-case) and reviewing the diff.
+cases the simulation reproduces (MODEL.md): a change of a text is a
+change of the simulated kernel's rules, made by re-recording (--record
+writes EXPECTED from FATAL's output, for a new case) and reviewing the
+diff.
 
 Prints `PASS|FAIL hostdiff/fatal` and `fatal: N cases, M as recorded`.
 Exit status 0 when the check passed.

@@ -5,9 +5,8 @@
 //! with a C ABI (`abi.rs`), for C programs compiled against the host
 //! differential's stubs (`tools/testing/hostdiff/include/`): upstream
 //! `kernel/kprobes.c` (`kcore.c`) and `driver.c` link it as `hostdiff-c`
-//! (`tools/testing/hostdiff/PLAN-one-simulation.md`, steps 5 and 7).  The
-//! Rust core's build for `hostdiff-rust` includes the same `abi.rs` with
-//! the simulation (step 6).
+//! (`tools/testing/hostdiff/MODEL.md`).  The Rust core's build for
+//! `hostdiff-rust` includes the same `abi.rs` with the simulation.
 //!
 //! The simulation is compiled here without the core: it names only
 //! `crate::{ffi, ctypes, types, ktypes}` (the C layouts, as C code

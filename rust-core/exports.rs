@@ -22,7 +22,7 @@ use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, Kretprobe};
 use crate::{addr, blacklist, error::to_errno, init, kretprobe, module, register, slots};
 
 // The C symbols that live with the code they belong to: the hit-path
-// handlers (no ftrace site, unlike upstream's: README "ftrace sites"),
+// handlers (no ftrace site, unlike upstream's: docs/design.md, "ftrace sites"),
 // `get_kprobe()`, `kprobe_busy_begin/end()`, the sysctl handler and the
 // debugfs files' callbacks.
 pub use crate::aggr::{dump_kprobe, kprobe_busy_begin, kprobe_busy_end, kprobes_inc_nmissed_count};

@@ -173,6 +173,18 @@ while read -r res name rest; do
 	esac
 done <"$RESULTS/selftest.txt"
 
+step "test: README's status table is the committed results' (tools/testing/status_table.py)"
+python3 -B "$ROOT/tools/testing/status_table.py" --check "$ROOT/README.md" >"$RESULTS/status-table.txt" 2>&1 ||
+	echo "FAIL docs/readme-status-table-current status_table.py failed" >>"$RESULTS/status-table.txt"
+grep -q '^PASS \|^FAIL ' "$RESULTS/status-table.txt" ||
+	echo "FAIL docs/readme-status-table-current no result" >>"$RESULTS/status-table.txt"
+while read -r res name rest; do
+	case $res in
+	PASS) record 0 "$name" ;;
+	FAIL) record 1 "$name" "$rest" ;;
+	esac
+done <"$RESULTS/status-table.txt"
+
 step "test: cargo clippy (host builds of the core and the host differential)"
 if (cd "$ROOT" && cargo clippy --workspace --all-targets -- -D warnings) >"$RESULTS/clippy.log" 2>&1; then
 	record 0 lint/clippy-host-clean
@@ -217,7 +229,7 @@ if KP_PREFIX_BUILDS=0 "$ROOT/scripts/patches.sh" >"$RESULTS/patches.log" 2>&1; t
 else tail -n 5 "$RESULTS/patches.log" >&2; record 1 patches/git-am-on-pristine "log: $RESULTS/patches.log"; fi
 # The kernel's own style checker on each patch: no ERROR and no WARNING
 # (`checkpatch.pl --strict`, run in the kernel tree).  The CHECKs left are
-# counted in the summary; README ("Applying the patch series") gives their
+# counted in the summary; docs/series.md ("checkpatch") gives their
 # reasons.  One WARNING is a question: FILE_PATH_CHANGES ("added, moved or
 # deleted file(s), does MAINTAINERS need updating?") comes with every
 # patch that adds files and does not touch MAINTAINERS, as patches 3-12
@@ -400,14 +412,14 @@ config_suite() {
 # whose estimated time would take the run past it is not started and is
 # reported as SKIP, with the estimate.  The estimate scales the pair's
 # cost, measured as a multiple of the time make test took to get here
-# (PAIR_COST, README "The two commands"), by this machine's time to get
+# (PAIR_COST, docs/testing.md "The CI time budget"), by this machine's time to get
 # here.
 : "${KP_TEST_FAULTS=debug}"
 budget=${KP_TEST_BUDGET_S:-}
 [ -n "$budget" ] || [ -z "${CI:-}" ] || budget=4800
 # The pair's wall time divided by the time from set-up's end to section
 # 6, in percent, rounded up from a fresh-clone run on the 2-core machine
-# (8802521, README "The two commands"): 1,957 s before section 6, the
+# (8802521, tools/testing/ci-times.md): 1,957 s before section 6, the
 # debug pair 1,846 s (94 %), the arm64 pair 1,038 s (53 %), their C
 # kernels built in the foreground (756 and 676 s).  PAIR_COST_PREBUILT:
 # the same without the C kernel, when it is already built (in the
@@ -502,7 +514,8 @@ done
 
 step "test: summary in $SUM"
 # The summary's first line: which config pairs ran.
-pairs="pairs run: ${PAIRS_RUN}; left out by the time budget: ${PAIRS_OUT:- none} (their checks count as skipped)"
+out=${PAIRS_OUT# }
+pairs="pairs run: ${PAIRS_RUN}; left out by the time budget: ${out:-none} (their checks count as skipped)"
 { echo "$pairs"; cat "$SUM"; } >"$SUM.new" && mv "$SUM.new" "$SUM"
 echo "$pairs"
 echo "$MIRI_LINE"

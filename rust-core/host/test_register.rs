@@ -1655,7 +1655,7 @@ fn model_list_and_writes_as_hostdiff_c() {
     // SAFETY: four registered test probes.
     unsafe { unregister_kprobes(v.as_mut_ptr(), 4) };
     // hostdiff-c's second line is `ftrace_set_filter_ip ...`: the Rust core
-    // batches unregister_kprobes() (README, "Batched registration", one
+    // batches unregister_kprobes() (docs/divergences.md, "Batched registration", one
     // `ftrace_set_filter_ips()` per ops), which the host differential
     // compares by its net effect (MODEL.md section 5).
     assert_eq!(
@@ -1917,7 +1917,7 @@ fn arm_directly(p: *mut Kprobe) {
 
 /// arch.c's `!int3 without kprobe` line: an int3 in the text that no
 /// probe is hashed at (written here by the simulated x86 directly; the
-/// core never leaves one, README's intended divergence 6).
+/// core never leaves one, intended divergence 6, docs/divergences.md).
 #[test]
 fn model_int3_without_a_kprobe_is_traced() {
     let _g = sys::exclusive();
@@ -2266,7 +2266,7 @@ fn model_rethook_frames_as_hostdiff_c() {
     unsafe { unregister_kretprobes(v.as_mut_ptr(), 2) };
     // hostdiff-c's lines 3 and 4 are `unregister_ftrace_function` and
     // `ftrace_set_filter_ip ... f4`, before R4's `rethook_free`: the Rust
-    // core batches unregister_kretprobes() (README, "Batched
+    // core batches unregister_kretprobes() (docs/divergences.md, "Batched
     // registration": one `ftrace_set_filter_ips()` per ops after every
     // member's first half), which the host differential compares by its
     // net effect (MODEL.md section 5).
@@ -3564,7 +3564,7 @@ fn a_failing_batch_disarm_warns_and_still_unregisters_every_member() {
     );
     let fe = ftrace_events(&events());
     assert_eq!(fe.len(), 1, "one removal, refused: {fe:?}");
-    // Intended divergence (README): every member is unregistered all the
+    // Intended divergence (docs/divergences.md): every member is unregistered all the
     // same (upstream leaves each hashed with its addr cleared); a hit at
     // their still-filtered addresses finds no probe and runs nothing.
     for i in 0..N {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Where the instructions of unregister_kprobe() go, on both kernels
-# (issue 17; README.md here).  Needs `make build` and a `make bench` run
+# (README.md here).  Needs `make build` and a `make bench` run
 # (the generated target modules kpb_fns*.ko and kpb_funcs.h in $WORK/bench/).
 #   run.sh parts    kpu_parts.ko on both kernels under icount (KPU lines:
 #                   guest ns of each part of (un)registration)

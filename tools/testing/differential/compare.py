@@ -200,6 +200,9 @@ def main():
     listed_path = scenario_list_path(arch)
     if record_scenarios:
         with open(listed_path, "w") as f:
+            f.write("# The differential's scenarios on %s: each kernel must run every one\n"
+                    "# (tools/testing/differential/compare.py).  Written from the C kernel's run\n"
+                    "# by scripts/differential.sh --record-scenarios.\n" % arch)
             f.write("".join(n + "\n" for n in sorted(scen["c"])))
     listed = [l.strip() for l in (read(listed_path) or "").splitlines() if l.strip() and not l.startswith("#")]
     if not listed:

@@ -19,11 +19,10 @@ use crate::error::{code::EINVAL, Result};
 #[cfg(CONFIG_SYSCTL)]
 use crate::ffi::c_int;
 use crate::ffi::c_void;
-use crate::flags;
 use crate::index;
 use crate::list;
 use crate::locks::{self, KprobeMutex, TextLocks};
-use crate::probe::{Aggr, Hashed, NewProbe, Probe};
+use crate::probe::{Aggr, Hashed, Probe};
 use crate::registry;
 use crate::state;
 use crate::sys;
@@ -33,6 +32,12 @@ use crate::types::{
 use core::mem::size_of;
 use core::ptr::{self, addr_of_mut};
 use core::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+
+/// `init_aggr_kprobe()`, shared with `opt_none.rs`.
+/// cbindgen:ignore
+#[path = "opt_aggr.rs"]
+mod aggr;
+pub use aggr::init_aggr_kprobe;
 
 /// Optimization staging list, protected by `kprobe_mutex`.
 static mut OPTIMIZING_LIST: ListHead = ListHead {
@@ -626,46 +631,6 @@ pub fn alloc_aggr_kprobe(_tl: &TextLocks<'_>, p: Probe<'_>) -> Option<NewAggr> {
     }
     // INVARIANT: allocated, initialized and prepared just above.
     Some(NewAggr { op })
-}
-
-/// `init_aggr_kprobe()`: fills in aggregate `ap` for the hashed probe `p`
-/// and puts `ap` in `p`'s place in the hash table.
-pub fn init_aggr_kprobe<'k>(
-    km: &'k KprobeMutex,
-    ap: NewAggr,
-    p: Hashed<'k>,
-) -> (Hashed<'k>, Aggr<'k>) {
-    let a = ap.kp();
-    // SAFETY: `a` is fresh and not yet visible to any reader (a `NewAggr`), `p`
-    // is hashed and `km` proves `kprobe_mutex` held: `a`'s fields may be written
-    // plainly before the RCU list updates publish it in `p`'s place, where it is
-    // prepared (it has `p`'s saved instruction and slot), as `replace()` needs.
-    unsafe {
-        // Copy the insn slot of 'p' to 'ap'.
-        NewProbe::new(Probe::from_raw(a)).copy_insn_from(*p);
-        // flush_insn_slot(ap): a no-op on x86.
-        (*a).addr = p.addr();
-        flags::put(a, p.flags() & !KPROBE_FLAG_OPTIMIZED);
-        (*a).pre_handler = Some(crate::probe::aggr_pre_handler);
-        // We don't care the kprobe which has gone.
-        if p.post_handler().is_some() && !p.gone() {
-            (*a).post_handler = Some(crate::probe::aggr_post_handler);
-        }
-        list::init_list_head(addr_of_mut!((*a).list));
-        list::init_hlist_node(addr_of_mut!((*a).hlist));
-        let ah = Hashed::from_raw(a);
-        // The aggregate takes over `p`'s arming: remember its ftrace ops
-        // (intended divergence, see ftrace.rs).
-        #[cfg(CONFIG_KPROBES_ON_FTRACE)]
-        if p.ftrace() {
-            crate::ftrace::note_armed_ops(km, *ah, p.post_handler().is_some());
-        }
-
-        list::list_add_rcu(p.list(), addr_of_mut!((*a).list));
-        near_add(km, p.addr());
-        registry::replace(km, p, ah);
-        (ah, Aggr::from_raw(a))
-    }
 }
 
 /// `try_to_optimize_kprobe()`: prepare an `optimized_kprobe` for the

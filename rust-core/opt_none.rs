@@ -11,14 +11,17 @@
 //! signatures.
 
 use crate::ffi::c_void;
-use crate::flags;
 use crate::list;
 use crate::locks::{KprobeMutex, TextLocks};
-use crate::probe::{Aggr, Hashed, NewProbe, Probe};
-use crate::registry;
+use crate::probe::{Aggr, Hashed, Probe};
 use crate::sys;
-use crate::types::{Kprobe, KPROBE_FLAG_OPTIMIZED};
-use core::ptr::{self, addr_of_mut};
+use crate::types::Kprobe;
+use core::ptr;
+
+/// `init_aggr_kprobe()`, shared with `opt.rs`.
+#[path = "opt_aggr.rs"]
+mod aggr;
+pub use aggr::init_aggr_kprobe;
 
 /// `kprobe_unused()`: an aggregate that is disabled and has no child left.
 pub fn kprobe_unused(_km: &KprobeMutex, p: Probe<'_>) -> bool {
@@ -95,52 +98,19 @@ pub struct NewAggr {
     kp: ptr::NonNull<Kprobe>,
 }
 
+impl NewAggr {
+    /// The aggregate's `struct kprobe`.
+    fn kp(&self) -> *mut Kprobe {
+        self.kp.as_ptr()
+    }
+}
+
 /// `alloc_aggr_kprobe()`: `kzalloc(sizeof(struct kprobe))`; `None` without
 /// memory.
 pub fn alloc_aggr_kprobe(_tl: &TextLocks<'_>, _p: Probe<'_>) -> Option<NewAggr> {
     let kp = ptr::NonNull::new(sys::kzalloc(core::mem::size_of::<Kprobe>()).cast::<Kprobe>())?;
     // INVARIANT: just allocated, seen by no one else.
     Some(NewAggr { kp })
-}
-
-/// `init_aggr_kprobe()`: fills in aggregate `ap` for the hashed probe `p`
-/// and puts `ap` in `p`'s place in the hash table (as `opt.rs`'s, without
-/// the optimizer's bookkeeping).
-pub fn init_aggr_kprobe<'k>(
-    km: &'k KprobeMutex,
-    ap: NewAggr,
-    p: Hashed<'k>,
-) -> (Hashed<'k>, Aggr<'k>) {
-    let a = ap.kp.as_ptr();
-    // SAFETY: `a` is fresh and not yet visible to any reader (a `NewAggr`), `p`
-    // is hashed and `km` proves `kprobe_mutex` held: `a`'s fields may be written
-    // plainly before the RCU list updates publish it in `p`'s place, where it is
-    // prepared (it has `p`'s saved instruction and slot), as `replace()` needs.
-    unsafe {
-        // Copy the insn slot of 'p' to 'ap'.
-        NewProbe::new(Probe::from_raw(a)).copy_insn_from(*p);
-        // flush_insn_slot(ap): a no-op on arm64 (and x86).
-        (*a).addr = p.addr();
-        flags::put(a, p.flags() & !KPROBE_FLAG_OPTIMIZED);
-        (*a).pre_handler = Some(crate::probe::aggr_pre_handler);
-        // We don't care the kprobe which has gone.
-        if p.post_handler().is_some() && !p.gone() {
-            (*a).post_handler = Some(crate::probe::aggr_post_handler);
-        }
-        list::init_list_head(addr_of_mut!((*a).list));
-        list::init_hlist_node(addr_of_mut!((*a).hlist));
-        let ah = Hashed::from_raw(a);
-        // The aggregate takes over `p`'s arming: remember its ftrace ops
-        // (intended divergence, see ftrace.rs).
-        #[cfg(CONFIG_KPROBES_ON_FTRACE)]
-        if p.ftrace() {
-            crate::ftrace::note_armed_ops(km, *ah, p.post_handler().is_some());
-        }
-
-        list::list_add_rcu(p.list(), addr_of_mut!((*a).list));
-        registry::replace(km, p, ah);
-        (ah, Aggr::from_raw(a))
-    }
 }
 
 /// `__arm_kprobe()`: `arch_arm_kprobe()`.

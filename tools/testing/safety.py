@@ -53,7 +53,7 @@ BASELINE = "tools/testing/safety-baseline.json"
 # (crate root).
 LOGIC = ["aggr", "arm", "opt", "register", "kretprobe", "ftrace", "slots", "blacklist",
          "addr", "registry", "index", "module", "debugfs", "init", "jprobe", "opt_none",
-         "kretprobe_rethook", "kretprobe_objpool"]
+         "opt_aggr", "kretprobe_rethook", "kretprobe_objpool"]
 BOILER = re.compile(r"SAFETY:\s*(forwarded caller contract|(the )?caller'?s contract|no preconditions)", re.I)
 TARGETS = {  # name: (limit, lower is better)
     "unsafe-fn-in-logic": 10,

@@ -42,29 +42,20 @@ struct kprobes_rust_view_jprobe {
 	void *entry;
 };
 
+struct kprobes_rust_view_kretprobe {
+	struct kprobes_rust_view_kprobe kp;
+	kretprobe_handler_t handler;
+	kretprobe_handler_t entry_handler;
+	int maxactive;
+	int nmissed;
+	size_t data_size;
 #if defined(CONFIG_KRETPROBE_ON_RETHOOK)
-struct kprobes_rust_view_kretprobe {
-	struct kprobes_rust_view_kprobe kp;
-	kretprobe_handler_t handler;
-	kretprobe_handler_t entry_handler;
-	int maxactive;
-	int nmissed;
-	size_t data_size;
 	struct rethook *rh;
-};
 #endif
-
 #if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
-struct kprobes_rust_view_kretprobe {
-	struct kprobes_rust_view_kprobe kp;
-	kretprobe_handler_t handler;
-	kretprobe_handler_t entry_handler;
-	int maxactive;
-	int nmissed;
-	size_t data_size;
 	struct kprobes_rust_view_kretprobe_holder *rph;
-};
 #endif
+};
 
 #if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
 struct kprobes_rust_view_kretprobe_holder {

@@ -158,8 +158,9 @@ pub type RethookNode = crate::ktypes::RethookNode;
 pub type KretprobeHandler =
     Option<unsafe extern "C" fn(*mut KretprobeInstance, *mut PtRegs) -> c_int>;
 
-/// `struct kretprobe` (`CONFIG_KRETPROBE_ON_RETHOOK`).
-#[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
+/// `struct kretprobe`: its last member is the rethook that supplies the
+/// instances (`CONFIG_KRETPROBE_ON_RETHOOK`) or the holder of their pool
+/// (the arch's own trampoline, arm64).
 #[repr(C)]
 pub struct Kretprobe {
     /// The entry probe.
@@ -175,27 +176,10 @@ pub struct Kretprobe {
     /// Size of the per-instance private data.
     pub data_size: usize,
     /// The rethook that supplies the instances.
+    #[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
     pub rh: *mut Rethook,
-}
-
-/// `struct kretprobe` (`!CONFIG_KRETPROBE_ON_RETHOOK`: the arch's own
-/// trampoline, arm64).
-#[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
-#[repr(C)]
-pub struct Kretprobe {
-    /// The entry probe.
-    pub kp: Kprobe,
-    /// Called on return.
-    pub handler: KretprobeHandler,
-    /// Called on entry; non-zero means no return handler for this call.
-    pub entry_handler: KretprobeHandler,
-    /// Maximum number of instances in flight (0: default).
-    pub maxactive: c_int,
-    /// Calls missed because no instance was free.
-    pub nmissed: c_int,
-    /// Size of the per-instance private data.
-    pub data_size: usize,
     /// The holder of the instances' pool.
+    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
     pub rph: *mut KretprobeHolder,
 }
 
@@ -326,36 +310,17 @@ mod layout {
     const _: () = assert!(size_of::<KprobeOpcode>() == size_of::<b::kprobe_opcode_t>());
     #[cfg(CONFIG_OPTPROBES)]
     same_layout!(OptimizedKprobe, b::optimized_kprobe, [kp, list, optinsn]);
-    #[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
     same_layout!(
         Kretprobe,
         b::kretprobe,
-        [
-            kp,
-            handler,
-            entry_handler,
-            maxactive,
-            nmissed,
-            data_size,
-            rh
-        ]
+        [kp, handler, entry_handler, maxactive, nmissed, data_size]
     );
+    #[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
+    const _: () = assert!(offset_of!(Kretprobe, rh) == offset_of!(b::kretprobe, rh));
+    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
+    const _: () = assert!(offset_of!(Kretprobe, rph) == offset_of!(b::kretprobe, rph));
     #[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
     same_layout!(KretprobeInstance, b::kretprobe_instance, [node, data]);
-    #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
-    same_layout!(
-        Kretprobe,
-        b::kretprobe,
-        [
-            kp,
-            handler,
-            entry_handler,
-            maxactive,
-            nmissed,
-            data_size,
-            rph
-        ]
-    );
     #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
     same_layout!(KretprobeHolder, b::kretprobe_holder, [rp, pool]);
     #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]

@@ -10,7 +10,9 @@ checkpatch.pl --strict has nothing to say about the generated headers:
   - the kernel's fixed-width types (u8..u64, s8..s64) for <stdint.h>'s;
   - a flexible array member `x[]` for cbindgen's `x[0]`;
   - a comment on a struct mutex member (checkpatch asks for one);
-  - `#if` conditions longer than 100 columns broken after `||`/`&&`.
+  - `#if` conditions longer than 100 columns broken after `||`/`&&`;
+  - a conditional struct member's `;` on the member, inside its `#if`
+    (cbindgen writes it on a line of its own after the `#endif`).
 
 Usage: kstyle-c.py FILE (rewritten in place)."""
 import re
@@ -33,6 +35,7 @@ def split_directive(line, width=100):
 
 
 def kstyle(text):
+    text = re.sub(r"([^;\n])\n#endif\n[ \t]*;\n", r"\1;\n#endif\n", text)
     out = []
     shift = 0  # columns removed from a prototype's first line (its `extern`)
     for line in text.split("\n"):

@@ -24,12 +24,10 @@
 //! function with more, or with arguments on the stack, is not supported
 //! (the core cannot tell at registration: the header says so).
 
-use crate::addr::{self, ReservedWindow};
 use crate::error::{code::*, to_errno, Result};
-use crate::ffi::{c_int, c_ulong};
-use crate::locks::KprobeMutex;
+use crate::ffi::c_int;
 use crate::probe::{JProbe, JProbeArray, Probe};
-use crate::register;
+use crate::register::{self, Member, Registration};
 use crate::sys;
 use crate::types::{Jprobe, Kprobe, PtRegs};
 use core::ptr::addr_of;
@@ -76,68 +74,33 @@ crate::nokprobe_symbol!(jprobe_pre_handler);
 pub extern "C" fn jprobe_return() {}
 crate::nokprobe_symbol!(jprobe_return);
 
-/// `register_jprobe()`; process context.
-fn register_one(j: JProbe<'_>) -> Result {
-    register_with(j, register::warn_kprobe_rereg, register::register_kprobe)
-}
-
-/// [`register_jprobe`] of a member of `register_jprobes()`, under its hold
-/// of `kprobe_mutex` (as `register_kretprobes()`'s members).
-fn register_locked(km: &KprobeMutex, j: JProbe<'_>, win: &ReservedWindow) -> Result {
-    register_with(
-        j,
-        |p| register::warn_kprobe_rereg_locked(km, p),
-        |p| register::register_kprobe_locked(km, p, win),
-    )
-}
-
-/// `register_jprobe()` with its re-registration check and its
-/// `register_kprobe()`: the checks of `register_kretprobe()` (a function
-/// entry; not registered yet when `kp.addr` is given), a non-null `entry`,
-/// then the kprobe with [`jprobe_pre_handler`].
-fn register_with(
-    j: JProbe<'_>,
-    rereg: impl Fn(Probe<'_>) -> Result,
-    register_kprobe: impl FnOnce(Probe<'_>) -> Result,
-) -> Result {
+/// `register_jprobe()`, alone or in a batch (`how`): the checks of
+/// `register_kretprobe()` (a function entry; not registered yet when
+/// `kp.addr` is given), a non-null `entry`, then the kprobe with
+/// [`jprobe_pre_handler`].
+fn register_with(j: JProbe<'_>, how: Registration<'_>) -> Result {
     let kp = j.kp();
-    addr::kprobe_on_func_entry(kp.addr(), kp.symbol(), kp.offset() as c_ulong)?;
-    if !kp.addr().is_null() {
-        rereg(kp)?;
-    }
+    how.check_entry(kp)?;
     if j.entry().is_null() {
         return Err(EINVAL);
     }
-    // Not registered: `rereg` refused a registered `kp.addr`, and with only a
-    // symbol `kp.addr` is null, which no registered probe has.
+    // Not registered: `check_entry()` refused a registered `kp.addr`, and with
+    // only a symbol `kp.addr` is null, which no registered probe has.
     j.set_pre_handler(Some(jprobe_pre_handler));
-    register_kprobe(kp)
+    how.register_kprobe(kp)
 }
 
-/// `register_jprobes()`: all or nothing, batched as `register_kprobes()`;
-/// an array of one is `register_jprobe()`.
-fn register_all(jps: JProbeArray<'_>) -> Result {
-    if jps.is_empty() {
-        return Err(EINVAL);
+/// A member of `register_jprobes()` (batched as `register_kprobes()`, as
+/// `register_kretprobes()`'s members) and `unregister_jprobes()`
+/// (`unregister_kprobes()` of their `kp`s).
+impl<'a> Member<'a> for JProbe<'a> {
+    fn kp(self) -> Probe<'a> {
+        JProbe::kp(self)
     }
-    if jps.len() == 1 {
-        return jps.get(0).map_or(Err(EINVAL), register_one);
-    }
-    register::register_batch(
-        jps.len(),
-        |i| jps.get(i).and_then(|j| addr::hint(j.kp())),
-        |km, i, win| {
-            jps.get(i)
-                .map_or(Err(EINVAL), |j| register_locked(km, j, win))
-        },
-        |km, n| register::unregister_tops(km, jps.prefix(n), JProbe::kp),
-        |n| register::unregister_wait_and_free(jps.prefix(n), JProbe::kp),
-    )
-}
 
-/// `unregister_jprobes()`: `unregister_kprobes()` of their `kp`s.
-fn unregister_all(jps: JProbeArray<'_>) {
-    register::unregister_probes(jps, JProbe::kp)
+    fn register(self, how: Registration<'_>) -> Result {
+        register_with(self, how)
+    }
 }
 
 /// `enable_jprobe()`.
@@ -167,7 +130,7 @@ ftrace_export! {
     /// a function with the probed function's prototype; process context.
     unsafe fn register_jprobe(jp: *mut Jprobe) -> c_int {
         // SAFETY: `jp` lives until unregistered (`# Safety` above): a `JProbe`.
-        to_errno(register_one(unsafe { JProbe::from_raw(jp) }))
+        to_errno(register_with(unsafe { JProbe::from_raw(jp) }, Registration::Alone))
     }
 }
 
@@ -179,7 +142,8 @@ ftrace_export! {
     unsafe fn register_jprobes(jps: *mut *mut Jprobe, num: c_int) -> c_int {
         // SAFETY: `num` jprobes, each as for `register_jprobe()` (`# Safety` above): a
         // `JProbeArray`.
-        to_errno(register_all(unsafe { JProbeArray::from_raw(jps, num.max(0) as usize) }))
+        let jps = unsafe { JProbeArray::from_raw(jps, num.max(0) as usize) };
+        to_errno(register::register_members(jps))
     }
 }
 
@@ -192,7 +156,7 @@ ftrace_export! {
     unsafe fn unregister_jprobe(jp: *mut Jprobe) {
         let mut jp = jp;
         // SAFETY: `&mut jp` is an array of one such jprobe, live for the call (`# Safety` above).
-        unregister_all(unsafe { JProbeArray::from_raw(&mut jp, 1) })
+        register::unregister_members(unsafe { JProbeArray::from_raw(&mut jp, 1) })
     }
 }
 
@@ -204,7 +168,7 @@ ftrace_export! {
     /// process context.
     unsafe fn unregister_jprobes(jps: *mut *mut Jprobe, num: c_int) {
         // SAFETY: `jps` holds `num` such jprobes (`# Safety` above): a `JProbeArray`.
-        unregister_all(unsafe { JProbeArray::from_raw(jps, num.max(0) as usize) })
+        register::unregister_members(unsafe { JProbeArray::from_raw(jps, num.max(0) as usize) })
     }
 }
 

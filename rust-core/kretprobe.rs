@@ -22,19 +22,16 @@
 //! cleared once the grace period after unregistration has passed (`rph`
 //! is cleared by upstream's own `free_rp_inst()`).
 
-use crate::addr::{self, ReservedWindow};
+use crate::addr;
 use crate::error::{code::*, Result};
 use crate::ffi::{c_int, c_ulong, c_void};
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
 use crate::kretprobe_objpool as backend;
 #[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 use crate::kretprobe_rethook as backend;
-use crate::locks::KprobeMutex;
 use crate::probe::{Probe, RetProbe, RetProbeArray};
-use crate::rcu_policy;
-use crate::register;
+use crate::register::{self, Member, Registration};
 use crate::sys;
-use core::ptr;
 
 pub use backend::pre_handler_kretprobe;
 
@@ -43,35 +40,39 @@ pub const KRETPROBE_MAX_DATA_SIZE: usize = 4096;
 
 /// `register_kretprobe()`; process context.
 pub fn register_kretprobe(r: RetProbe<'_>) -> Result {
-    register_kretprobe_with(r, register::warn_kprobe_rereg, register::register_kprobe)
+    register_kretprobe_with(r, Registration::Alone)
 }
 
-/// [`register_kretprobe`] of a member of `register_kretprobes()`, with
-/// `kprobe_mutex` held throughout (see `register::register_kprobe_locked()`;
-/// `rethook_alloc()` may sleep and allocate, as the aggregate allocation
-/// under the mutex does).
-fn register_kretprobe_locked(km: &KprobeMutex, r: RetProbe<'_>, win: &ReservedWindow) -> Result {
-    register_kretprobe_with(
-        r,
-        |p| register::warn_kprobe_rereg_locked(km, p),
-        |p| register::register_kprobe_locked(km, p, win),
-    )
-}
-
-/// `register_kretprobe()` with its re-registration check and its
-/// `register_kprobe()`.
-fn register_kretprobe_with(
-    r: RetProbe<'_>,
-    rereg: impl Fn(Probe<'_>) -> Result,
-    register_kprobe: impl FnOnce(Probe<'_>) -> Result,
-) -> Result {
-    let kp = r.kp();
-    addr::kprobe_on_func_entry(kp.addr(), kp.symbol(), kp.offset() as c_ulong)?;
-
-    // If only 'rp->kp.addr' is specified, check reregistering kprobes.
-    if !kp.addr().is_null() {
-        rereg(kp)?;
+/// A member of `register_kretprobes()` registers as [`register_kretprobe`]
+/// (in a batch with `kprobe_mutex` held throughout, see
+/// `register::register_kprobe_locked()`; `rethook_alloc()` may sleep and
+/// allocate, as the aggregate allocation under the mutex does); its
+/// unregistration detaches its instances and, after the grace period,
+/// releases them (the backend's).
+impl<'a> Member<'a> for RetProbe<'a> {
+    fn kp(self) -> Probe<'a> {
+        RetProbe::kp(self)
     }
+
+    fn register(self, how: Registration<'_>) -> Result {
+        register_kretprobe_with(self, how)
+    }
+
+    fn detach(self) {
+        backend::detach(self)
+    }
+
+    fn release(self, unregistered: bool) {
+        // After the grace period no pre-handler still reads the instances'
+        // holder.
+        backend::release(self, unregistered)
+    }
+}
+
+/// `register_kretprobe()`, alone or in a batch (`how`).
+fn register_kretprobe_with(r: RetProbe<'_>, how: Registration<'_>) -> Result {
+    let kp = r.kp();
+    how.check_entry(kp)?;
 
     let bl = sys::kretprobe_blacklist();
     if !bl.is_null() {
@@ -114,7 +115,7 @@ fn register_kretprobe_with(
     // We may sleep (process context) in the backend's allocation.
     backend::alloc_instances(r)?;
     // Establish function entry probe point.
-    let ret = register_kprobe(kp);
+    let ret = how.register_kprobe(kp);
     if ret.is_err() {
         backend::free_instances(r);
     }
@@ -129,63 +130,12 @@ fn register_kretprobe_with(
 /// member or arming, the members registered so far are unregistered and
 /// the error returned.  An array of one is `register_kretprobe()`.
 pub fn register_kretprobes(rps: RetProbeArray<'_>) -> Result {
-    if rps.is_empty() {
-        return Err(EINVAL);
-    }
-    if rps.len() == 1 {
-        // Upstream dereferences a null member.
-        return rps.get(0).map_or(Err(EINVAL), register_kretprobe);
-    }
-    register::register_batch(
-        rps.len(),
-        |i| rps.get(i).and_then(|r| addr::hint(r.kp())),
-        // Upstream dereferences a null member.
-        |km, i, win| {
-            rps.get(i)
-                .map_or(Err(EINVAL), |r| register_kretprobe_locked(km, r, win))
-        },
-        |km, n| unregister_tops(km, rps.prefix(n)),
-        |n| unregister_wait_and_free(rps.prefix(n)),
-    )
-}
-
-/// The part of `unregister_kretprobes()` under `kprobe_mutex`.
-fn unregister_tops(km: &KprobeMutex, rps: RetProbeArray<'_>) {
-    for r in rps.iter().flatten() {
-        if register::unregister_top(km, r.kp()).is_err() {
-            r.kp().write_addr(ptr::null_mut());
-        }
-        backend::detach(r);
-    }
-}
-
-/// The part of `unregister_kretprobes()` after `kprobe_mutex`.
-fn unregister_wait_and_free(rps: RetProbeArray<'_>) {
-    // synchronize_rcu(), as upstream (the policy is `rcu_policy`'s).
-    rcu_policy::synchronize_unregister();
-    for r in rps.iter().flatten() {
-        let unregistered = !r.kp().addr().is_null();
-        if unregistered {
-            // SAFETY: a non-null `kp.addr` means `unregister_top()` succeeded, and
-            // the grace period above has passed.
-            unsafe { register::unregister_bottom(r.kp()) };
-        }
-        // After the grace period no pre-handler still reads the instances'
-        // holder.
-        backend::release(r, unregistered);
-    }
+    register::register_members(rps)
 }
 
 /// `unregister_kretprobes()`: the kretprobes are distinct.  Batched as
 /// `unregister_kprobes()` (`register.rs`, which says why a hit between a
 /// member's unhash and the batch's disarm is harmless).
 pub fn unregister_kretprobes(rps: RetProbeArray<'_>) {
-    if rps.is_empty() {
-        return;
-    }
-    register::unregister_batch(
-        rps.len(),
-        |km| unregister_tops(km, rps),
-        || unregister_wait_and_free(rps),
-    );
+    register::unregister_members(rps)
 }

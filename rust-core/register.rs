@@ -376,28 +376,102 @@ pub unsafe fn unregister_bottom(p: Probe<'_>) {
 /// ftrace never sees it) and the error is returned.  An array of one is
 /// `register_kprobe()`.
 pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
-    if kps.is_empty() {
+    register_members(kps)
+}
+
+/// How a member of the arrays is registered: on its own (`register_kprobe()`
+/// and its twins, which take `kprobe_mutex`), or within a batch, which
+/// holds it, the member's address checks in the batch's [`ReservedWindow`].
+#[derive(Clone, Copy)]
+pub enum Registration<'b> {
+    /// On its own.
+    Alone,
+    /// Within a batch: its hold of `kprobe_mutex` and its window.
+    Batch(&'b KprobeMutex, &'b ReservedWindow),
+}
+
+impl Registration<'_> {
+    /// The checks `register_kretprobe()` makes of its entry probe `kp`
+    /// before it sets it up: `kp` is at a function entry and, when its
+    /// address is given, not registered yet ([`warn_kprobe_rereg`]).
+    pub fn check_entry(self, kp: Probe<'_>) -> Result {
+        addr::kprobe_on_func_entry(kp.addr(), kp.symbol(), kp.offset() as c_ulong)?;
+        // If only 'rp->kp.addr' is specified, check reregistering kprobes.
+        if !kp.addr().is_null() {
+            match self {
+                Registration::Alone => warn_kprobe_rereg(kp),
+                Registration::Batch(km, _) => warn_kprobe_rereg_locked(km, kp),
+            }?;
+        }
+        Ok(())
+    }
+
+    /// `register_kprobe()` of `p`: [`register_kprobe`], or in a batch
+    /// [`register_kprobe_locked`].
+    pub fn register_kprobe(self, p: Probe<'_>) -> Result {
+        match self {
+            Registration::Alone => register_kprobe(p),
+            Registration::Batch(km, win) => register_kprobe_locked(km, p, win),
+        }
+    }
+}
+
+/// A member of the arrays of `register_kprobes()` and its twins: a
+/// `struct kprobe`, or a struct its (entry) probe is part of.
+pub trait Member<'a>: View<'a> {
+    /// Its probe.
+    fn kp(self) -> Probe<'a>;
+
+    /// Registers it as its own `register_*()` does, alone or in a batch.
+    fn register(self, how: Registration<'_>) -> Result;
+
+    /// Called under `kprobe_mutex` after its probe's
+    /// `__unregister_kprobe_top()` (nothing but for kretprobes).
+    fn detach(self) {}
+
+    /// Called after the grace period of its unregistration, after its
+    /// probe's `__unregister_kprobe_bottom()` if it was `unregistered`
+    /// (nothing but for kretprobes).
+    fn release(self, _unregistered: bool) {}
+}
+
+impl<'a> Member<'a> for Probe<'a> {
+    fn kp(self) -> Probe<'a> {
+        self
+    }
+
+    fn register(self, how: Registration<'_>) -> Result {
+        how.register_kprobe(self)
+    }
+}
+
+/// `register_kprobes()` and its twins: all or nothing; an array of one is
+/// the member's own registration, a longer one a batch (`register_batch()`).
+pub fn register_members<'a, V: Member<'a>>(ms: Array<'a, V>) -> Result {
+    if ms.is_empty() {
         return Err(EINVAL);
     }
-    if kps.len() == 1 {
+    if ms.len() == 1 {
         // Upstream dereferences a null member.
-        return kps.get(0).map_or(Err(EINVAL), register_kprobe);
+        return ms
+            .get(0)
+            .map_or(Err(EINVAL), |m| m.register(Registration::Alone));
     }
     register_batch(
-        kps.len(),
-        |i| kps.get(i).and_then(addr::hint),
+        ms.len(),
+        |i| ms.get(i).and_then(|m| addr::hint(m.kp())),
         // Upstream dereferences a null member.
         |km, i, win| {
-            kps.get(i)
-                .map_or(Err(EINVAL), |p| register_kprobe_locked(km, p, win))
+            ms.get(i)
+                .map_or(Err(EINVAL), |m| m.register(Registration::Batch(km, win)))
         },
-        |km, n| unregister_tops(km, kps.prefix(n), |p| p),
-        |n| unregister_wait_and_free(kps.prefix(n), |p| p),
+        |km, n| unregister_tops(km, ms.prefix(n)),
+        |n| unregister_wait_and_free(ms.prefix(n)),
     )
 }
 
-/// The batch of `register_kprobes()` and `register_kretprobes()` (arrays
-/// of two members or more): `register(km, i, win)` registers member `i`
+/// The batch of [`register_members`] (arrays of two members or more):
+/// `register(km, i, win)` registers member `i`
 /// under the one hold of `kprobe_mutex`, its address checks within the
 /// batch's [`ReservedWindow`] `win`, which `hint(i)` (member `i`'s
 /// address, [`addr::hint`]) helps to place; the batch's ftrace arming is
@@ -405,7 +479,7 @@ pub fn register_kprobes(kps: ProbeArray<'_>) -> Result {
 /// `n` members, those registered, are unregistered: `tops(km, n)` under
 /// the mutex (cancelling the arming they left pending; the flush after it
 /// disarms what a partly failed flush armed), `wait_and_free(n)` after.
-pub fn register_batch(
+fn register_batch(
     members: usize,
     hint: impl Fn(usize) -> Option<usize>,
     register: impl Fn(&KprobeMutex, usize, &ReservedWindow) -> Result,
@@ -441,14 +515,10 @@ pub fn register_batch(
     Err(e)
 }
 
-/// The batch of `unregister_kprobes()` and `unregister_kretprobes()`:
+/// The batch of [`unregister_members`]:
 /// `tops(km)` under one hold of `kprobe_mutex`, the ftrace members
 /// disarmed together before it is released, then `wait_and_free()`.
-pub fn unregister_batch(
-    members: usize,
-    tops: impl FnOnce(&KprobeMutex),
-    wait_and_free: impl FnOnce(),
-) {
+fn unregister_batch(members: usize, tops: impl FnOnce(&KprobeMutex), wait_and_free: impl FnOnce()) {
     {
         let km = locks::kprobe_mutex();
         let mut batch = FtraceBatch::begin(&km, members);
@@ -461,31 +531,31 @@ pub fn unregister_batch(
 }
 
 /// The part of `unregister_kprobes()` under `kprobe_mutex`: a member that
-/// is not registered gets a null `addr` (so that it is not freed).  `kp`
-/// gives a member's probe (the member itself, or a jprobe's `kp`).
-pub fn unregister_tops<'a, V: View<'a>>(
-    km: &KprobeMutex,
-    kps: Array<'a, V>,
-    kp: impl Fn(V) -> Probe<'a>,
-) {
-    for p in kps.iter().flatten().map(kp) {
+/// is not registered gets a null `addr` (so that it is not freed).
+fn unregister_tops<'a, V: Member<'a>>(km: &KprobeMutex, ms: Array<'a, V>) {
+    for m in ms.iter().flatten() {
+        let p = m.kp();
         if unregister_top(km, p).is_err() {
             p.write_addr(ptr::null_mut());
         }
+        m.detach();
     }
 }
 
 /// The part of `unregister_kprobes()` after `kprobe_mutex`: one grace
 /// period, then `__unregister_kprobe_bottom()` of each member.
-pub fn unregister_wait_and_free<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> Probe<'a>) {
+fn unregister_wait_and_free<'a, V: Member<'a>>(ms: Array<'a, V>) {
     // synchronize_rcu(), as upstream (the policy is `rcu_policy`'s).
     rcu_policy::synchronize_unregister();
-    for p in kps.iter().flatten().map(kp) {
-        if !p.addr().is_null() {
+    for m in ms.iter().flatten() {
+        let p = m.kp();
+        let unregistered = !p.addr().is_null();
+        if unregistered {
             // SAFETY: its `addr` is non-null only if `unregister_top()` succeeded
             // above, and the grace period has passed.
             unsafe { unregister_bottom(p) };
         }
+        m.release(unregistered);
     }
 }
 
@@ -527,19 +597,18 @@ pub fn unregister_kprobe(p: Option<Probe<'_>>) {
 /// already found it, which the grace period below waits for, as upstream's
 /// does for a hit that found it before its disarm.
 pub fn unregister_kprobes(kps: ProbeArray<'_>) {
-    unregister_probes(kps, |p| p)
+    unregister_members(kps)
 }
 
-/// `unregister_kprobes()` of an array of structs that hold a kprobe
-/// (`kp(member)` is its probe): jprobes.
-pub fn unregister_probes<'a, V: View<'a>>(kps: Array<'a, V>, kp: impl Fn(V) -> Probe<'a> + Copy) {
-    if kps.is_empty() {
+/// `unregister_kprobes()` and its twins, of an array of distinct members.
+pub fn unregister_members<'a, V: Member<'a>>(ms: Array<'a, V>) {
+    if ms.is_empty() {
         return;
     }
     unregister_batch(
-        kps.len(),
-        |km| unregister_tops(km, kps, kp),
-        || unregister_wait_and_free(kps, kp),
+        ms.len(),
+        |km| unregister_tops(km, ms),
+        || unregister_wait_and_free(ms),
     );
 }
 

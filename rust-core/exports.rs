@@ -207,8 +207,7 @@ ftrace_export! {
     /// `kps` holds `num` probes, each as for [`register_kprobe`]; process context.
     unsafe fn register_kprobes(kps: *mut *mut Kprobe, num: c_int) -> c_int {
         // SAFETY: `num` probes, each as for `register_kprobe()` (`# Safety` above): a `ProbeArray`.
-        let kps = unsafe { ProbeArray::from_raw(kps, num.max(0) as usize) };
-        to_errno(register::register_kprobes(kps))
+        to_errno(register::register_kprobes(unsafe { ProbeArray::from_c(kps, num) }))
     }
 }
 
@@ -231,7 +230,7 @@ ftrace_export! {
     /// `kps` holds `num` probes, each as for [`unregister_kprobe`]; process context.
     unsafe fn unregister_kprobes(kps: *mut *mut Kprobe, num: c_int) {
         // SAFETY: `kps` holds `num` such probes (`# Safety` above): a `ProbeArray`.
-        register::unregister_kprobes(unsafe { ProbeArray::from_raw(kps, num.max(0) as usize) })
+        register::unregister_kprobes(unsafe { ProbeArray::from_c(kps, num) })
     }
 }
 
@@ -277,8 +276,7 @@ ftrace_export! {
     unsafe fn register_kretprobes(rps: *mut *mut Kretprobe, num: c_int) -> c_int {
         // SAFETY: `num` kretprobes, each as for `register_kretprobe()` (`# Safety` above): a
         // `RetProbeArray`.
-        let rps = unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) };
-        to_errno(kretprobe::register_kretprobes(rps))
+        to_errno(kretprobe::register_kretprobes(unsafe { RetProbeArray::from_c(rps, num) }))
     }
 }
 
@@ -303,8 +301,7 @@ ftrace_export! {
     /// [`unregister_kretprobe`]; process context.
     unsafe fn unregister_kretprobes(rps: *mut *mut Kretprobe, num: c_int) {
         // SAFETY: `rps` holds `num` such kretprobes (`# Safety` above): a `RetProbeArray`.
-        let rps = unsafe { RetProbeArray::from_raw(rps, num.max(0) as usize) };
-        kretprobe::unregister_kretprobes(rps)
+        kretprobe::unregister_kretprobes(unsafe { RetProbeArray::from_c(rps, num) })
     }
 }
 

@@ -142,8 +142,7 @@ ftrace_export! {
     unsafe fn register_jprobes(jps: *mut *mut Jprobe, num: c_int) -> c_int {
         // SAFETY: `num` jprobes, each as for `register_jprobe()` (`# Safety` above): a
         // `JProbeArray`.
-        let jps = unsafe { JProbeArray::from_raw(jps, num.max(0) as usize) };
-        to_errno(register::register_members(jps))
+        to_errno(register::register_members(unsafe { JProbeArray::from_c(jps, num) }))
     }
 }
 
@@ -168,7 +167,7 @@ ftrace_export! {
     /// process context.
     unsafe fn unregister_jprobes(jps: *mut *mut Jprobe, num: c_int) {
         // SAFETY: `jps` holds `num` such jprobes (`# Safety` above): a `JProbeArray`.
-        register::unregister_members(unsafe { JProbeArray::from_raw(jps, num.max(0) as usize) })
+        register::unregister_members(unsafe { JProbeArray::from_c(jps, num) })
     }
 }
 

@@ -579,6 +579,19 @@ impl<'a, V: View<'a>> Array<'a, V> {
         }
     }
 
+    /// The view of the C array `ptrs[0..num]` of `register_kprobes()` and
+    /// its twins: a negative `num` is an empty array, as upstream's loops
+    /// take it.
+    ///
+    /// # Safety
+    /// As for [`Array::from_raw`], with `num` for `n` when it is positive.
+    #[inline(always)]
+    pub unsafe fn from_c(ptrs: *mut *mut V::Raw, num: c_int) -> Self {
+        // SAFETY: `num.max(0)` pointers as the caller guarantees (this
+        // function's `# Safety`).
+        unsafe { Self::from_raw(ptrs, num.max(0) as usize) }
+    }
+
     /// The number of entries.
     #[inline(always)]
     pub fn len(self) -> usize {

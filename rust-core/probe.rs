@@ -353,14 +353,17 @@ impl<'a> Aggr<'a> {
 // panic, allocate or sleep, and walk the child lists as RCU readers (their
 // callers disable preemption).
 
-/// `aggr_pre_handler()`: runs the pre-handlers of the enabled children in
-/// order; stops and returns 1 at the first that returns non-zero.
+/// The pre-handler dispatch of [`aggr_pre_handler`] and, with
+/// `CONFIG_OPTPROBES`, `opt_pre_handler()`: runs the pre-handlers of
+/// aggregate `p`'s enabled children in order; with `stop`, stops and
+/// returns 1 at the first that returns non-zero (the optprobe's dispatch
+/// runs every one and returns 0).
 ///
 /// # Safety
-/// Handler context; `p` is a live aggregate.
-#[no_mangle]
-#[cfg_attr(miri, inline(never))]
-pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
+/// Handler context (preemption disabled, an RCU read side); `p` is a live
+/// aggregate.
+#[inline(always)]
+unsafe fn run_pre_handlers(p: *mut Kprobe, regs: *mut PtRegs, stop: bool) -> c_int {
     let mut ret = 0;
     // SAFETY: handler context (this function's `# Safety`): preemption is
     // disabled.
@@ -373,7 +376,7 @@ pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> 
             if let Some(h) = kp.pre_handler() {
                 if !kp.disabled() {
                     sys::set_kprobe_instance(po, kp.as_ptr());
-                    if h(kp.as_ptr(), regs) != 0 {
+                    if h(kp.as_ptr(), regs) != 0 && stop {
                         ret = 1;
                         return false;
                     }
@@ -384,6 +387,19 @@ pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> 
         });
     }
     ret
+}
+
+/// `aggr_pre_handler()`: runs the pre-handlers of the enabled children in
+/// order; stops and returns 1 at the first that returns non-zero.
+///
+/// # Safety
+/// Handler context; `p` is a live aggregate.
+#[no_mangle]
+#[cfg_attr(miri, inline(never))]
+pub unsafe extern "C" fn aggr_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) -> c_int {
+    // SAFETY: handler context and a live aggregate `p` (this function's
+    // `# Safety`).
+    unsafe { run_pre_handlers(p, regs, true) }
 }
 crate::nokprobe_symbol!(aggr_pre_handler);
 
@@ -422,24 +438,9 @@ crate::nokprobe_symbol!(aggr_post_handler);
 #[cfg(CONFIG_OPTPROBES)]
 #[no_mangle]
 pub unsafe extern "C" fn opt_pre_handler(p: *mut Kprobe, regs: *mut PtRegs) {
-    // SAFETY: handler context (this function's `# Safety`): preemption is
-    // disabled.
-    let po = unsafe { PreemptOff::assume() };
-    // SAFETY: `p` is a live aggregate and we run in optprobe handler context, an
-    // RCU read side (this function's `# Safety`); each enabled child's own
-    // `pre_handler` gets the child and `regs`.
-    unsafe {
-        Aggr::from_raw(p).for_each_child_rcu(|kp| {
-            if let Some(h) = kp.pre_handler() {
-                if !kp.disabled() {
-                    sys::set_kprobe_instance(po, kp.as_ptr());
-                    h(kp.as_ptr(), regs);
-                }
-            }
-            sys::reset_kprobe_instance(po);
-            true
-        });
-    }
+    // SAFETY: optprobe handler context and a live aggregate `p` (this
+    // function's `# Safety`).
+    unsafe { run_pre_handlers(p, regs, false) };
 }
 #[cfg(CONFIG_OPTPROBES)]
 crate::nokprobe_symbol!(opt_pre_handler);

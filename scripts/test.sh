@@ -63,6 +63,17 @@ skipped() { # NAME [DETAIL]
 	if is_reference "$1"; then RS=$((RS + 1)); echo "REF SKIP $1 ${2:-}" >>"$SUM"
 	else S=$((S + 1)); echo "SKIP $1 ${2:-}" >>"$SUM"; fi
 }
+# record_lines LOG: count its `PASS|FAIL|SKIP name [detail]` lines.
+record_lines() {
+	local res name rest
+	while read -r res name rest; do
+		case $res in
+		PASS) record 0 "$name" ;;
+		FAIL) record 1 "$name" "$rest" ;;
+		SKIP) skipped "$name" "$rest" ;;
+		esac
+	done <"$1"
+}
 
 # 1. host tests ------------------------------------------------------------
 step "test: cargo test (host, simulated kernel)"
@@ -153,12 +164,7 @@ else cat "$RESULTS/header.log" >&2; record 1 header/up-to-date "run scripts/gen-
 
 step "test: source rules (tools/testing/lint.py)"
 python3 "$ROOT/tools/testing/lint.py" >"$RESULTS/lint.txt" 2>&1 || echo "FAIL lint/script-error" >>"$RESULTS/lint.txt"
-while read -r res name rest; do
-	case $res in
-	PASS) record 0 "$name" ;;
-	FAIL) record 1 "$name" "$rest" ;;
-	esac
-done <"$RESULTS/lint.txt"
+record_lines "$RESULTS/lint.txt"
 
 # The comparison scripts' own checks, fed made-up results in which the
 # behaviour each check names is wrong: each must fail (or skip) there.
@@ -166,24 +172,14 @@ step "test: self-test of the comparison checks (tools/testing/selftest_checks.py
 python3 -B "$ROOT/tools/testing/selftest_checks.py" >"$RESULTS/selftest.txt" 2>&1 ||
 	echo "FAIL harness/selftest-script-error" >>"$RESULTS/selftest.txt"
 grep -q '^PASS \|^FAIL ' "$RESULTS/selftest.txt" || echo "FAIL harness/selftest-ran no results" >>"$RESULTS/selftest.txt"
-while read -r res name rest; do
-	case $res in
-	PASS) record 0 "$name" ;;
-	FAIL) record 1 "$name" "$rest" ;;
-	esac
-done <"$RESULTS/selftest.txt"
+record_lines "$RESULTS/selftest.txt"
 
 step "test: README's status table is the committed results' (tools/testing/status_table.py)"
 python3 -B "$ROOT/tools/testing/status_table.py" --check "$ROOT/README.md" >"$RESULTS/status-table.txt" 2>&1 ||
 	echo "FAIL docs/readme-status-table-current status_table.py failed" >>"$RESULTS/status-table.txt"
 grep -q '^PASS \|^FAIL ' "$RESULTS/status-table.txt" ||
 	echo "FAIL docs/readme-status-table-current no result" >>"$RESULTS/status-table.txt"
-while read -r res name rest; do
-	case $res in
-	PASS) record 0 "$name" ;;
-	FAIL) record 1 "$name" "$rest" ;;
-	esac
-done <"$RESULTS/status-table.txt"
+record_lines "$RESULTS/status-table.txt"
 
 step "test: cargo clippy (host builds of the core and the host differential)"
 if (cd "$ROOT" && cargo clippy --workspace --all-targets -- -D warnings) >"$RESULTS/clippy.log" 2>&1; then
@@ -302,12 +298,7 @@ record $? build/configs-differ-only-in-KPROBES_RUST
 step "test: symbols of upstream kprobes.o vs kernel/kprobes_rust/"
 python3 "$ROOT/tools/testing/symbols.py" "$o_c" "$o_r" "$ROOT/tools/testing/expectations/moved-to-rust.txt" \
 	>"$RESULTS/symbols.txt" 2>&1 || echo "FAIL symbols/script-error" >>"$RESULTS/symbols.txt"
-while read -r res name rest; do
-	case $res in
-	PASS) record 0 "$name" ;;
-	FAIL) record 1 "$name" "$rest" ;;
-	esac
-done <"$RESULTS/symbols.txt"
+record_lines "$RESULTS/symbols.txt"
 grep '^progress:' "$RESULTS/symbols.txt" | cut -c1-100 | sed 's/^/    /'
 
 # Bisectability: each prefix of the series compiles kernel/kprobes_rust/
@@ -348,17 +339,6 @@ if [ -n "$KP_TEST_CONFIGS" ] && [ "${KP_PREBUILD:-1}" = 1 ] && [[ " $VARIANTS " 
 fi
 
 # 4. guest suites of the pipeline config (scripts/config-suites.sh) ---------
-# record_lines LOG: count its `PASS|FAIL|SKIP name [detail]` lines.
-record_lines() {
-	local res name rest
-	while read -r res name rest; do
-		case $res in
-		PASS) record 0 "$name" ;;
-		FAIL) record 1 "$name" "$rest" ;;
-		SKIP) skipped "$name" "$rest" ;;
-		esac
-	done <"$1"
-}
 step "test: guest suites (pipeline config, both variants)"
 "$ROOT/scripts/config-suites.sh" >"$RESULTS/config-suites.log" || true
 record_lines "$RESULTS/config-suites.log"

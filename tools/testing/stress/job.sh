@@ -159,6 +159,8 @@ pages_back() {
 		[ "$3" -le "$2" ] || [ "$3" -le 1 ]; result stress $1 $? "before=$2 peak=$4 after=$3"
 	fi
 }
+[ "$ip1" -le "$ipk" ] || ipk=$ip1
+[ "$op1" -le "$opk" ] || opk=$op1
 pages_back insn-pages-back "$ip0" "$ip1" "$ipk"
 if [ $HAVE_OPT = 1 ]; then
 	pages_back optinsn-pages-back "$op0" "$op1" "$opk"

@@ -172,20 +172,24 @@ step "test: source rules (tools/testing/lint.py)"
 python3 "$ROOT/tools/testing/lint.py" >"$RESULTS/lint.txt" 2>&1 || echo "FAIL lint/script-error" >>"$RESULTS/lint.txt"
 record_lines "$RESULTS/lint.txt"
 
+# record_script LOG NAME CMD...: run a script that prints check lines into
+# LOG and count them; NAME fails if it exits non-zero or prints none.
+record_script() {
+	local log=$1 name=$2
+	shift 2
+	"$@" >"$log" 2>&1 || echo "FAIL $name the script exited non-zero" >>"$log"
+	grep -q '^PASS \|^FAIL ' "$log" || echo "FAIL $name no results" >>"$log"
+	record_lines "$log"
+}
+
 # The comparison scripts' own checks, fed made-up results in which the
 # behaviour each check names is wrong: each must fail (or skip) there.
 step "test: self-test of the comparison checks (tools/testing/selftest_checks.py)"
-python3 -B "$ROOT/tools/testing/selftest_checks.py" >"$RESULTS/selftest.txt" 2>&1 ||
-	echo "FAIL harness/selftest-script-error" >>"$RESULTS/selftest.txt"
-grep -q '^PASS \|^FAIL ' "$RESULTS/selftest.txt" || echo "FAIL harness/selftest-ran no results" >>"$RESULTS/selftest.txt"
-record_lines "$RESULTS/selftest.txt"
+record_script "$RESULTS/selftest.txt" harness/selftest-script python3 -B "$ROOT/tools/testing/selftest_checks.py"
 
 step "test: README's status table is the committed results' (tools/testing/status_table.py)"
-python3 -B "$ROOT/tools/testing/status_table.py" --check "$ROOT/README.md" >"$RESULTS/status-table.txt" 2>&1 ||
-	echo "FAIL docs/readme-status-table-current status_table.py failed" >>"$RESULTS/status-table.txt"
-grep -q '^PASS \|^FAIL ' "$RESULTS/status-table.txt" ||
-	echo "FAIL docs/readme-status-table-current no result" >>"$RESULTS/status-table.txt"
-record_lines "$RESULTS/status-table.txt"
+record_script "$RESULTS/status-table.txt" docs/readme-status-table-current \
+	python3 -B "$ROOT/tools/testing/status_table.py" --check "$ROOT/README.md"
 
 step "test: cargo clippy (host builds of the core and the host differential)"
 if (cd "$ROOT" && cargo clippy --workspace --all-targets -- -D warnings) >"$RESULTS/clippy.log" 2>&1; then

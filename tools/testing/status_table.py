@@ -33,9 +33,10 @@ BEGIN = "<!-- status-table:begin -->"
 END = "<!-- status-table:end -->"
 CHECK = "docs/readme-status-table-current"
 ARCHES = ["x86_64", "arm64"]
-# The matrix's row order (scripts/matrix.sh), then the other configurations.
-MATRIX_ROWS = ["pipeline", "debug", "preempt", "minimal-up", "minimal-nofs",
-               "defconfig", "debian", "randconfig"]
+# The matrix's row order, scripts/matrix.sh's ALL_ROWS, then the other
+# configurations.
+with open(os.path.join(ROOT, "scripts", "matrix.sh")) as _f:
+    MATRIX_ROWS = re.search(r'^ALL_ROWS="([^"]*)"', _f.read(), re.M).group(1).split()
 # Row `randconfig` is not a fragment: scripts/randconfig.sh's random x86_64
 # configs.
 RANDCONFIG_ARCH = "x86_64"

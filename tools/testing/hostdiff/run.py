@@ -113,10 +113,6 @@ def one(cexe, rexe, out, i):
     return res
 
 
-def warn(msg):
-    print(f"*** WARNING: {msg}", file=sys.stderr)
-
-
 def main():
     if len(sys.argv) != 6:
         sys.exit("usage: run.py HOSTDIFF_C HOSTDIFF_RUST OUT SEED SEQS")
@@ -128,14 +124,15 @@ def main():
         results = list(ex.map(one, *zip(*((cexe, rexe, out, i) for i in range(seed, seed + seqs))),
                               chunksize=8))
     lines = verdicts(results, os.environ.get("KP_HOSTDIFF_RESYNC", "1") == "1",
-                     f"{time.time() - t0:.0f} s ({jobs} worker processes); traces in {out}/trace/")
+                     f"{time.time() - t0:.0f} s ({jobs} worker processes); traces in {out}/trace/", out)
     for line in lines:
         print(line, file=sys.stderr if line.startswith(("==>", "*** ", "    ")) else sys.stdout)
     return 1 if any(line.startswith("FAIL ") for line in lines) else 0
 
 
-def verdicts(results, resync_on, how):
-    """The check lines (and progress lines) for the sequences' results."""
+def verdicts(results, resync_on, how, outdir="OUT"):
+    """The check lines (and progress lines) for the sequences' results
+    (traces and diffs in OUTDIR)."""
     out = []
     n = len(results)
     crash = nondet = diverge = intended = real = 0
@@ -172,7 +169,7 @@ def verdicts(results, resync_on, how):
     if crash == 0:
         out.append("PASS hostdiff/c-clean")
     else:
-        out.append(f"FAIL hostdiff/c-clean {crash} of {n} sequences crashed or reported (see trace/*.c.err)")
+        out.append(f"FAIL hostdiff/c-clean {crash} of {n} sequences crashed or reported (see {outdir}/trace/*.c.err)")
     if nondet == 0 and crash < n:
         out.append("PASS hostdiff/c-deterministic")
     else:
@@ -181,7 +178,7 @@ def verdicts(results, resync_on, how):
         out.append("PASS hostdiff/rust-identical")
     else:
         out.append(f"FAIL hostdiff/rust-identical {real} of {n} sequences diverge for real "
-                   f"(see diverge/seq-*.diff; intended ones: *.intended.diff)")
+                   f"(see {outdir}/diverge/seq-*.diff; intended ones: *.intended.diff)")
     # An intended divergence hides the rest of its sequence until resync
     # looks past it: one it could not look past was compared only up to
     # the anomaly, so the run has not compared what it claims.

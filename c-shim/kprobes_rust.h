@@ -81,7 +81,19 @@ void kprobes_rust_kick_optimizer(void);
 #endif
 
 #if defined(CONFIG_OPTPROBES)
-void kprobes_rust_flush_optimizer(void);
+void kprobes_rust_wait_optimizer_pass(void);
+#endif
+
+#if defined(CONFIG_OPTPROBES)
+void kprobes_rust_optimizer_pass_done(void);
+#endif
+
+#if defined(CONFIG_OPTPROBES)
+bool kprobes_rust_optimizer_sleep(void);
+#endif
+
+#if defined(CONFIG_OPTPROBES)
+void kprobes_rust_start_optimizer(void);
 #endif
 
 void kprobes_rust_cpu_relax(void);
@@ -267,6 +279,10 @@ void kretprobe_rethook_handler(struct rethook_node *rh,
 
 #if defined(CONFIG_OPTPROBES)
 void kprobes_rust_optimizer_work(void);
+#endif
+
+#if defined(CONFIG_OPTPROBES)
+int kprobes_rust_optimizer_thread(void);
 #endif
 
 #if (defined(CONFIG_OPTPROBES) && defined(CONFIG_SYSCTL))

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Glue between the Rust kprobes core (rust-core/) and C, for what Rust in
- * Linux 6.12 cannot express: __weak defaults, statically initialized C data
- * (mutexes, the insn slot caches, ftrace_ops, delayed work, notifier
- * blocks, the sysctl table, debugfs files), initcalls, EXPORT_SYMBOL_GPL
- * lines, per-CPU accessors and wrappers of static inlines and macros.  No
+ * the kernel cannot express: __weak defaults, statically initialized C
+ * data (mutexes, the insn slot caches, ftrace_ops, notifier blocks,
+ * debugfs files), initcalls, EXPORT_SYMBOL_GPL lines, per-CPU accessors
+ * and wrappers of static inlines and macros.  What differs between kernel
+ * trees (the optimizer's driver, the sysctl table) is in tree_*.c.  No
  * kprobes logic lives here; every function below is a table entry, a
  * one-line wrapper or a weak default copied from upstream kernel/kprobes.c.
  */
@@ -35,6 +36,7 @@
 #include <asm/sections.h>
 
 #include "kprobes_rust.h"
+#include "kprobes_shim.h"
 
 /* __weak defaults of the arch hooks, which Rust cannot define in 6.12. */
 
@@ -182,11 +184,15 @@ void kprobes_rust_rcu_read_unlock(void)
 NOKPROBE_SYMBOL(kprobes_rust_rcu_read_unlock);
 #endif
 
-/* kvfree_call_rcu() is a static inline with tiny RCU (and no KASAN). */
+/*
+ * kvfree_call_rcu() is a static inline with tiny RCU (and no KASAN) on 6.12;
+ * 7.3 always has the extern, taking a struct kvfree_rcu_head *: the cast
+ * (through void *) compiles on both.
+ */
 #if defined(CONFIG_TINY_RCU) && !defined(CONFIG_KASAN_GENERIC)
 void kprobes_rust_kvfree_call_rcu(struct rcu_head *head, void *ptr)
 {
-	kvfree_call_rcu(head, ptr);
+	kvfree_call_rcu((void *)head, ptr);
 }
 #endif
 
@@ -359,27 +365,6 @@ void kprobes_rust_kretprobe_no_ret_addr(void)
 NOKPROBE_SYMBOL(kprobes_rust_kretprobe_no_ret_addr);
 #endif
 
-#ifdef CONFIG_OPTPROBES
-/* The jump optimizer's delayed work (rust-core/opt.rs). */
-static void kprobe_optimizer(struct work_struct *work)
-{
-	kprobes_rust_optimizer_work();
-}
-
-static DECLARE_DELAYED_WORK(optimizing_work, kprobe_optimizer);
-#define OPTIMIZE_DELAY 5
-
-void kprobes_rust_kick_optimizer(void)
-{
-	schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY);
-}
-
-void kprobes_rust_flush_optimizer(void)
-{
-	flush_delayed_work(&optimizing_work);
-}
-#endif /* CONFIG_OPTPROBES */
-
 #ifdef CONFIG_KPROBES_ON_FTRACE
 /* Kprobes on ftrace (rust-core/ftrace.rs). */
 static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
@@ -438,25 +423,6 @@ int kprobes_rust_register_module_notifier(void)
 	return register_module_notifier(&kprobe_module_nb);
 }
 #endif /* CONFIG_MODULES */
-
-#if defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES)
-static struct ctl_table kprobe_sysctls[] = {
-	{
-		.procname	= "kprobes-optimization",
-		.data		= &sysctl_kprobes_optimization,
-		.maxlen		= sizeof(int),
-		.mode		= 0644,
-		.proc_handler	= proc_kprobes_optimization_handler,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_ONE,
-	},
-};
-
-void __init kprobes_rust_sysctls_init(void)
-{
-	register_sysctl_init("debug", kprobe_sysctls);
-}
-#endif /* CONFIG_SYSCTL && CONFIG_OPTPROBES */
 
 /*
  * kprobes.expedited_gp: whether unregistration waits for an expedited RCU

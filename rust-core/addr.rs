@@ -9,6 +9,7 @@ use crate::error::{code::*, Result};
 use crate::ffi::{c_char, c_ulong};
 use crate::probe::NewProbe;
 use crate::sys;
+use crate::tree;
 use crate::types::KprobeOpcode;
 use crate::views::ModuleRef;
 use core::ffi::CStr;
@@ -41,7 +42,12 @@ pub fn kprobe_addr(
         // NOTE: kprobe_lookup_name() does *NOT* fold the offset argument
         // into its output!
         // SAFETY: `symbol_name` is a C string.
-        addr = unsafe { sys::kprobe_lookup_name(symbol_name.as_ptr().cast(), offset as u32) };
+        addr = unsafe {
+            sys::kprobe_lookup_name(
+                symbol_name.to_bytes_with_nul().as_ptr().cast(),
+                offset as u32,
+            )
+        };
         if addr.is_null() {
             return Err(ENOENT);
         }
@@ -111,10 +117,13 @@ fn is_cfi_preamble_named(sym: &mut SymName) -> bool {
 /// drops it after arming, so the module cannot go away while its text is
 /// patched), or the error and no reference.
 ///
-/// The module lookup and the reference are taken with preemption disabled,
-/// so the module cannot be freed in between (the CVE-2024-35955 fix).
-/// `win` is the window of a batch ([`ReservedWindow`]), if any.
-/// Process context.
+/// The module lookup and the reference are taken in one RCU read-side
+/// section, so the module cannot be freed in between (the CVE-2024-35955
+/// fix): on mainline ([`tree::MODULE_REF_BEFORE_CHECKS`]) the lookup and
+/// the reference, the reserved-area checks then preemptible with the
+/// module pinned; on 6.12 the whole check with preemption disabled, the
+/// reference after the reserved-area checks.  `win` is the window of a
+/// batch ([`ReservedWindow`]), if any.  Process context.
 pub fn check_kprobe_address_safe(
     p: &NewProbe<'_>,
     win: Option<&ReservedWindow>,
@@ -122,15 +131,33 @@ pub fn check_kprobe_address_safe(
     check_ftrace_location(p)?;
     let addr = p.probe().addr() as usize;
     let jl = crate::locks::jump_label();
-    sys::preempt_disable();
+    let early = tree::MODULE_REF_BEFORE_CHECKS;
+    if !early {
+        sys::preempt_disable();
+    }
     let ret = 'out: {
         // Ensure the address is in a text area, and find a module if exists.
         let mut probed_mod = None;
+        // The reference, taken here on mainline (dropped on an error).
+        let mut early_ref = None;
         if !sys::core_kernel_text(addr) {
+            let rcu = early.then(crate::locks::rcu_read);
             probed_mod = NonNull::new(sys::module_text_address(addr));
-            if probed_mod.is_none() {
+            let Some(m) = probed_mod else {
                 break 'out Err(EINVAL);
+            };
+            if early {
+                // We must hold a refcount of the probed module while
+                // updating its code to prohibit unexpected unloading.
+                // SAFETY: `__module_text_address()` found `m` and the RCU
+                // read-side section has stayed open since, so it is live for
+                // the call.
+                let Some(r) = (unsafe { ModuleRef::try_get(m) }) else {
+                    break 'out Err(ENOENT);
+                };
+                early_ref = Some(r);
             }
+            drop(rcu);
         }
         // Ensure it is not in reserved area.  (A batch's window may have
         // shown that no jump label or static call site is near `addr`.)
@@ -153,12 +180,19 @@ pub fn check_kprobe_address_safe(
         let Some(m) = probed_mod else {
             break 'out Ok(None);
         };
-        // We must hold a refcount of the probed module while updating its
-        // code to prohibit unexpected unloading.
-        // SAFETY: `__module_text_address()` found `m` and preemption has stayed
-        // disabled since, so it is live for the call.
-        let Some(r) = (unsafe { ModuleRef::try_get(m) }) else {
-            break 'out Err(ENOENT);
+        let r = match early_ref {
+            Some(r) => r,
+            None => {
+                // We must hold a refcount of the probed module while
+                // updating its code to prohibit unexpected unloading.
+                // SAFETY: `__module_text_address()` found `m` and preemption
+                // has stayed disabled since (6.12), so it is live for the
+                // call.
+                let Some(r) = (unsafe { ModuleRef::try_get(m) }) else {
+                    break 'out Err(ENOENT);
+                };
+                r
+            }
         };
         // If the module freed '.init.text', we couldn't insert kprobes in
         // there.  (Dropping `r` puts the reference.)
@@ -167,7 +201,9 @@ pub fn check_kprobe_address_safe(
         }
         Ok(Some(r))
     };
-    sys::preempt_enable();
+    if !early {
+        sys::preempt_enable();
+    }
     drop(jl);
     ret
 }
@@ -312,7 +348,9 @@ pub fn hint(p: crate::probe::Probe<'_>) -> Option<usize> {
     let base = match p.symbol() {
         None => p.addr(),
         // SAFETY: `name` is a C string.
-        Some(name) => unsafe { sys::kprobe_lookup_name(name.as_ptr().cast(), offset as u32) },
+        Some(name) => unsafe {
+            sys::kprobe_lookup_name(name.to_bytes_with_nul().as_ptr().cast(), offset as u32)
+        },
     };
     (!base.is_null()).then(|| (base as usize).wrapping_add(offset))
 }

@@ -97,36 +97,34 @@ pub fn arm_all_kprobes() -> Result {
 /// `disarm_all_kprobes()`: `kprobes/enabled` = 0.
 pub fn disarm_all_kprobes() -> Result {
     let (mut total, mut errors, mut ret) = (0 as c_int, 0 as c_int, Ok(()));
-    {
-        let km = locks::kprobe_mutex();
-        // If kprobes are already disarmed, just return.
-        if state::all_disarmed() {
-            return Ok(());
-        }
-        state::set_all_disarmed(&km, true);
-        // Disarm all kprobes on a best-effort basis.
-        registry::for_each_hashed(&km, |p| {
-            // SAFETY: `p` is live (a `Hashed`), all `arch_trampoline_kprobe()` reads.
-            if !unsafe { sys::arch_trampoline_kprobe(p.as_ptr()) } && !p.disabled() {
-                // Armed: enabled while probes were not all disarmed.
-                if let Err(e) = disarm_kprobe(&km, p, false) {
-                    errors += 1;
-                    ret = Err(e);
-                }
-                total += 1;
+    let km = locks::kprobe_mutex();
+    // If kprobes are already disarmed, just return.
+    if state::all_disarmed() {
+        return Ok(());
+    }
+    state::set_all_disarmed(&km, true);
+    // Disarm all kprobes on a best-effort basis.
+    registry::for_each_hashed(&km, |p| {
+        // SAFETY: `p` is live (a `Hashed`), all `arch_trampoline_kprobe()` reads.
+        if !unsafe { sys::arch_trampoline_kprobe(p.as_ptr()) } && !p.disabled() {
+            // Armed: enabled while probes were not all disarmed.
+            if let Err(e) = disarm_kprobe(&km, p, false) {
+                errors += 1;
+                ret = Err(e);
             }
-        });
-        if errors != 0 {
-            crate::kp_pr!(
-                warn,
-                "Kprobes globally disabled, but failed to disable {errors} out of {total} probes. Please check which kprobes are kept enabled via debugfs.\n"
-            );
-        } else {
-            crate::kp_pr!(info, "Kprobes globally disabled\n");
+            total += 1;
         }
+    });
+    if errors != 0 {
+        crate::kp_pr!(
+            warn,
+            "Kprobes globally disabled, but failed to disable {errors} out of {total} probes. Please check which kprobes are kept enabled via debugfs.\n"
+        );
+    } else {
+        crate::kp_pr!(info, "Kprobes globally disabled\n");
     }
 
     // Wait for disarming all kprobes by optimizer.
-    opt::wait_for_kprobe_optimizer();
+    opt::wait_for_kprobe_optimizer_unlock(km);
     ret
 }

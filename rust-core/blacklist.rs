@@ -423,7 +423,7 @@ pub fn add_ksym_blacklist(entry: usize) -> Result<usize> {
 /// by the callers (boot, `kprobe_mutex`).
 pub(crate) fn add_range(start: usize, end: usize) -> Result {
     let ent =
-        sys::kmalloc(core::mem::size_of::<KprobeBlacklistEntry>()) as *mut KprobeBlacklistEntry;
+        sys::kmalloc(core::mem::size_of::<KprobeBlacklistEntry>()).cast::<KprobeBlacklistEntry>();
     if ent.is_null() {
         return Err(ENOMEM);
     }

@@ -42,3 +42,18 @@ pub struct RcuHead {
     /// The callback.
     pub func: Option<unsafe extern "C" fn(head: *mut RcuHead)>,
 }
+
+/// `CStr::from_ptr()` for a C string the kernel passes (`const char *`).
+///
+/// 7.3's `.clippy.toml` disallows `core::ffi::CStr::from_ptr` in favour of
+/// `kernel::prelude::CStrExt::from_char_ptr`, which 6.12 does not have:
+/// the one call is here, allowed.
+///
+/// # Safety
+/// `p` is a non-null, NUL-terminated string that stays unchanged for `'a`.
+#[inline(always)]
+#[allow(clippy::disallowed_methods)]
+pub unsafe fn cstr_from_ptr<'a>(p: *const core::ffi::c_char) -> &'a core::ffi::CStr {
+    // SAFETY: the caller's guarantee (`# Safety`).
+    unsafe { core::ffi::CStr::from_ptr(p) }
+}

@@ -181,7 +181,7 @@ ftrace_export! {
     ) -> c_int {
         // SAFETY: `sym` is null or a C string (`# Safety` above), which the caller keeps for the
         // call.
-        let sym = (!sym.is_null()).then(|| unsafe { core::ffi::CStr::from_ptr(sym.cast()) });
+        let sym = (!sym.is_null()).then(|| unsafe { crate::ctypes::cstr_from_ptr(sym.cast()) });
         to_errno(addr::kprobe_on_func_entry(addr, sym, offset))
     }
 }

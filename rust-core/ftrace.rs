@@ -39,7 +39,7 @@
 //! room (no memory), arming is upstream's per-probe path, which stays
 //! correct beside pending addresses because the counts are what ftrace has.
 
-use crate::error::{to_result, Result};
+use crate::error::{code::EBUSY, to_result, Result};
 use crate::locks::KprobeMutex;
 use crate::probe::{Hashed, Probe};
 use crate::sys;
@@ -239,12 +239,40 @@ impl IpList {
         self.first = 0;
     }
 
+    /// Drops the first `n` live entries (after [`IpList::live`]).
+    fn drop_front(&mut self, n: usize) {
+        let e = self.entries();
+        for x in e.iter_mut().take(n) {
+            *x = 0;
+        }
+        self.first = n.min(e.len());
+    }
+
     fn free(&mut self) {
         // SAFETY: `buf` is null or came from `kvmalloc()` in `push()`, and is
         // forgotten just below.
         unsafe { sys::kvfree(self.buf.cast()) };
         *self = IpList::EMPTY;
     }
+}
+
+/// `__arm_kprobe_ftrace()` of `ips` at once: the filter first, then the
+/// ops if it is not registered yet; on an error the filter and the ops
+/// are as they were (`ftrace_set_filter_ips()` changes the filter hash all
+/// or nothing).
+fn arm_ips(ipmodify: bool, ips: &[usize]) -> Result {
+    let cnt = counter(ipmodify);
+    to_result(sys::ftrace_set_filter_ips(ipmodify, ips, false))?;
+    if cnt.load(Relaxed) == 0 {
+        if let Err(e) = to_result(sys::register_ftrace_function(ipmodify)) {
+            // At this point, since ops is not registered, we should be
+            // safe from registering empty filter.
+            sys::ftrace_set_filter_ips(ipmodify, ips, true);
+            return Err(e);
+        }
+    }
+    cnt.store(cnt.load(Relaxed) + ips.len() as i32, Relaxed);
+    Ok(())
 }
 
 /// The open batch's pending addresses: `lists[disarm][ipmodify]`.
@@ -262,36 +290,44 @@ impl Batch {
         if self.cap == 0 {
             return false;
         }
-        let o = ipmodify as usize;
+        let o = usize::from(ipmodify);
         // Disarming an address whose arming is pending (a rollback), or
         // the other way round: ftrace never sees either.
-        if self.lists[!disarm as usize][o].cancel(addr) {
+        if self.lists[usize::from(!disarm)][o].cancel(addr) {
             return true;
         }
         let cap = self.cap;
-        self.lists[disarm as usize][o].push(cap, addr)
+        self.lists[usize::from(disarm)][o].push(cap, addr)
     }
 
     /// Applies the pending addresses of one ops: on an error the ops and its
     /// filter are as they were, and what was to be armed stays pending.
     fn flush_ops(&mut self, ipmodify: bool) -> Result {
         let cnt = counter(ipmodify);
-        let o = ipmodify as usize;
+        let o = usize::from(ipmodify);
         let arm = &mut self.lists[0][o];
         let ips = arm.live();
         if !ips.is_empty() {
-            // __arm_kprobe_ftrace() for all: the filter first, then the ops.
-            // ftrace_set_filter_ips() changes the filter hash all or nothing.
-            to_result(sys::ftrace_set_filter_ips(ipmodify, ips, false))?;
-            if cnt.load(Relaxed) == 0 {
-                if let Err(e) = to_result(sys::register_ftrace_function(ipmodify)) {
-                    // At this point, since ops is not registered, we should be
-                    // safe from registering empty filter.
-                    sys::ftrace_set_filter_ips(ipmodify, ips, true);
-                    return Err(e);
+            if let Err(e) = arm_ips(ipmodify, ips) {
+                // -EBUSY: an address another IPMODIFY ops has, which stays
+                // so.  Then one by one, as upstream arms them: those before
+                // the first that fails are armed, it and the rest stay
+                // pending.  (Another error stays the batch's.)
+                let mut done = 0;
+                let mut ret = Err(e);
+                if e == EBUSY && ips.len() > 1 {
+                    ret = Ok(());
+                    for &ip in ips.iter() {
+                        ret = arm_ips(ipmodify, &[ip]);
+                        if ret.is_err() {
+                            break;
+                        }
+                        done += 1;
+                    }
                 }
+                arm.drop_front(done);
+                ret?;
             }
-            cnt.store(cnt.load(Relaxed) + ips.len() as i32, Relaxed);
             arm.clear();
         }
         let disarm = &mut self.lists[1][o];
@@ -411,6 +447,22 @@ impl<'k> FtraceBatch<'k> {
 }
 
 impl FtraceBatch<'_> {
+    /// After a failed [`FtraceBatch::flush`]: the first address whose
+    /// arming failed (the first pending one of the ops that failed; the
+    /// ops are flushed in order, so that is the first ops with any
+    /// pending).  As upstream arms the members one by one, the first
+    /// member armed at this address is the one whose registration fails.
+    pub fn first_unarmed(&self) -> Option<usize> {
+        if !self.open {
+            return None;
+        }
+        BATCH.with(self.km, |b| {
+            b.lists[0]
+                .iter_mut()
+                .find_map(|l| l.live().first().copied())
+        })
+    }
+
     /// Flushes what is still pending (errors ignored) and frees the lists,
     /// as dropping it does: before `kprobe_mutex` is released.
     pub fn close(self) {}

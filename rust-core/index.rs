@@ -254,7 +254,7 @@ fn home(addr: *mut KprobeOpcode, cap: usize) -> usize {
     let h = (addr as usize as u32).wrapping_mul(GOLDEN_RATIO_32);
     // Below `cap - TAIL`: `h < 2^32`; no overflow: `cap <= MAX_SLOTS < 2^32`
     // (and `cap >= MIN_SLOTS > TAIL`).
-    ((h as u64).wrapping_mul(cap.wrapping_sub(TAIL) as u64) >> 32) as usize
+    (u64::from(h).wrapping_mul(cap.wrapping_sub(TAIL) as u64) >> 32) as usize
 }
 
 /// The probe indexed at `addr`, or null: `get_kprobe()`'s body.

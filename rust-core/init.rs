@@ -59,6 +59,9 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
     unsafe {
         (*sys::optinsn_slots()).insn_size = sys::max_optinsn_size()
     };
+    // The optimizer's thread (mainline; 6.12's optimizer is delayed work).
+    #[cfg(CONFIG_OPTPROBES)]
+    sys::start_optimizer();
 
     let mut err = sys::arch_init_kprobes();
     if err == 0 {

@@ -76,6 +76,12 @@ pub mod sys;
 #[cfg(KP_MODEL)]
 #[path = "../tools/testing/hostdiff/sim/core_sys.rs"]
 pub mod sys;
+/// What differs between the kernel trees the core builds on (mainline and
+/// the 6.12 LTS tree); `kp_tree_6_12` on 6.12.
+/// cbindgen:ignore
+#[cfg_attr(kp_tree_6_12, path = "tree/v6_12.rs")]
+#[cfg_attr(not(kp_tree_6_12), path = "tree/v7_3.rs")]
+pub mod tree;
 
 /// C types as the kernel defines them: `char` is unsigned in the kernel
 /// (`-funsigned-char`), and so it is in the host build.
@@ -138,6 +144,11 @@ pub mod ftrace {
         /// Nothing pending.
         pub fn flush(&mut self) -> Result {
             Ok(())
+        }
+
+        /// Nothing armed, so nothing failed to be.
+        pub fn first_unarmed(&self) -> Option<usize> {
+            None
         }
 
         /// Nothing to close.

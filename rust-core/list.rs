@@ -161,7 +161,10 @@ impl Iterator for RcuIter {
 #[macro_export]
 macro_rules! container_of {
     ($ptr:expr, $type:ty, $field:ident) => {
-        ($ptr as *mut u8).wrapping_sub(core::mem::offset_of!($type, $field)) as *mut $type
+        ($ptr)
+            .cast::<u8>()
+            .wrapping_sub(core::mem::offset_of!($type, $field))
+            .cast::<$type>()
     };
 }
 

@@ -92,6 +92,20 @@ impl KprobeMutexGuard {
     }
 }
 
+#[cfg(CONFIG_OPTPROBES)]
+impl KprobeMutexGuard {
+    /// One round of `wait_for_kprobe_optimizer()`: sleeps until the
+    /// optimizer has run, with the mutex released meanwhile and held again
+    /// on return.  `&mut self`: nothing borrowed from the guard, read
+    /// under the mutex, lives across the wait.
+    #[inline]
+    pub fn wait_optimizer_pass(&mut self) {
+        // SAFETY: the type invariant: `kprobe_mutex` is held; `&mut self`
+        // ends every borrow of the token before the wait.
+        unsafe { sys::wait_optimizer_pass() }
+    }
+}
+
 impl Deref for KprobeMutexGuard {
     type Target = KprobeMutex;
     #[inline(always)]

@@ -16,16 +16,15 @@
 //! `tools/testing/differential/divergences.txt`).
 
 use crate::error::{code::EINVAL, Result};
-#[cfg(CONFIG_SYSCTL)]
-use crate::ffi::c_int;
-use crate::ffi::c_void;
+use crate::ffi::{c_int, c_void};
 use crate::index;
 use crate::list;
-use crate::locks::{self, KprobeMutex, TextLocks};
+use crate::locks::{self, KprobeMutex, KprobeMutexGuard, TextLocks};
 use crate::probe::{Aggr, Hashed, Probe};
 use crate::registry;
 use crate::state;
 use crate::sys;
+use crate::tree;
 use crate::types::{
     Kprobe, KprobeOpcode, ListHead, OptimizedKprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_OPTIMIZED,
 };
@@ -148,7 +147,7 @@ const NEAR_SLOTS: usize = 2048;
 /// `1 << NEAR_SHIFT` opcodes (modulo [`NEAR_SLOTS`] blocks), the number of
 /// hashed aggregates whose address is in the block; the look-ups for `p`
 /// can only find an aggregate in the two or three blocks of
-/// `p.addr - NEAR_SPAN ..= p.addr - 1` ([`near_none`]).  Every aggregate
+/// `p.addr - NEAR_SPAN ..= p.addr - 1` ([`near_clear`]).  Every aggregate
 /// counts, prepared or not, ftrace ones too: an upper bound is all the
 /// skip needs.  [`init_aggr_kprobe`] adds an aggregate when it hashes it,
 /// under `kprobe_mutex`; [`free_aggr_kprobe`] takes it away when it frees
@@ -202,16 +201,10 @@ pub(crate) fn near_sub(addr: *const KprobeOpcode) {
     near(near_pos(addr)).fetch_sub(1, Ordering::Relaxed);
 }
 
-/// Whether [`get_optimized_kprobe`] can find nothing for the hashed `p`:
-/// no aggregate but `p` itself counts in the blocks of
-/// `p.addr - NEAR_SPAN ..= p.addr - 1`.
-#[inline(always)]
-fn near_none(p: Hashed<'_>) -> bool {
-    near_clear(near_pos(p.addr()), p.is_aggr())
-}
-
-/// [`near_none`] of a probe at opcode position `pos` that is an aggregate
-/// (counted in [`NEAR`]) if `aggr`.
+/// Whether [`get_optimized_kprobe`] can find nothing for a probe at opcode
+/// position `pos`, an aggregate counted in [`NEAR`] if `aggr`: no
+/// aggregate but that one counts in the blocks of
+/// `pos - NEAR_SPAN ..= pos - 1`.
 #[inline(always)]
 pub(crate) fn near_clear(pos: usize, aggr: bool) -> bool {
     if NEAR_OFF.load(Ordering::Relaxed) {
@@ -251,11 +244,20 @@ pub(crate) fn near_set(addr: *const KprobeOpcode, n: u16) {
 /// `get_optimized_kprobe()`: an optimized probe whose jump replaces
 /// instructions including `addr` (excluding its own breakpoint).
 fn get_optimized_kprobe<'k>(km: &'k KprobeMutex, p: Hashed<'_>) -> Option<Aggr<'k>> {
+    get_optimized_kprobe_at(km, p.addr(), p.is_aggr())
+}
+
+/// [`get_optimized_kprobe`] for `addr`, where an aggregate counted in
+/// [`NEAR`] is if `aggr` (hashed, or unhashed and not freed yet).
+fn get_optimized_kprobe_at<'k>(
+    km: &'k KprobeMutex,
+    addr: *mut KprobeOpcode,
+    aggr: bool,
+) -> Option<Aggr<'k>> {
     // No aggregate at any of the addresses looked at below ([`NEAR`]).
-    if near_none(p) {
+    if near_clear(near_pos(addr), aggr) {
         return None;
     }
-    let addr = p.addr();
     // One read of the index's table for the whole walk; nothing below
     // changes the index.
     let rcu = locks::rcu_read();
@@ -359,6 +361,16 @@ fn do_free_cleaned_kprobes(km: &KprobeMutex) {
                 crate::warn_once!();
                 continue;
             }
+            // The aggregator was holding back another probe while it sat
+            // on the unoptimizing/freeing lists.  Now that the aggregator
+            // has been fully reverted we can safely retry the optimization
+            // of that sibling (mainline).  Unhashed, not freed yet: still
+            // counted in `NEAR`.
+            if tree::REOPT_SIBLING_AFTER_FREE {
+                if let Some(sibling) = get_optimized_kprobe_at(km, kp.addr(), true) {
+                    optimize_kprobe(km, sibling.probe());
+                }
+            }
             free_aggr_kprobe(kp.as_ptr());
         }
     }
@@ -393,17 +405,28 @@ pub fn kprobe_optimizer() {
 
     drop(tl);
 
-    // Step 5: Kick optimizer again if needed.
+    // Step 5: Wake up flushers, and kick optimizer again if needed.
+    sys::optimizer_pass_done();
     if queues_busy(&km) {
         kick_kprobe_optimizer();
     }
 }
 
-/// The optimizer's delayed work (`kprobe_optimizer()`), called by the C
-/// shim's work function.
+/// One optimizer pass (`kprobe_optimizer()`), called by the C shim's
+/// delayed work (6.12).
 #[no_mangle]
 pub extern "C" fn kprobes_rust_optimizer_work() {
     kprobe_optimizer()
+}
+
+/// The optimizer thread (`kprobe_optimizer_thread()`, mainline), started
+/// by the C shim: a pass each time it is kicked or flushed.
+#[no_mangle]
+pub extern "C" fn kprobes_rust_optimizer_thread() -> c_int {
+    while sys::optimizer_sleep() {
+        kprobe_optimizer();
+    }
+    0
 }
 
 /// Is either staging list non-empty?
@@ -412,16 +435,31 @@ fn queues_busy(_km: &KprobeMutex) -> bool {
     unsafe { !list::list_empty(optimizing_list()) || !list::list_empty(unoptimizing_list()) }
 }
 
-/// `wait_for_kprobe_optimizer()`: waits until both staging lists are
-/// empty.
-pub fn wait_for_kprobe_optimizer() {
-    while queues_busy(&locks::kprobe_mutex()) {
-        // `kprobe_mutex` is released here (the temporary guard above).
-        // This will also make 'optimizing_work' execute immmediately.
-        sys::flush_optimizer();
-        // 'optimizing_work' might not have been queued yet, relax.
-        sys::cpu_relax();
+/// `wait_for_kprobe_optimizer_locked()`: waits until both staging lists
+/// are empty, `kprobe_mutex` released while asleep (`&mut`: nothing
+/// borrowed from the guard lives across the wait).
+pub fn wait_for_kprobe_optimizer_locked(km: &mut KprobeMutexGuard) {
+    while queues_busy(km) {
+        km.wait_optimizer_pass();
     }
+}
+
+/// `wait_for_kprobe_optimizer()`.
+pub fn wait_for_kprobe_optimizer() {
+    wait_for_kprobe_optimizer_locked(&mut locks::kprobe_mutex());
+}
+
+/// The wait for the optimizer that ends an update of every probe
+/// (`unoptimize_all_kprobes()`, `disarm_all_kprobes()`), then unlocks:
+/// mainline waits with `kprobe_mutex` held, 6.12 releases it first
+/// ([`tree::WAIT_OPTIMIZER_UNDER_MUTEX`]).
+pub fn wait_for_kprobe_optimizer_unlock(km: KprobeMutexGuard) {
+    let mut km = km;
+    if !tree::WAIT_OPTIMIZER_UNDER_MUTEX {
+        drop(km);
+        km = locks::kprobe_mutex();
+    }
+    wait_for_kprobe_optimizer_locked(&mut km);
 }
 
 /// `optprobe_queued_unopt()`: is `op` on `unoptimizing_list`?
@@ -678,23 +716,22 @@ pub fn optimize_all_kprobes() {
 #[cfg(CONFIG_SYSCTL)]
 /// `unoptimize_all_kprobes()`.
 pub fn unoptimize_all_kprobes() {
-    {
-        let km = locks::kprobe_mutex();
-        // If optimization is already prohibited, just return.
-        if !state::allow_optimization() {
-            return;
-        }
-        let _cpus = locks::cpus_read(&km);
-        state::set_allow_optimization(&km, false);
-        registry::for_each_hashed(&km, |p| {
-            if !p.disabled() {
-                unoptimize_kprobe(&km, *p, None);
-            }
-        });
+    let km = locks::kprobe_mutex();
+    // If optimization is already prohibited, just return.
+    if !state::allow_optimization() {
+        return;
     }
+    let cpus = locks::cpus_read(&km);
+    state::set_allow_optimization(&km, false);
+    registry::for_each_hashed(&km, |p| {
+        if !p.disabled() {
+            unoptimize_kprobe(&km, *p, None);
+        }
+    });
+    drop(cpus);
 
     // Wait for unoptimizing completion.
-    wait_for_kprobe_optimizer();
+    wait_for_kprobe_optimizer_unlock(km);
     crate::kp_pr!(
         info,
         "kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n"

@@ -12,7 +12,7 @@
 
 use crate::ffi::c_void;
 use crate::list;
-use crate::locks::{KprobeMutex, TextLocks};
+use crate::locks::{KprobeMutex, KprobeMutexGuard, TextLocks};
 use crate::probe::{Aggr, Hashed, Probe};
 use crate::sys;
 use crate::types::Kprobe;
@@ -60,6 +60,13 @@ pub fn aggr_disarmed(a: Aggr<'_>) -> bool {
 /// `wait_for_kprobe_optimizer()`: nothing to wait for.
 #[inline(always)]
 pub fn wait_for_kprobe_optimizer() {}
+
+/// The wait that ends an update of every probe: nothing to wait for, so
+/// just the unlock.
+#[inline(always)]
+pub fn wait_for_kprobe_optimizer_unlock(km: KprobeMutexGuard) {
+    drop(km);
+}
 
 /// `optimize_kprobe()`: nothing (upstream's empty macro).
 #[inline(always)]

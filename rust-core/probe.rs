@@ -122,7 +122,7 @@ impl<'a> Probe<'a> {
     pub fn symbol(self) -> Option<&'a CStr> {
         let s = self.symbol_name();
         // SAFETY: null or a C string that stays for `'a` (type invariant).
-        (!s.is_null()).then(|| unsafe { CStr::from_ptr(s.cast()) })
+        (!s.is_null()).then(|| unsafe { crate::ctypes::cstr_from_ptr(s.cast()) })
     }
 
     /// `p->offset`.

@@ -20,6 +20,7 @@ use crate::rcu_policy;
 use crate::registry;
 use crate::state;
 use crate::sys;
+use crate::tree;
 use crate::types::{Kprobe, KPROBE_FLAG_DISABLED, KPROBE_FLAG_GONE, KPROBE_FLAG_ON_FUNC_ENTRY};
 use core::ptr;
 
@@ -195,12 +196,17 @@ fn resolve_new<'a>(
     let np = unsafe { NewProbe::new(p) };
     // User can pass only KPROBE_FLAG_DISABLED to register_kprobe.
     np.reset(0);
+    // Mainline marks a function entry here, before the address checks: a
+    // probe they refuse keeps the flag.
+    if tree::FUNC_ENTRY_FLAG_BEFORE_CHECKS && on_func_entry {
+        np.set_flags(KPROBE_FLAG_ON_FUNC_ENTRY);
+    }
     Ok((np, on_func_entry))
 }
 
 /// The part of `register_kprobe()` under `kprobe_mutex`.
 fn register_locked(km: &KprobeMutex, p: NewProbe<'_>, on_func_entry: bool) -> Result {
-    if on_func_entry {
+    if on_func_entry && !tree::FUNC_ENTRY_FLAG_BEFORE_CHECKS {
         p.set_flags(KPROBE_FLAG_ON_FUNC_ENTRY);
     }
 
@@ -459,6 +465,7 @@ pub fn register_members<'a, V: Member<'a>>(ms: Array<'a, V>) -> Result {
     }
     register_batch(
         ms.len(),
+        |i| ms.get(i).map(|m| m.kp()),
         |i| ms.get(i).and_then(|m| addr::hint(m.kp())),
         // Upstream dereferences a null member.
         |km, i, win| {
@@ -479,8 +486,12 @@ pub fn register_members<'a, V: Member<'a>>(ms: Array<'a, V>) -> Result {
 /// `n` members, those registered, are unregistered: `tops(km, n)` under
 /// the mutex (cancelling the arming they left pending; the flush after it
 /// disarms what a partly failed flush armed), `wait_and_free(n)` after.
-fn register_batch(
+/// Member `kp(i)` whose arming failed keeps its flags, as after upstream's
+/// failed registration of it; but the members after it, which upstream
+/// never registers, are registered and unregistered here.
+fn register_batch<'a>(
     members: usize,
+    kp: impl Fn(usize) -> Option<Probe<'a>>,
     hint: impl Fn(usize) -> Option<usize>,
     register: impl Fn(&KprobeMutex, usize, &ReservedWindow) -> Result,
     tops: impl FnOnce(&KprobeMutex, usize),
@@ -500,12 +511,27 @@ fn register_batch(
             break;
         }
     }
+    // The member whose arming failed in the batch's flush, as upstream's
+    // registration of it would have: it keeps its flags (it was unhashed,
+    // never unregistered).
+    let mut failed = None;
     if ret.is_ok() {
         ret = batch.flush();
+        if ret.is_err() {
+            failed = batch.first_unarmed().and_then(|a| {
+                (0..members)
+                    .filter_map(&kp)
+                    .find(|p| p.ftrace() && p.addr() as usize == a)
+            });
+        }
     }
     let Err(e) = ret else { return Ok(()) };
     if registered > 0 {
+        let kept = failed.map(|p| (p, p.flags()));
         tops(&km, registered);
+        if let Some((p, flags)) = kept {
+            p.put_flags(&km, flags);
+        }
         // Disarms what a partly failed flush armed (the rest was cancelled).
         let _ = batch.flush();
         batch.close();

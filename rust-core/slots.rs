@@ -212,7 +212,7 @@ impl<'a> Cache<'a> {
             // installed (`alloc_insn_page()`, `alloc_optinsn_page()`): it
             // takes no argument and only needs process context, which
             // `get_insn_slot()`, the only caller, has.
-            Some(alloc) => (unsafe { alloc() }) as *mut KprobeOpcode,
+            Some(alloc) => (unsafe { alloc() }).cast::<KprobeOpcode>(),
             None => ptr::null_mut(),
         }
     }
@@ -603,7 +603,7 @@ pub fn get_insn_slot(c: Cache<'_>) -> *mut KprobeOpcode {
         }
 
         // All out of space.  Need to allocate a new page.
-        let kip = sys::kmalloc(insn_page_size(spp)) as *mut KprobeInsnPage;
+        let kip = sys::kmalloc(insn_page_size(spp)).cast::<KprobeInsnPage>();
         if kip.is_null() {
             break 'retry;
         }

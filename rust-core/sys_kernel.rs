@@ -63,7 +63,13 @@ extern "C" {
     #[cfg(CONFIG_OPTPROBES)]
     fn kprobes_rust_kick_optimizer();
     #[cfg(CONFIG_OPTPROBES)]
-    fn kprobes_rust_flush_optimizer();
+    fn kprobes_rust_wait_optimizer_pass();
+    #[cfg(CONFIG_OPTPROBES)]
+    fn kprobes_rust_optimizer_pass_done();
+    #[cfg(CONFIG_OPTPROBES)]
+    fn kprobes_rust_optimizer_sleep() -> bool;
+    #[cfg(CONFIG_OPTPROBES)]
+    fn kprobes_rust_start_optimizer();
     fn kprobes_rust_cpu_relax();
     fn kprobes_rust_num_possible_cpus() -> c_uint;
     #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
@@ -214,21 +220,59 @@ pub fn synchronize_rcu_tasks() {
     unsafe { kprobes_rust_synchronize_rcu_tasks() }
 }
 
+// The jump optimizer's driver: mainline's kthread or 6.12's delayed work
+// (c-shim/tree_*.c), which runs `kprobes_rust_optimizer_work()` or
+// `kprobes_rust_optimizer_thread()`.
+
 #[cfg(CONFIG_OPTPROBES)]
-/// `schedule_delayed_work(&optimizing_work, OPTIMIZE_DELAY)`.
+/// `kick_kprobe_optimizer()`: a pass within `OPTIMIZE_DELAY`; under
+/// `kprobe_mutex`.
 #[inline]
 pub fn kick_optimizer() {
-    // SAFETY: the shim's wrapper queues its static, statically initialized
-    // `optimizing_work`; `schedule_delayed_work()` may be called in any context.
+    // SAFETY: the shim's driver is statically initialized and may be kicked
+    // in any context; callers hold `kprobe_mutex`, which mainline's asserts.
     unsafe { kprobes_rust_kick_optimizer() }
 }
 
 #[cfg(CONFIG_OPTPROBES)]
-/// `flush_delayed_work(&optimizing_work)`.
+/// One round of `wait_for_kprobe_optimizer()`: sleeps until the optimizer
+/// has run, with `kprobe_mutex` released meanwhile.
+///
+/// # Safety
+/// The current task holds `kprobe_mutex`, and nothing it read under the
+/// mutex is used after the call without being read again.
 #[inline]
-pub fn flush_optimizer() {
-    // SAFETY: process context.
-    unsafe { kprobes_rust_flush_optimizer() }
+pub unsafe fn wait_optimizer_pass() {
+    // SAFETY: process context, `kprobe_mutex` held (this function's
+    // `# Safety`); it is held again on return.
+    unsafe { kprobes_rust_wait_optimizer_pass() }
+}
+
+#[cfg(CONFIG_OPTPROBES)]
+/// The end of an optimizer pass, under `kprobe_mutex`: wakes the tasks
+/// waiting for one.
+#[inline]
+pub fn optimizer_pass_done() {
+    // SAFETY: called by the optimizer with `kprobe_mutex` held, which guards
+    // the shim's pass count.
+    unsafe { kprobes_rust_optimizer_pass_done() }
+}
+
+#[cfg(CONFIG_OPTPROBES)]
+/// The optimizer thread's sleep until it is kicked or flushed; false when
+/// it is to stop.
+#[inline]
+pub fn optimizer_sleep() -> bool {
+    // SAFETY: called by the optimizer thread only, in process context.
+    unsafe { kprobes_rust_optimizer_sleep() }
+}
+
+#[cfg(CONFIG_OPTPROBES)]
+/// Starts the optimizer's thread, where there is one (boot).
+#[inline]
+pub fn start_optimizer() {
+    // SAFETY: called once, from `init_kprobes()`.
+    unsafe { kprobes_rust_start_optimizer() }
 }
 
 /// `cpu_relax()`.
@@ -486,8 +530,7 @@ pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
 /// `kzalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kzalloc(size: usize) -> *mut c_void {
-    // SAFETY: krealloc(NULL, ...) is kmalloc.
-    unsafe { b::krealloc(core::ptr::null(), size, b::GFP_KERNEL | b::__GFP_ZERO) }
+    crate::tree::kmalloc(size, b::GFP_KERNEL | b::__GFP_ZERO)
 }
 
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
@@ -500,7 +543,7 @@ pub fn ftrace_set_filter_ip(ipmodify: bool, ip: usize, remove: bool) -> c_int {
         b::ftrace_set_filter_ip(
             kprobes_rust_ftrace_ops(ipmodify),
             ip as c_ulong,
-            remove as c_int,
+            c_int::from(remove),
             0,
         )
     }
@@ -522,7 +565,7 @@ pub fn ftrace_set_filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_i
             kprobes_rust_ftrace_ops(ipmodify),
             ips.as_ptr().cast_mut().cast::<c_ulong>(),
             ips.len() as c_uint,
-            remove as c_int,
+            c_int::from(remove),
             0,
         )
     }
@@ -648,7 +691,7 @@ pub unsafe fn printk_s(fmt: &core::ffi::CStr, s: *const c_char) {
     #[cfg(CONFIG_PRINTK)]
     // SAFETY: the argument matches the format.
     unsafe {
-        b::_printk(fmt.as_ptr().cast(), s)
+        b::_printk(fmt.to_bytes_with_nul().as_ptr().cast(), s)
     };
     #[cfg(not(CONFIG_PRINTK))]
     let _ = (fmt, s);
@@ -833,8 +876,7 @@ pub fn synchronize_rcu() {
 /// `kmalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kmalloc(size: usize) -> *mut c_void {
-    // SAFETY: krealloc(NULL, ...) is kmalloc.
-    unsafe { b::krealloc(core::ptr::null(), size, b::GFP_KERNEL) }
+    crate::tree::kmalloc(size, b::GFP_KERNEL)
 }
 
 /// The bytes [`table_alloc`] gets for a request of `size`: whole pages.
@@ -852,15 +894,13 @@ pub fn table_size(size: usize) -> usize {
 /// (`kvfree_call_rcu()` frees vmalloc()ed memory too).
 #[inline]
 pub fn table_alloc(size: usize) -> *mut c_void {
-    // SAFETY: vrealloc(NULL, ...) is vmalloc.
-    unsafe { b::vrealloc(core::ptr::null(), size, b::GFP_KERNEL) }
+    crate::tree::vmalloc(size, b::GFP_KERNEL)
 }
 
 /// `kvmalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kvmalloc(size: usize) -> *mut c_void {
-    // SAFETY: kvrealloc(NULL, ...) is kvmalloc.
-    unsafe { b::kvrealloc(core::ptr::null(), size, b::GFP_KERNEL) }
+    crate::tree::kvmalloc(size, b::GFP_KERNEL)
 }
 
 /// `kvfree()`.
@@ -869,7 +909,7 @@ pub fn kvmalloc(size: usize) -> *mut c_void {
 /// `p` is null or came from [`kvmalloc`] and is not used afterwards.
 #[inline]
 pub unsafe fn kvfree(p: *mut c_void) {
-    // SAFETY: `p` is null or came from `kvrealloc(NULL, ..)` and is not used
+    // SAFETY: `p` is null or came from `kvmalloc()` and is not used
     // afterwards (this function's `# Safety`).
     unsafe { b::kvfree(p) }
 }
@@ -881,7 +921,7 @@ pub unsafe fn kvfree(p: *mut c_void) {
 #[inline]
 pub unsafe fn kfree(p: *mut c_void) {
     // SAFETY: `p` is null or came from `kmalloc()`/`kzalloc()` (both
-    // `krealloc(NULL, ..)`) and is not used afterwards (this function's `# Safety`).
+    // [`kmalloc`]) and is not used afterwards (this function's `# Safety`).
     unsafe { b::kfree(p) }
 }
 
@@ -937,7 +977,7 @@ pub fn warn_at(file: &'static str, line: u32) {
 pub fn kernel_text_address(addr: usize) -> bool {
     // SAFETY: `kernel_text_address()` takes `addr` by value and only looks it up
     // in the kernel's text ranges; no pointer is dereferenced.
-    unsafe { b::kernel_text_address(addr as _) != 0 }
+    unsafe { b::kernel_text_address(addr) != 0 }
 }
 
 /// `kallsyms_lookup_size_offset()`.
@@ -945,7 +985,7 @@ pub fn kernel_text_address(addr: usize) -> bool {
 pub fn kallsyms_lookup_size_offset(addr: usize, size: &mut usize, offset: &mut usize) -> bool {
     let (mut s, mut o) = (0, 0);
     // SAFETY: valid out pointers.
-    let r = unsafe { b::kallsyms_lookup_size_offset(addr as _, &mut s, &mut o) } != 0;
+    let r = unsafe { b::kallsyms_lookup_size_offset(addr, &mut s, &mut o) } != 0;
     // `unsigned long` is `usize` in the kernel crate (the casts document it).
     #[allow(clippy::unnecessary_cast)]
     {
@@ -963,7 +1003,7 @@ pub fn kallsyms_lookup_size_offset(addr: usize, size: &mut usize, offset: &mut u
 pub unsafe fn lookup_symbol_name(addr: usize, buf: *mut c_char) -> c_int {
     // SAFETY: `buf` is valid for `KSYM_NAME_LEN` bytes (this function's
     // `# Safety`), the most `lookup_symbol_name()` writes.
-    unsafe { b::lookup_symbol_name(addr as _, buf) }
+    unsafe { b::lookup_symbol_name(addr, buf) }
 }
 
 /// `kprobe_lookup_name()` (weak; the C shim has the default).
@@ -982,7 +1022,7 @@ pub unsafe fn kprobe_lookup_name(name: *const c_char, offset: u32) -> *mut Kprob
 pub fn arch_within_kprobe_blacklist(addr: usize) -> bool {
     // SAFETY: the weak default (or the arch's version) only compares `addr`, a
     // value, with text section bounds.
-    unsafe { b::arch_within_kprobe_blacklist(addr as _) }
+    unsafe { b::arch_within_kprobe_blacklist(addr) }
 }
 
 /// `arch_populate_kprobe_blacklist()` (weak; the C shim has the default).
@@ -1069,7 +1109,7 @@ pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
             &[][..]
         } else {
             core::slice::from_raw_parts(
-                bl as *const usize,
+                bl.cast_const(),
                 *addr_of!((*m).num_kprobe_blacklist) as usize,
             )
         };
@@ -1128,6 +1168,7 @@ pub unsafe fn pr_err_dump_kprobe(sym: *const c_char, offset: c_uint, addr: *mut 
     unsafe {
         b::_printk(
             c"\x013Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n"
+                .to_bytes_with_nul()
                 .as_ptr()
                 .cast(),
             sym,
@@ -1179,7 +1220,7 @@ pub fn arch_adjust_kprobe_addr(
 ) -> *mut KprobeOpcode {
     // SAFETY: valid out pointer; the arch reads `addr` with
     // copy_from_kernel_nofault().
-    unsafe { b::arch_adjust_kprobe_addr(addr as _, offset as _, on_func_entry) }
+    unsafe { b::arch_adjust_kprobe_addr(addr, offset, on_func_entry) }
 }
 
 /// `ftrace_location()`: the ftrace call site at or in the function of `addr`.
@@ -1189,7 +1230,7 @@ pub fn ftrace_location(addr: usize) -> usize {
     // ftrace's call-site records for it.
     #[cfg(CONFIG_DYNAMIC_FTRACE)]
     unsafe {
-        b::ftrace_location(addr as _) as usize
+        b::ftrace_location(addr) as usize
     }
     // Without dynamic ftrace, a static inline returning 0.
     #[cfg(not(CONFIG_DYNAMIC_FTRACE))]
@@ -1204,7 +1245,7 @@ pub fn ftrace_location(addr: usize) -> usize {
 pub fn core_kernel_text(addr: usize) -> bool {
     // SAFETY: `core_kernel_text()` only compares `addr`, a value, with the core
     // kernel's text bounds.
-    unsafe { b::core_kernel_text(addr as _) != 0 }
+    unsafe { b::core_kernel_text(addr) != 0 }
 }
 
 /// `__module_text_address()`; preemption must be disabled.
@@ -1213,7 +1254,7 @@ pub fn module_text_address(addr: usize) -> *mut Module {
     // SAFETY: callers disable preemption, as required.
     #[cfg(CONFIG_MODULES)]
     unsafe {
-        b::__module_text_address(addr as _)
+        b::__module_text_address(addr)
     }
     // Without modules, a static inline returning NULL.
     #[cfg(not(CONFIG_MODULES))]
@@ -1265,7 +1306,7 @@ pub fn find_bug(addr: usize) -> bool {
     // SAFETY: `find_bug()` compares `addr`, a value, with the kernel's and the
     // modules' bug tables; the returned entry is only tested for null.
     #[cfg(CONFIG_GENERIC_BUG)]
-    return unsafe { !b::find_bug(addr as _).is_null() };
+    return unsafe { !b::find_bug(addr).is_null() };
     // Without GENERIC_BUG (so without BUG) there is no bug table: upstream's
     // find_bug() is then a static inline returning NULL.
     #[cfg(not(CONFIG_GENERIC_BUG))]
@@ -1349,7 +1390,7 @@ pub unsafe fn within_module_init(addr: usize, m: *mut Module) -> bool {
     // SAFETY: `m` is a live module.
     #[cfg(CONFIG_MODULES)]
     unsafe {
-        kprobes_rust_within_module_init(addr as _, m)
+        kprobes_rust_within_module_init(addr, m)
     }
     // Without modules, a static inline returning false.
     #[cfg(not(CONFIG_MODULES))]
@@ -1410,7 +1451,7 @@ pub unsafe fn seq_report_sym(
     unsafe {
         b::seq_printf(
             pi,
-            c"%px  %s  %s+0x%x  %s ".as_ptr().cast(),
+            c"%px  %s  %s+0x%x  %s ".to_bytes_with_nul().as_ptr().cast(),
             addr,
             ty,
             sym,
@@ -1432,7 +1473,15 @@ pub unsafe fn seq_report_nosym(
     paddr: *mut c_void,
 ) {
     // SAFETY: the arguments match the format's conversions.
-    unsafe { b::seq_printf(pi, c"%px  %s  %pS ".as_ptr().cast(), addr, ty, paddr) }
+    unsafe {
+        b::seq_printf(
+            pi,
+            c"%px  %s  %pS ".to_bytes_with_nul().as_ptr().cast(),
+            addr,
+            ty,
+            paddr,
+        )
+    }
 }
 
 /// `seq_printf(pi, "%s%s%s%s\n", ...)` (upstream's format).
@@ -1448,7 +1497,16 @@ pub unsafe fn seq_report_flags(
     d: *const c_char,
 ) {
     // SAFETY: the arguments match the format's conversions.
-    unsafe { b::seq_printf(pi, c"%s%s%s%s\n".as_ptr().cast(), a, b2, c, d) }
+    unsafe {
+        b::seq_printf(
+            pi,
+            c"%s%s%s%s\n".to_bytes_with_nul().as_ptr().cast(),
+            a,
+            b2,
+            c,
+            d,
+        )
+    }
 }
 
 /// `seq_printf(m, "0x%px-0x%px\t%ps\n", ...)` (upstream's format).
@@ -1463,7 +1521,15 @@ pub unsafe fn seq_blacklist_line(
     sym: *mut c_void,
 ) {
     // SAFETY: the arguments match the format's conversions.
-    unsafe { b::seq_printf(m, c"0x%px-0x%px\t%ps\n".as_ptr().cast(), start, end, sym) }
+    unsafe {
+        b::seq_printf(
+            m,
+            c"0x%px-0x%px\t%ps\n".to_bytes_with_nul().as_ptr().cast(),
+            start,
+            end,
+            sym,
+        )
+    }
 }
 
 /// `kallsyms_lookup(addr, NULL, &offset, &modname, namebuf)`: the symbol
@@ -1481,7 +1547,7 @@ pub unsafe fn kallsyms_lookup(
     // SAFETY: `namebuf` has `KSYM_NAME_LEN` bytes (this function's `# Safety`),
     // the most `kallsyms_lookup()` writes; `offset` and `modname` are `&mut`s, and
     // a null `symbolsize` is accepted (upstream's call passes one too).
-    unsafe { b::kallsyms_lookup(addr as _, core::ptr::null_mut(), offset, modname, namebuf) }
+    unsafe { b::kallsyms_lookup(addr, core::ptr::null_mut(), offset, modname, namebuf) }
 }
 
 // --- Kretprobes without rethook (`!CONFIG_KRETPROBE_ON_RETHOOK`, arm64) ----
@@ -1552,10 +1618,25 @@ impl Drop for RawIrqOff {
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
 #[inline(always)]
 pub fn next_possible_cpu_wrap(cpu: c_int) -> c_int {
-    // SAFETY: `__cpu_possible_mask` is set up at boot and only read here;
-    // `cpumask_next_wrap()` reads the mask and may be called in any context.
+    // The trees' `cpumask_next_wrap()` differ (mainline's is a two-argument
+    // `static __always_inline`, without a binding): open-coded as
+    // `find_next_bit_wrap(bits, nbits, cpu + 1)` with the out-of-line
+    // `_find_next_bit()`/`_find_first_bit()` both have.  The possible mask
+    // has no bit at or above `nr_cpu_ids`, so searching `NR_CPUS` bits finds
+    // the same CPU.  `cpu` is below `NR_CPUS` (or -1): `wrapping_add()`
+    // cannot wrap, and puts no overflow check on this hit path.
+    let bits = core::ptr::addr_of!(b::__cpu_possible_mask).cast::<c_ulong>();
+    let nbits = b::NR_CPUS as c_ulong;
+    // SAFETY: `__cpu_possible_mask` is set up at boot, `NR_CPUS` bits long,
+    // and only read here; the find-bit functions may be called in any context.
     unsafe {
-        b::cpumask_next_wrap(cpu, core::ptr::addr_of!(b::__cpu_possible_mask), -1, true) as c_int
+        let next = b::_find_next_bit(bits, nbits, cpu.wrapping_add(1) as c_ulong);
+        let next = if next >= nbits {
+            b::_find_first_bit(bits, nbits)
+        } else {
+            next
+        };
+        next as c_int
     }
 }
 

@@ -87,7 +87,7 @@ impl<'a> SeqView<'a> {
             sys::seq_report_sym(
                 self.ptr,
                 addr,
-                ty.as_ptr().cast(),
+                ty.to_bytes_with_nul().as_ptr().cast(),
                 sym.ptr,
                 offset,
                 modname.ptr,
@@ -105,7 +105,14 @@ impl<'a> SeqView<'a> {
         // SAFETY: by the type invariant, `self.ptr` is being shown by the
         // current task; `ty` is a `CStr`; `%px` and `%pS` only print and
         // look up the values of the addresses, never dereference them.
-        unsafe { sys::seq_report_nosym(self.ptr, addr, ty.as_ptr().cast(), paddr) }
+        unsafe {
+            sys::seq_report_nosym(
+                self.ptr,
+                addr,
+                ty.to_bytes_with_nul().as_ptr().cast(),
+                paddr,
+            )
+        }
     }
 
     /// `seq_printf(pi, "%s%s%s%s\n", a, b, c, d)`.
@@ -116,10 +123,10 @@ impl<'a> SeqView<'a> {
         unsafe {
             sys::seq_report_flags(
                 self.ptr,
-                a.as_ptr().cast(),
-                b.as_ptr().cast(),
-                c.as_ptr().cast(),
-                d.as_ptr().cast(),
+                a.to_bytes_with_nul().as_ptr().cast(),
+                b.to_bytes_with_nul().as_ptr().cast(),
+                c.to_bytes_with_nul().as_ptr().cast(),
+                d.to_bytes_with_nul().as_ptr().cast(),
             )
         }
     }
@@ -229,7 +236,7 @@ impl<'a> CStrPtr<'a> {
     pub fn new(s: &'a CStr) -> CStrPtr<'a> {
         // INVARIANT: a `&'a CStr` is NUL-terminated and unchanged for `'a`.
         CStrPtr {
-            ptr: s.as_ptr().cast(),
+            ptr: s.to_bytes_with_nul().as_ptr().cast(),
             _str: PhantomData,
         }
     }

@@ -153,11 +153,11 @@ build() { # VARIANT
 "$ROOT/scripts/kernel-tree.sh"
 ra=$WORK/.rustavailable-$KP_ARCH
 if [ ! -f "$ra" ] || [ "$ra" -ot "$WORK/.setup-done" ]; then
-	step "build: checking 'make ${KARCH_ARGS[*]+${KARCH_ARGS[*]} }LLVM=1 rustavailable'"
-	make -C "$KSRC" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 rustavailable 2>&1 | tail -n 3 | sed 's/^/    /'
-	make -s -C "$KSRC" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 rustavailable >/dev/null 2>&1 ||
+	step "build: checking 'make ${KARCH_ARGS[*]+${KARCH_ARGS[*]} }LLVM=$KLLVM rustavailable'"
+	make -C "$KSRC" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=$KLLVM rustavailable 2>&1 | tail -n 3 | sed 's/^/    /'
+	make -s -C "$KSRC" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=$KLLVM rustavailable >/dev/null 2>&1 ||
 		die "the kernel says Rust is not available" \
-		    "run 'make -C $KSRC LLVM=1 rustavailable' for details; 'make setup' installs rust-src and bindgen"
+		    "run 'make -C $KSRC LLVM=$KLLVM rustavailable' for details; 'make setup' installs rust-src and bindgen"
 	touch "$ra"
 fi
 for v in "$@"; do

@@ -118,8 +118,10 @@ boot_variant() {
 	cp "$RESULTS/$v/clients-div/console.log" "$OUT/$v.div.console.log" 2>/dev/null || :
 	grep -a '^KPC ' "$OUT/$v.div.results.log" | tr -d '\r' >"$OUT/$v.div.kpc" 2>/dev/null || :
 	if [ $record = 1 ]; then
-		cp "$OUT/$v.div.kpc" "$ROOT/tools/testing/clients/divergences/$v.kpc"
-		info "recorded tools/testing/clients/divergences/$v.kpc (review: git diff)"
+		local rd=$ROOT/tools/testing/clients/divergences${TREE_DIR:+/$TREE_DIR}
+		mkdir -p "$rd"
+		cp "$OUT/$v.div.kpc" "$rd/$v.kpc"
+		info "recorded ${rd#"$ROOT/"}/$v.kpc (review: git diff)"
 	fi
 }
 for v in $variants; do check_variant "$v"; done

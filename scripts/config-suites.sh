@@ -32,8 +32,7 @@ differential=0
 quick=; [ "${KP_GUEST_QUICK:-0}" = 1 ] && quick=1
 # The kernel parameters of this script's guest runs (scripts/vm.sh).
 append="${KP_APPEND:-}${quick:+ kpt.quick=1}"
-pfx=
-[ "$KP_CONFIG" = pipeline ] || pfx="$KP_CONFIG/"
+pfx=$CHECK_PFX
 mkdir -p "$RESULTS"
 other() { if [ "$1" = c ]; then echo rust; else echo c; fi; }
 declare -A guest_s
@@ -44,7 +43,7 @@ declare -A guest_s
 # them in /extra/jprobes.  Without them the guest's jprobes suite
 # (tools/testing/guest/jprobes.sh) skips on a kernel without jprobes and
 # fails on one with jprobes.
-jprobes_dir() { echo "$WORK/jprobes${pfx:+-$KP_CONFIG}-$1"; }
+jprobes_dir() { if [ "$KP_CONFIG" = pipeline ]; then echo "$WORK/jprobes-$1"; else echo "$WORK/jprobes-$KP_CONFIG-$1"; fi; }
 for v in $VARIANTS; do
 	jb=$(jprobes_dir "$v")
 	rm -rf "$jb"
@@ -84,10 +83,12 @@ guest_run() {
 }
 for_variants guest_run || :
 
-# A config's own ftracetest expectations (the arm64 row's), recorded from
-# its C variant by `KP_CONFIG=CONFIG make expectations`; without them a
-# matrix row compares with its C variant's run of the same job.
-cfg_expect=$ROOT/tools/testing/expectations/$KP_CONFIG/ftracetest.txt
+# The tree's ftracetest expectations, and a config's own (the arm64
+# row's), recorded from its C variant by `KP_CONFIG=CONFIG make
+# expectations`; without them a matrix row compares with its C variant's
+# run of the same job.
+cfg_expect=$EXPECT/$KP_CONFIG/ftracetest.txt
+[ "$KP_CONFIG" != pipeline ] || cfg_expect=$EXPECT/ftracetest.txt
 for v in $VARIANTS; do
 	o=$(outdir "$v")
 	guest_s[$v]=$(cat "$RESULTS/$v/test/guest-seconds" 2>/dev/null || echo 0)

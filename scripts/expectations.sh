@@ -7,8 +7,9 @@
 # scripts/config-suites.sh then uses for that row).  Review the diff
 # before committing it.
 . "$(dirname "$0")/lib.sh"
-exp=$ROOT/tools/testing/expectations/ftracetest.txt
-[ "$KP_CONFIG" = pipeline ] || exp=$ROOT/tools/testing/expectations/$KP_CONFIG/ftracetest.txt
+exp=$EXPECT/ftracetest.txt
+[ "$KP_CONFIG" = pipeline ] || exp=$EXPECT/$KP_CONFIG/ftracetest.txt
+mkdir -p "$(dirname "$exp")"
 "$ROOT/scripts/build.sh" c
 KP_APPEND= "$ROOT/scripts/vm.sh" c "$ROOT/tools/testing/guest/test-job.sh" test
 python3 "$ROOT/tools/testing/kpt_results.py" c "$RESULTS/c/test/results.log" "$RESULTS/c/test/console.log" \

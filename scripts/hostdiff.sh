@@ -12,6 +12,11 @@
 # identical, except after a recorded upstream anomaly.
 #
 #   scripts/hostdiff.sh            KP_HOSTDIFF_SEQS sequences (default 1000)
+#   KP_TREE=7.3 scripts/hostdiff.sh   the same against 7.3's kernel/kprobes.c
+#
+# The C side is the `pristine` kernel/kprobes.c of the tree scripts/lib.sh
+# selects (KP_TREE: build/linux for 6.12, build/7.3/linux for 7.3), built
+# into that tree's $WORK/hostdiff (build/hostdiff, build/7.3/hostdiff).
 #
 # Environment:
 #   KP_HOSTDIFF_SEQS   number of sequences (default 1000)
@@ -28,7 +33,7 @@
 #                      up to 16 times, tools/testing/hostdiff/resync.py; a
 #                      real divergence found so counts as real)
 # Checks (one PASS/FAIL line each, for scripts/test.sh's suite hook):
-#   hostdiff/classify-finding-1, -3, -5, -6, -batch
+#   hostdiff/classify-finding-1, -3, -5, -6, -7, -batch, -batch-finding-1
 #                             classify.py's self-test (tools/testing/
 #                             hostdiff/test_classify.py, run first, no
 #                             driver needed): for each recorded upstream
@@ -90,14 +95,14 @@ step "hostdiff: build hostdiff-c (upstream kernel/kprobes.c on the host, with th
 mkdir -p "$OUT"
 (cd "$ROOT" && cargo build -q -p kpsim) >"$OUT/cargo-kpsim.log" 2>&1 ||
 	{ cat "$OUT/cargo-kpsim.log" >&2; die "libkpsim.a does not build" "see $OUT/cargo-kpsim.log"; }
-make -s -C "$HD" O="$OUT" KSRC="$KSRC" SIMLIB="$SIMLIB" hostdiff-c fatal >"$OUT/build.log" 2>&1 ||
+make -s -C "$HD" O="$OUT" KSRC="$KSRC" KP_TREE="${KP_TREE:-6.12}" SIMLIB="$SIMLIB" hostdiff-c fatal >"$OUT/build.log" 2>&1 ||
 	{ cat "$OUT/build.log" >&2; die "hostdiff-c does not build" "see $OUT/build.log"; }
 
 if [ -z "${KP_HOSTDIFF_RUST:-}" ]; then
 	step "hostdiff: build hostdiff-rust (the Rust core on the same simulated kernel)"
 	(cd "$ROOT" && cargo build -q -p hostdiff-rust) >"$OUT/cargo.log" 2>&1 ||
 		{ cat "$OUT/cargo.log" >&2; die "the Rust core does not build for hostdiff-rust" "see $OUT/cargo.log"; }
-	make -s -C "$HD" O="$OUT" KSRC="$KSRC" RUSTLIB="$RUSTLIB" hostdiff-rust >>"$OUT/build.log" 2>&1 ||
+	make -s -C "$HD" O="$OUT" KSRC="$KSRC" KP_TREE="${KP_TREE:-6.12}" RUSTLIB="$RUSTLIB" hostdiff-rust >>"$OUT/build.log" 2>&1 ||
 		{ cat "$OUT/build.log" >&2; die "hostdiff-rust does not link" "see $OUT/build.log"; }
 fi
 [ -x "$RUST" ] || die "no Rust driver at $RUST"

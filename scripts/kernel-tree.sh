@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Prepare the kernel tree in $KSRC:
-#   1. unpack the pinned Debian linux-source-6.12 tarball (once) and commit
+#   1. unpack the pinned Debian linux-source tarball of KP_TREE (once) and commit
 #      it as the tag `pristine` in a git repository of its own;
 #   2. build the project's patch series (scripts/series/) as commits on top
 #      of `pristine`, on branch `kprobes-rust`, and check it out.
@@ -85,9 +85,15 @@ add() {
 # apply [-R] DIFF: stage an edit (-R: the edit reversed) in the series
 # index.  The steps are sourced in a `||` list, where `set -e` does not
 # stop at a failed command, so a diff that does not apply dies here.
+# A tree's own version of a diff (scripts/series/TREE/NAME) is applied
+# in place of the shared one.
 apply() {
-	local how=
+	local how= last=${*: -1} mine
 	[ "$1" != -R ] || how=" in reverse"
+	mine=$SERIES/${TREE_DIR:-.}/${last##*/}
+	if [ -n "$TREE_DIR" ] && [ "$last" = "$SERIES/${last##*/}" ] && [ -f "$mine" ]; then
+		set -- "${@:1:$#-1}" "$mine"
+	fi
 	g apply --cached "$@" ||
 		die "series: ${*: -1} does not apply$how" \
 		    "regenerate it against the project's files (scripts/series/README)"
@@ -101,8 +107,12 @@ apply() {
 # core files (NNNN-name.core.diff, e.g. the expedited grace period option)
 # applies its diff, so `core` stages the files with those diffs reversed:
 # from $corebase, the project's files with every *.core.diff reversed.
+# A tree's series has that tree's files of rust-core/tree/ and
+# c-shim/tree_*.c only.
 core_files=$(project_files Kbuild rust-core c-shim arch |
-	grep -v -e '/Cargo\.' -e '^rust-core/host/' -e '^rust-core/tests/')
+	grep -v -e '/Cargo\.' -e '^rust-core/host/' -e '^rust-core/tests/' |
+	grep -v -E "^(rust-core/tree/|c-shim/tree_)" || true
+	project_files rust-core/tree c-shim | grep -E "^(rust-core/tree/|c-shim/tree_)$KTREE_ID\.")
 corebase=$(mktemp -d)
 trap 'rm -rf "$corebase"' EXIT
 for f in $core_files; do
@@ -144,9 +154,15 @@ commit() { # MSGFILE
 # sourced and stages its changes with `add` (project files) or
 # `git apply --cached` (edits of upstream files); the .msg is the commit
 # message.  See scripts/series/README.
+# A tree's own message (scripts/series/TREE/NNNN-name.msg) replaces the
+# shared one.
 for msg in "$SERIES"/[0-9]*.msg; do
 	. "${msg%.msg}.sh" || die "series step ${msg##*/} failed"
-	commit "$msg"
+	if [ -n "$TREE_DIR" ] && [ -f "$SERIES/$TREE_DIR/${msg##*/}" ]; then
+		commit "$SERIES/$TREE_DIR/${msg##*/}"
+	else
+		commit "$msg"
+	fi
 done
 # The whole series has every kernel-side file of the project, as it is.
 for f in $core_files; do

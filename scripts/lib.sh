@@ -4,10 +4,46 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The kernel tree: KP_TREE=7.3 (mainline, the series' target) or 6.12 (the
+# LTS backport).  What differs between the trees is named here (source
+# package, toolchain, work directory), in rust-core/tree/, c-shim/tree_*.c,
+# scripts/series/TREE/, scripts/kconfig/TREE/ and
+# tools/testing/expectations/TREE/.
+KP_TREE=${KP_TREE:-6.12}
+export KP_TREE
+case $KP_TREE in
+6.12)
+	# Pinned; see scripts/setup.sh for the fallback when the pinned version
+	# is no longer in the archive.
+	KSRC_PKG=linux-source-6.12 KSRC_PIN=6.12.117-1~deb12u1 KSRC_SUITE=
+	KTREE_ID=v6_12 KLLVM=1 LLVM_DIR=/usr/lib/llvm-14 BINDGEN_VERSION=0.69.5
+	TREE_DIR= ;;
+7.3)
+	# From Debian's trixie-backports, which the machine's apt sources need
+	# not list: scripts/setup.sh downloads it with a sources list of its own.
+	KSRC_PKG=linux-source-7.3 KSRC_PIN=7.3.4-1~bpo13+1 KSRC_SUITE=trixie-backports
+	KTREE_ID=v7_3 KLLVM=-19 LLVM_DIR=/usr/lib/llvm-19 BINDGEN_VERSION=0.72.1
+	TREE_DIR=7.3 ;;
+*)	echo "unknown KP_TREE '$KP_TREE' (7.3 or 6.12)" >&2; exit 1 ;;
+esac
+KSRC_TARBALL=/usr/src/$KSRC_PKG.tar.xz
+# The toolchain each tree needs (scripts/setup.sh installs it): LLVM for
+# `make LLVM=$KLLVM`, and bindgen's libclang pinned to it, as clang-sys
+# otherwise loads the newest libclang installed.
+export LIBCLANG_PATH=$LLVM_DIR/lib
+# bindgen of the tree's version, installed with `cargo install --root`
+# so that the trees' versions live side by side (scripts/setup.sh).
+TOOLS=${KP_TOOLS:-$HOME/.cargo/kp-tools}/bindgen-$BINDGEN_VERSION
+
 # Everything generated lives below $WORK (git-ignored): the kernel tree,
-# the O= build directories, initramfs images, serial logs and results.
-WORK=${KP_WORK:-$ROOT/build}
+# the O= build directories, initramfs images, serial logs and results;
+# build/ for 6.12, build/TREE/ for another tree.
+WORK=${KP_WORK:-$ROOT/build${TREE_DIR:+/$TREE_DIR}}
 KSRC=$WORK/linux
+if [ -n "$TREE_DIR" ]; then
+	KSRC_TARBALL=$WORK/src/$KSRC_PKG.tar.xz
+fi
 
 # The kernel configuration: scripts/kconfig/$KP_CONFIG.config (default
 # `pipeline`, the one `make run`, the suites and the bench use).  Each
@@ -25,12 +61,15 @@ else
 fi
 # KP_OUTPFX: the O= directories' prefix instead (scripts/suites/cfgcheck.sh).
 OUTPFX=${KP_OUTPFX:-$OUTPFX}
+# The names of the checks of this tree and config start with CHECK_PFX:
+# nothing for 6.12's pipeline, `CONFIG/` for another config, and `TREE/`
+# before that for another tree.
+CHECK_PFX=${TREE_DIR:+$TREE_DIR/}
+[ "$KP_CONFIG" = pipeline ] || CHECK_PFX="$CHECK_PFX$KP_CONFIG/"
+# The tree's committed expectations (ftracetest results, scenario lists):
+# tools/testing/expectations/, and TREE/ below it for another tree.
+EXPECT=$ROOT/tools/testing/expectations${TREE_DIR:+/$TREE_DIR}
 
-# The kernel source everything is built from.  Pinned; see scripts/setup.sh
-# for the fallback when the pinned version is no longer in the archive.
-KSRC_PKG=linux-source-6.12
-KSRC_PIN=6.12.117-1~deb12u1
-KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 # The nightly that runs Miri on the host tests (make test, scripts/setup.sh).
 MIRI_TOOLCHAIN=${KP_MIRI_TOOLCHAIN:-nightly-2026-05-20}
 
@@ -46,6 +85,10 @@ frag_files() { # [FRAGMENT]: the included fragments, then the fragment
 		frag_files "$ROOT/scripts/kconfig/$inc.config"
 	done
 	echo "$f"
+	# What a tree changes of a fragment: scripts/kconfig/TREE/NAME.config,
+	# merged right after it.
+	[ -z "$TREE_DIR" ] || [ ! -f "$ROOT/scripts/kconfig/$TREE_DIR/${f##*/}" ] ||
+		echo "$ROOT/scripts/kconfig/$TREE_DIR/${f##*/}"
 }
 frag_directive() { # NAME: its value in the config's fragments (the last one given)
 	local f v last=
@@ -57,7 +100,7 @@ frag_directive() { # NAME: its value in the config's fragments (the last one giv
 }
 
 # The target architecture: `# kp-arch: arm64` in the config's fragments
-# (scripts/kconfig/arm64.config) cross-builds with ARCH=arm64 LLVM=1 and
+# (scripts/kconfig/arm64.config) cross-builds with ARCH=arm64 and
 # boots with qemu-system-aarch64; without it, the host's x86_64 as before.
 KP_ARCH=$(frag_directive arch 2>/dev/null || true)
 KP_ARCH=${KP_ARCH:-x86_64}
@@ -70,7 +113,7 @@ esac
 VARIANTS="c rust"
 JOBS=${KP_JOBS:-$(nproc)}
 
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="$TOOLS/bin:$HOME/.cargo/bin:$PATH"
 
 if [ -t 1 ]; then _b=$'\e[1m'; _r=$'\e[31m'; _y=$'\e[33m'; _n=$'\e[0m'; else _b= _r= _y= _n=; fi
 
@@ -88,7 +131,7 @@ die() {
 # kmake VARIANT ARGS...: make in the kernel tree for one variant's O= dir.
 kmake() {
 	local v=$1; shift
-	make -C "$KSRC" O="$(outdir "$v")" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 -j"$JOBS" "$@"
+	make -C "$KSRC" O="$(outdir "$v")" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM="$KLLVM" -j"$JOBS" "$@"
 }
 
 outdir() { echo "$OUTPFX$1"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Write the project as a `git format-patch` series against the pristine
-# 6.12 tree into $WORK/patches (default build/patches), then prove it:
+# tree of KP_TREE into $WORK/patches (default build/patches, for 7.3
+# build/7.3/patches), then prove it:
 # `git am` the series onto a fresh worktree of `pristine` and compare the
 # resulting tree object with the tree the variants are built from.
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +14,11 @@ git -C "$KSRC" -c user.name=kprobes-rust -c user.email=kprobes-rust@localhost fo
 # The cover letter's subject and text: scripts/series/cover-letter (first
 # line the subject, then a blank line and the text); git writes the
 # shortlog and the diffstat under them.
-python3 - "$out/0000-cover-letter.patch" "$ROOT/scripts/series/cover-letter" <<'PY' ||
+# A tree's own cover letter (scripts/series/TREE/cover-letter) replaces it.
+cover=$ROOT/scripts/series/cover-letter
+[ -z "$TREE_DIR" ] || [ ! -f "$ROOT/scripts/series/$TREE_DIR/cover-letter" ] ||
+	cover=$ROOT/scripts/series/$TREE_DIR/cover-letter
+python3 - "$out/0000-cover-letter.patch" "$cover" <<'PY' ||
 import sys
 cl, src = sys.argv[1], open(sys.argv[2]).read()
 subject, _, blurb = src.partition("\n\n")

@@ -40,8 +40,8 @@ for c in $(g rev-list --reverse pristine..kprobes-rust); do
 	fi
 	log=$WORK/out-prefix-$i.log
 	"$KSRC/scripts/config" --file "$pfx/.config" -e KPROBES_RUST -e KPROBES_RUST_JPROBES
-	if ! make -C "$KSRC" O="$pfx" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 olddefconfig >"$log" 2>&1 ||
-		! make -C "$KSRC" O="$pfx" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=1 CLIPPY=1 -j"$JOBS" kernel/kprobes_rust/ >>"$log" 2>&1; then
+	if ! make -C "$KSRC" O="$pfx" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM="$KLLVM" olddefconfig >"$log" 2>&1 ||
+		! make -C "$KSRC" O="$pfx" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM="$KLLVM" CLIPPY=1 -j"$JOBS" kernel/kprobes_rust/ >>"$log" 2>&1; then
 		tail -n 20 "$log" >&2
 		die "prefix $i ($subj) does not build the core; log: $log"
 	fi

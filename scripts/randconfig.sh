@@ -31,7 +31,7 @@ commit=$(git -C "$ROOT" rev-parse --short=12 HEAD)
 
 rmake() { # O= ARGS...
 	local o=$1; shift
-	make -C "$KSRC" O="$o" LLVM=1 -j"$JOBS" "$@"
+	make -C "$KSRC" O="$o" LLVM="$KLLVM" -j"$JOBS" "$@"
 }
 val() { grep -E "^(# )?$2[= ]" "$1/.config" | head -n 1; }
 

@@ -10,7 +10,7 @@ stamp=$WORK/.setup-done
 # The stamp is only a shortcut; every check below is cheap enough to repeat
 # when the stamp is older than this script.
 if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ -f "$KSRC_TARBALL" ] &&
-   command -v bindgen >/dev/null && command -v cbindgen >/dev/null &&
+   bindgen --version 2>/dev/null | grep -qF "bindgen $BINDGEN_VERSION" && command -v cbindgen >/dev/null &&
    command -v qemu-system-x86_64 >/dev/null &&
    { [ "$KP_ARCH" = x86_64 ] || { command -v qemu-system-aarch64 >/dev/null &&
      [ -x "$WORK/busybox-$KP_ARCH/bin/busybox" ]; }; }; then
@@ -38,6 +38,18 @@ done
 # silently here).
 have_src=$( (dpkg-query -W -f='${Status} ${Version}' "$KSRC_PKG" 2>/dev/null || true) |
 	sed -n 's/^install ok installed //p')
+
+# LLVM of the tree's version (7.3 needs LLVM >= 17; bookworm's default
+# clang is 14).  bindgen's libclang is pinned per tree (scripts/lib.sh), so
+# the trees' LLVMs share a machine.
+if [ "$KLLVM" != 1 ]; then
+	for p in clang$KLLVM lld$KLLVM llvm$KLLVM libclang$KLLVM-dev; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+	done
+fi
+# A tree from a suite the machine's apt sources do not list is downloaded
+# (ksrc_download below), not installed: only the installed package counts.
+[ -z "$KSRC_SUITE" ] || have_src=$KSRC_PIN
 
 if [ -n "$missing" ] || [ "$have_src" != "$KSRC_PIN" ]; then
 	need_root
@@ -67,8 +79,41 @@ if [ "$have_src" != "$KSRC_PIN" ]; then
 			die "installing $KSRC_PKG failed (log: $WORK/apt.log)" "apt-get install $KSRC_PKG"
 	fi
 fi
-[ -f "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing after installing $KSRC_PKG"
-dpkg-query -W -f='${Version}\n' "$KSRC_PKG" >"$WORK/kernel-source-version"
+# ksrc_download: $KSRC_PKG=$KSRC_PIN from $KSRC_SUITE, with a sources list
+# of its own on the mirror the machine's apt sources name (the system's
+# apt state is not touched), unpacked into $WORK/src.
+ksrc_download() {
+	local d=$WORK/src/apt uri deb
+	uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n 1)
+	[ -n "$uri" ] || uri=$(sed -n 's/^deb \(\[[^]]*\] \)\?\([^ ]*\) .*/\2/p' /etc/apt/sources.list 2>/dev/null |
+		grep -v security | head -n 1)
+	[ -n "$uri" ] || die "no Debian mirror in the machine's apt sources" \
+		"download $KSRC_PKG=$KSRC_PIN ($KSRC_SUITE) and unpack its tarball to $KSRC_TARBALL"
+	rm -rf "$d"
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $KSRC_SUITE main" >"$d/sources.list"
+	local -a o=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache")
+	step "setup: downloading $KSRC_PKG=$KSRC_PIN ($KSRC_SUITE)"
+	apt-get "${o[@]}" update -qq >"$WORK/apt.log" 2>&1 ||
+		die "apt-get update of $KSRC_SUITE failed (log: $WORK/apt.log)"
+	(cd "$d" && apt-get "${o[@]}" download "$KSRC_PKG=$KSRC_PIN" >>"$WORK/apt.log" 2>&1) ||
+		die "apt-get download $KSRC_PKG=$KSRC_PIN failed (log: $WORK/apt.log)"
+	deb=$(ls "$d"/"${KSRC_PKG}"_*.deb)
+	rm -rf "$d/x"
+	dpkg-deb -x "$deb" "$d/x"
+	mv "$d/x/usr/src/$KSRC_PKG.tar.xz" "$KSRC_TARBALL"
+	echo "$KSRC_PIN" >"$WORK/src/version"
+	rm -rf "$d"
+}
+if [ -n "$KSRC_SUITE" ]; then
+	mkdir -p "$WORK/src"
+	[ -f "$KSRC_TARBALL" ] && [ "$(cat "$WORK/src/version" 2>/dev/null)" = "$KSRC_PIN" ] || ksrc_download
+	cp "$WORK/src/version" "$WORK/kernel-source-version"
+else
+	[ -f "$KSRC_TARBALL" ] || die "$KSRC_TARBALL missing after installing $KSRC_PKG"
+	dpkg-query -W -f='${Version}\n' "$KSRC_PKG" >"$WORK/kernel-source-version"
+fi
 
 command -v cargo >/dev/null || die "cargo not found" "install the Rust toolchain with rustup"
 if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
@@ -91,9 +136,10 @@ if ! rustup run "$MIRI_TOOLCHAIN" cargo miri --version >/dev/null 2>&1; then
 		>"$WORK/miri-install.log" 2>&1 ||
 		die "installing $MIRI_TOOLCHAIN with miri failed (log: $WORK/miri-install.log)"
 fi
-if ! bindgen --version 2>/dev/null | grep -q '0\.69\.5'; then
-	step "setup: cargo install --locked bindgen-cli --version 0.69.5 (a few minutes)"
-	cargo install --locked bindgen-cli --version 0.69.5 >"$WORK/bindgen-install.log" 2>&1 ||
+# bindgen: the tree's version, first on PATH (scripts/lib.sh: $TOOLS).
+if ! bindgen --version 2>/dev/null | grep -qF "bindgen $BINDGEN_VERSION"; then
+	step "setup: cargo install --locked bindgen-cli --version $BINDGEN_VERSION --root $TOOLS (a few minutes)"
+	cargo install --locked bindgen-cli --version "$BINDGEN_VERSION" --root "$TOOLS" >"$WORK/bindgen-install.log" 2>&1 ||
 		die "cargo install bindgen-cli failed (log: $WORK/bindgen-install.log)"
 fi
 

@@ -100,6 +100,18 @@ while read -r t; do skipped "cargo-test/$t" "ignored: see the test's documentati
 grep -q '^test result:' "$RESULTS/cargo-test.log" || record 1 cargo-test "cargo test did not run (log: $RESULTS/cargo-test.log)"
 [ "$rc" = 0 ] || [ "$cf" != 0 ] || record 1 cargo-test "cargo test exited $rc (log: $RESULTS/cargo-test.log)"
 
+# The host tests of the other tree's build of the core (its tree's
+# behaviour, rust-core/tree/): one check, in a target directory of its own.
+other_tree=7.3; [ "$KP_TREE" != 7.3 ] || other_tree=6.12
+step "test: cargo test of the core as built for $other_tree"
+if (cd "$ROOT" && KP_TREE=$other_tree CARGO_TARGET_DIR=$ROOT/target/tree-$other_tree \
+	cargo test --workspace) >"$RESULTS/cargo-test-$other_tree.log" 2>&1; then
+	record 0 "host/cargo-test-tree-$other_tree"
+else
+	grep -E '^test .* FAILED|^error' "$RESULTS/cargo-test-$other_tree.log" | head -n 10 >&2
+	record 1 "host/cargo-test-tree-$other_tree" "log: $RESULTS/cargo-test-$other_tree.log"
+fi
+
 # Miri interprets on one thread, so the tests are dealt round-robin to one
 # `cargo miri test --exact` process per CPU (KP_MIRI_SHARDS), each with its
 # own target directory; together they must run every test of the list.
@@ -230,55 +242,67 @@ while read -r res name rest; do
 	esac
 done <"$RESULTS/safety.txt"
 
-step "test: patch series"
-if KP_PREFIX_BUILDS=0 "$ROOT/scripts/patches.sh" >"$RESULTS/patches.log" 2>&1; then record 0 patches/git-am-on-pristine
-else tail -n 5 "$RESULTS/patches.log" >&2; record 1 patches/git-am-on-pristine "log: $RESULTS/patches.log"; fi
-# The kernel's own style checker on each patch: no ERROR and no WARNING
-# (`checkpatch.pl --strict`, run in the kernel tree).  The CHECKs left are
-# counted in the summary; docs/series.md ("checkpatch") gives their
-# reasons.  One WARNING is a question: FILE_PATH_CHANGES ("added, moved or
-# deleted file(s), does MAINTAINERS need updating?") comes with every
-# patch that adds files and does not touch MAINTAINERS, as patches 3-12
-# add files to kernel/kprobes_rust/, which patch 2 puts in the KPROBES
-# entry.  It is answered, not ignored: it passes only if every file the
-# patch adds has the KPROBES maintainers (scripts/get_maintainer.pl).
-step "test: scripts/checkpatch.pl --strict on each patch"
-for pf in "$WORK"/patches/*.patch; do
-	[ -e "$pf" ] || { record 1 patches/checkpatch "no patches in $WORK/patches"; break; }
-	case $pf in */0000-cover-letter.patch) continue ;; esac
-	n=$(basename "$pf" .patch)
-	num=${n%%-*} log=$RESULTS/checkpatch-$n.txt
-	# Debian's python3 first: checkpatch runs scripts/spdxcheck.py, which
-	# needs the python3-ply and python3-git that set-up installs (a
-	# python3 earlier in PATH, e.g. pyenv's, lacks them).
-	(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --show-types "$pf") >"$log" 2>&1 || :
-	ne=$(grep -c '^ERROR:' "$log" || :)
-	nw=$(grep -c '^WARNING:' "$log" || :)
-	nc=$(grep -c '^CHECK:' "$log" || :)
-	fpc=
-	if grep -q '^WARNING:FILE_PATH_CHANGES:' "$log"; then
-		uncovered=
-		for f in $(awk '/^diff --git /{f=substr($4, 3)} /^new file mode/{print f}' "$pf"); do
-			(cd "$KSRC" && perl scripts/get_maintainer.pl --no-git --no-git-fallback -f "$f") |
-				grep -q '(maintainer:KPROBES)' || uncovered="$uncovered $f"
-		done
-		if [ -z "$uncovered" ]; then
-			nw=$((nw - 1))
-			fpc=" (FILE_PATH_CHANGES answered: every added file is in the KPROBES entry)"
-		else
-			echo "    files without the KPROBES maintainers:$uncovered" >&2
-		fi
-	fi
-	echo "checkpatch $num: $ne errors, $nw warnings, $nc checks$fpc" >>"$SUM"
-	if grep -q '^Traceback' "$log"; then
-		record 1 "patches/checkpatch-$num" "a helper script failed (log: $log)"
-	elif [ "$ne" = 0 ] && [ "$nw" = 0 ] && grep -q '^total: ' "$log"; then
-		record 0 "patches/checkpatch-$num"
+# series_checks PFX: the series of the current KP_TREE as patches
+# ($WORK/patches of that tree): `git am` on pristine, and checkpatch on
+# each; check names PFXpatches/...
+series_checks() {
+	local cp=$1 work ksrc
+	read -r work ksrc < <(bash -c '. "$1/scripts/lib.sh"; echo "$WORK $KSRC"' _ "$ROOT")
+	step "test: patch series${cp:+ ($KP_TREE)}"
+	if KP_PREFIX_BUILDS=0 "$ROOT/scripts/patches.sh" >"$RESULTS/${cp//\//-}patches.log" 2>&1; then
+		record 0 "${cp}patches/git-am-on-pristine"
 	else
-		grep -E -A 3 '^(ERROR|WARNING):' "$log" | head -n 12 >&2
-		record 1 "patches/checkpatch-$num" "$ne errors, $nw warnings (log: $log)"
+		tail -n 5 "$RESULTS/${cp//\//-}patches.log" >&2
+		record 1 "${cp}patches/git-am-on-pristine" "log: $RESULTS/${cp//\//-}patches.log"
 	fi
-done
+	# The kernel's own style checker on each patch: no ERROR and no WARNING
+	# (`checkpatch.pl --strict`, run in the kernel tree).  The CHECKs left are
+	# counted in the summary; docs/series.md ("checkpatch") gives their
+	# reasons.  One WARNING is a question: FILE_PATH_CHANGES ("added, moved or
+	# deleted file(s), does MAINTAINERS need updating?") comes with every
+	# patch that adds files and does not touch MAINTAINERS, as patches 3-12
+	# add files to kernel/kprobes_rust/, which patch 2 puts in the KPROBES
+	# entry.  It is answered, not ignored: it passes only if every file the
+	# patch adds has the KPROBES maintainers (scripts/get_maintainer.pl).
+	step "test: scripts/checkpatch.pl --strict on each patch${cp:+ ($KP_TREE)}"
+	for pf in "$work"/patches/*.patch; do
+		[ -e "$pf" ] || { record 1 "${cp}patches/checkpatch" "no patches in $work/patches"; break; }
+		case $pf in */0000-cover-letter.patch) continue ;; esac
+		n=$(basename "$pf" .patch)
+		num=${n%%-*} log=$RESULTS/${cp//\//-}checkpatch-$n.txt
+		# Debian's python3 first: checkpatch runs scripts/spdxcheck.py, which
+		# needs the python3-ply and python3-git that set-up installs (a
+		# python3 earlier in PATH, e.g. pyenv's, lacks them).
+		(cd "$ksrc" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --show-types "$pf") >"$log" 2>&1 || :
+		ne=$(grep -c '^ERROR:' "$log" || :)
+		nw=$(grep -c '^WARNING:' "$log" || :)
+		nc=$(grep -c '^CHECK:' "$log" || :)
+		fpc=
+		if grep -q '^WARNING:FILE_PATH_CHANGES:' "$log"; then
+			uncovered=
+			for f in $(awk '/^diff --git /{f=substr($4, 3)} /^new file mode/{print f}' "$pf"); do
+				(cd "$ksrc" && perl scripts/get_maintainer.pl --no-git --no-git-fallback -f "$f") |
+					grep -q '(maintainer:KPROBES)' || uncovered="$uncovered $f"
+			done
+			if [ -z "$uncovered" ]; then
+				nw=$((nw - 1))
+				fpc=" (FILE_PATH_CHANGES answered: every added file is in the KPROBES entry)"
+			else
+				echo "    files without the KPROBES maintainers:$uncovered" >&2
+			fi
+		fi
+		echo "${cp}checkpatch $num: $ne errors, $nw warnings, $nc checks$fpc" >>"$SUM"
+		if grep -q '^Traceback' "$log"; then
+			record 1 "${cp}patches/checkpatch-$num" "a helper script failed (log: $log)"
+		elif [ "$ne" = 0 ] && [ "$nw" = 0 ] && grep -q '^total: ' "$log"; then
+			record 0 "${cp}patches/checkpatch-$num"
+		else
+			grep -E -A 3 '^(ERROR|WARNING):' "$log" | head -n 12 >&2
+			record 1 "${cp}patches/checkpatch-$num" "$ne errors, $nw warnings (log: $log)"
+		fi
+	done
+}
+series_checks ""
 
 # 3. builds --------------------------------------------------------------------
 "$ROOT/scripts/build.sh" $VARIANTS
@@ -331,18 +355,35 @@ echo "prefix builds: $(grep -c 'kernel/kprobes_rust/ builds' "$RESULTS/prefix-bu
 # these builds take.  Section 6 waits for each before its pair, and builds
 # it in the foreground if this failed.  KP_PREBUILD=0: no background
 # builds.
-: "${KP_TEST_CONFIGS=debug arm64}"
+: "${KP_TEST_CONFIGS=$([ "$KP_TREE" = 7.3 ] && echo 6.12 || echo 7.3):pipeline debug arm64}"
+# A pair is CONFIG (of this tree) or TREE:CONFIG.  pair_env PAIR: its
+# tree, config, key (its files' name: the check prefix with `-` for `/`)
+# and check prefix, as scripts/lib.sh computes them.
+pair_env() {
+	local tree=$KP_TREE cfg=$1
+	case $1 in *:*) tree=${1%%:*} cfg=${1#*:} ;; esac
+	# shellcheck disable=SC2016
+	KP_TREE=$tree KP_CONFIG=$cfg bash -c '. "$1/scripts/lib.sh"; p=${CHECK_PFX%/}; p=${p:-$KP_TREE}; echo "$KP_TREE $KP_CONFIG ${p//\//-} ${CHECK_PFX:-/} $OUTPFX"' _ "$ROOT"
+}
+# prefixed_suite NAME PFX: a suite of section 5 (scripts/suites/NAME.sh)
+# on another tree's pair, its check names as section 5 has them, after PFX.
+prefixed_suite() {
+	"$ROOT/scripts/suites/$1.sh" | sed -E "s#^(PASS|FAIL|SKIP) ($1/)?#\1 $2$1/#"
+}
 if [ -n "$KP_TEST_CONFIGS" ] && [ "${KP_PREBUILD:-1}" = 1 ] && [[ " $VARIANTS " == *" c "* ]]; then
 	step "test: the C kernels of $KP_TEST_CONFIGS, in the background at nice 19"
-	for cfg in $KP_TEST_CONFIGS; do
-		mkdir -p "$WORK/results/matrix/$cfg"
-		rm -f "$WORK/results/matrix/$cfg/prebuild.rc"
+	for pair in $KP_TEST_CONFIGS; do
+		read -r _ _ key _ _ < <(pair_env "$pair")
+		mkdir -p "$WORK/results/matrix/$key"
+		rm -f "$WORK/results/matrix/$key/prebuild.rc"
 	done
 	(
-		for cfg in $KP_TEST_CONFIGS; do
+		for pair in $KP_TEST_CONFIGS; do
+			read -r tree cfg key _ _ < <(pair_env "$pair")
 			rc=0
-			KP_CONFIG=$cfg nice -n 19 "$ROOT/scripts/build.sh" c >"$WORK/results/matrix/$cfg/prebuild.log" 2>&1 || rc=$?
-			echo "$rc" >"$WORK/results/matrix/$cfg/prebuild.rc"
+			KP_TREE=$tree KP_CONFIG=$cfg nice -n 19 "$ROOT/scripts/build.sh" c \
+				>"$WORK/results/matrix/$key/prebuild.log" 2>&1 || rc=$?
+			echo "$rc" >"$WORK/results/matrix/$key/prebuild.rc"
 		done
 	) &
 	prebuild_pid=$!
@@ -419,22 +460,25 @@ budget=${KP_TEST_BUDGET_S:-}
 # (the pair waits for it): the debug pair 54 %, 56 % and 69 %, the arm64
 # pair 42 % and 40 % in the fresh-clone runs of deea913, 3f4e45a and
 # 8ce6723 (tools/testing/ci-times.md), with a margin.
-declare -A PAIR_COST=([debug]=100 [arm64]=60)
-declare -A PAIR_COST_PREBUILT=([debug]=60 [arm64]=25)
-declare -A PAIR_COST_BUILDING=([debug]=80 [arm64]=50)
+declare -A PAIR_COST=([debug]=100 [arm64]=60 [7.3]=100)
+declare -A PAIR_COST_PREBUILT=([debug]=60 [arm64]=25 [7.3]=70)
+declare -A PAIR_COST_BUILDING=([debug]=80 [arm64]=50 [7.3]=85)
 t6=$((SECONDS - t_setup))
+T0_TREE=$KP_TREE T0_CONFIG=$KP_CONFIG
 PAIRS_RUN="pipeline" PAIRS_OUT=
-for cfg in ${KP_TEST_CONFIGS}; do
+for pair in ${KP_TEST_CONFIGS}; do
+	read -r tree cfg key ppfx poutpfx < <(pair_env "$pair")
+	[ "$ppfx" != / ] || ppfx=  # 6.12's pipeline: no prefix
 	# Less when its C kernel is already built, or being built, in the
 	# background (above).
-	cres=$WORK/results/matrix/$cfg
-	cost=${PAIR_COST[$cfg]:-100}
+	cres=$WORK/results/matrix/$key
+	cost=${PAIR_COST[$key]:-100}
 	if [ -n "$prebuild_pid" ]; then
 		if [ -e "$cres/prebuild.rc" ]; then
 			[ "$(cat "$cres/prebuild.rc")" != 0 ] ||
-				cost=${PAIR_COST_PREBUILT[$cfg]:-$cost}
+				cost=${PAIR_COST_PREBUILT[$key]:-$cost}
 		elif kill -0 "$prebuild_pid" 2>/dev/null; then
-			cost=${PAIR_COST_BUILDING[$cfg]:-$cost}
+			cost=${PAIR_COST_BUILDING[$key]:-$cost}
 		fi
 	fi
 	est=$((t6 * cost / 100))
@@ -443,7 +487,7 @@ for cfg in ${KP_TEST_CONFIGS}; do
 		# last full run, committed (`pair-checks.txt` of a run that did
 		# run the pair, copied there).
 		why="pair not run: ~${est} s estimated after $SECONDS s would pass the ${budget} s budget (KP_TEST_BUDGET_S)"
-		plist=$ROOT/tools/testing/expectations/pair-checks/$cfg.txt
+		plist=$ROOT/tools/testing/expectations/pair-checks/$key.txt
 		n=0
 		if [ -s "$plist" ]; then
 			while read -r name || [ -n "$name" ]; do
@@ -451,53 +495,73 @@ for cfg in ${KP_TEST_CONFIGS}; do
 				skipped "$name" "$why"; n=$((n + 1))
 			done <"$plist"
 		else
-			skipped "$cfg/pair" "$why; no check list in $plist: its checks are not counted"
+			skipped "${ppfx}pair" "$why; no check list in $plist: its checks are not counted"
 		fi
-		echo "$cfg pair: not run, ~${est} s estimated after $SECONDS s, budget ${budget} s; $n checks skipped" >>"$SUM"
-		PAIRS_OUT="$PAIRS_OUT $cfg"
+		echo "$key pair: not run, ~${est} s estimated after $SECONDS s, budget ${budget} s; $n checks skipped" >>"$SUM"
+		PAIRS_OUT="$PAIRS_OUT $key"
 		continue
 	fi
-	step "test: config $cfg (both variants; ~${est} s estimated)"
+	step "test: config $key (both variants; ~${est} s estimated)"
 	mkdir -p "$cres"
 	PAIR_LOG=$cres/pair-checks.txt
 	: >"$PAIR_LOG"
-	PAIRS_RUN="$PAIRS_RUN $cfg"
+	PAIRS_RUN="$PAIRS_RUN $key"
 	tc=$SECONDS
 	vs=$VARIANTS
 	if [ -n "$prebuild_pid" ]; then
 		# Its C kernel from the background (above), then the rest here.
 		while [ ! -e "$cres/prebuild.rc" ] && kill -0 "$prebuild_pid" 2>/dev/null; do sleep 5; done
-		step "test: config $cfg: its C kernel built in the background (exit $(cat "$cres/prebuild.rc" 2>/dev/null || echo none), waited $((SECONDS - tc)) s)"
+		step "test: config $key: its C kernel built in the background (exit $(cat "$cres/prebuild.rc" 2>/dev/null || echo none), waited $((SECONDS - tc)) s)"
 		[ "$(cat "$cres/prebuild.rc" 2>/dev/null)" != 0 ] || vs=${VARIANTS/c /}
 	fi
-	if KP_CONFIG=$cfg "$ROOT/scripts/build.sh" $vs; then
+	export KP_TREE=$tree KP_CONFIG=$cfg
+	if "$ROOT/scripts/build.sh" $vs; then
+		if [ "$cfg" = pipeline ]; then
+			series_checks "$ppfx"
+			if "$ROOT/scripts/prefix-builds.sh" >"$cres/prefix-builds.log" 2>&1; then
+				record 0 "${ppfx}patches/prefix-builds"
+			else
+				tail -n 8 "$cres/prefix-builds.log" >&2
+				record 1 "${ppfx}patches/prefix-builds" "log: $cres/prefix-builds.log"
+			fi
+		fi
 		# The symbol and trap-path checks of 3. on this pair's objects
 		# (the arm64 pair's are the only check of its blacklist section).
-		python3 "$ROOT/tools/testing/symbols.py" "$WORK/out-$cfg-c" "$WORK/out-$cfg-rust" \
-			"$ROOT/tools/testing/expectations/moved-to-rust.txt" "$cfg/" >"$cres/symbols.txt" 2>&1 ||
-			echo "FAIL $cfg/symbols/script-error" >>"$cres/symbols.txt"
+		python3 "$ROOT/tools/testing/symbols.py" "${poutpfx}c" "${poutpfx}rust" \
+			"$ROOT/tools/testing/expectations/moved-to-rust.txt" "$ppfx" >"$cres/symbols.txt" 2>&1 ||
+			echo "FAIL ${ppfx}symbols/script-error" >>"$cres/symbols.txt"
 		record_lines "$cres/symbols.txt"
-		KP_CONFIG=$cfg KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} KP_GUEST_QUICK=${KP_GUEST_QUICK-1} \
+		KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-900} KP_GUEST_QUICK=${KP_GUEST_QUICK-1} \
 			"$ROOT/scripts/config-suites.sh" --differential \
 			>"$cres/config-suites.log" || true
 		record_lines "$cres/config-suites.log"
 		grep -E '^FAIL ' "$cres/config-suites.log" >&2 || true
 		# The stress suite (KP_STRESS_S seconds, 20 by default) on both,
 		# and the allocation-failure sweep where KP_TEST_FAULTS says.
-		config_suite "$cfg" stress '^(stress:|    c: upstream finding)' env KP_CONFIG="$cfg" \
-			KP_STRESS_S="${KP_STRESS_S:-20}" KP_STRESS_PREFIX="$cfg/stress" "$ROOT/scripts/stress.sh"
-		if [[ " $KP_TEST_FAULTS " == *" $cfg "* ]]; then
-			config_suite "$cfg" faults '^faults:' env KP_CONFIG="$cfg" KP_FAULTS_PREFIX="$cfg/faults" \
+		config_suite "$key" stress '^(stress:|    c: upstream finding)' env \
+			KP_STRESS_S="${KP_STRESS_S:-20}" KP_STRESS_PREFIX="${ppfx}stress" "$ROOT/scripts/stress.sh"
+		if [[ " $KP_TEST_FAULTS " == *" $pair "* ]]; then
+			config_suite "$key" faults '^faults:' env KP_FAULTS_PREFIX="${ppfx}faults" \
 				"$ROOT/scripts/faults.sh"
 		fi
+		# Another tree's pipeline pair: that tree's series (as section 2
+		# and 3 check this tree's), and the suites of section 5 that the
+		# guest suites above do not run (the real clients, the host
+		# differential against that tree's kprobes.c).
+		if [ "$cfg" = pipeline ]; then
+			for n in clients hostdiff; do
+				config_suite "$key" "$n" "^$n:" prefixed_suite "$n" "$ppfx"
+			done
+		fi
 	else
-		record 1 "$cfg/build" "scripts/build.sh failed for config $cfg (logs: $WORK/logs/$cfg/)"
+		record 1 "${ppfx}build" "scripts/build.sh failed for config $cfg of $tree (logs: $poutpfx*)"
 	fi
-	echo "$cfg pair: $((SECONDS - tc)) s (estimated ${est} s; $((t6 > 0 ? (SECONDS - tc) * 100 / t6 : 0)) % of the $t6 s from set-up's end to section 6)" >>"$SUM"
+	export KP_TREE=$T0_TREE KP_CONFIG=$T0_CONFIG
+	echo "$key pair: $((SECONDS - tc)) s (estimated ${est} s; $((t6 > 0 ? (SECONDS - tc) * 100 / t6 : 0)) % of the $t6 s from set-up's end to section 6)" >>"$SUM"
 	# Its check list against the committed one a skipped run counts.
 	sort -o "$PAIR_LOG" "$PAIR_LOG"
-	if ! cmp -s "$PAIR_LOG" "$ROOT/tools/testing/expectations/pair-checks/$cfg.txt"; then
-		echo "$cfg pair: its checks differ from tools/testing/expectations/pair-checks/$cfg.txt" \
+	if ! cmp -s "$PAIR_LOG" "$ROOT/tools/testing/expectations/pair-checks/$key.txt"; then
+		echo "$key pair: its checks differ from tools/testing/expectations/pair-checks/$key.txt" \
 			"(copy $PAIR_LOG there)" >>"$SUM"
 	fi
 	PAIR_LOG=

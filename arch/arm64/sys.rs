@@ -6,7 +6,7 @@
 //! arguments of the jprobes.  arm64 has no OPTPROBES: the core's
 //! `opt_none.rs` needs no optimizer hooks.
 
-use crate::ffi::{c_int, c_ulong};
+use crate::ffi::{c_int, c_uint, c_ulong};
 use crate::types::{Kprobe, KretprobeBlackpoint, PreemptOff, PtRegs};
 use core::ptr::{addr_of, addr_of_mut};
 use kernel::bindings as b;
@@ -152,7 +152,7 @@ pub fn set_kprobe_status(_po: PreemptOff<'_>, status: c_ulong) {
     // status field is written through a raw pointer.
     unsafe {
         let kcb = this_cpu_ptr(addr_of_mut!(b::kprobe_ctlblk));
-        addr_of_mut!((*kcb).kprobe_status).write_volatile(status as _)
+        addr_of_mut!((*kcb).kprobe_status).write_volatile(status as c_uint)
     }
 }
 

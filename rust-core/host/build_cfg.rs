@@ -60,6 +60,13 @@ fn main() {
     // rust/): `sys` is host/sim.rs too, the one simulation the program's C
     // side reaches through its C ABI (tools/testing/hostdiff/sim/abi.rs,
     // core_sys.rs).
+    // The kernel tree (`Kbuild` in the kernel build): KP_TREE, which
+    // scripts/lib.sh exports; mainline's unless it is 6.12.
+    println!("cargo::rustc-check-cfg=cfg(kp_tree_6_12)");
+    println!("cargo::rerun-if-env-changed=KP_TREE");
+    if std::env::var("KP_TREE").as_deref() == Ok("6.12") {
+        println!("cargo::rustc-cfg=kp_tree_6_12");
+    }
     println!("cargo::rustc-check-cfg=cfg(KP_MODEL)");
     if std::env::var("CARGO_PKG_NAME").as_deref() == Ok("hostdiff-rust") {
         println!("cargo::rustc-cfg=KP_MODEL");

@@ -78,6 +78,8 @@ pub mod code {
     pub const E2BIG: Error = err(7);
     /// `ENOMEM`.
     pub const ENOMEM: Error = err(12);
+    /// `EBUSY`.
+    pub const EBUSY: Error = err(16);
     /// `ENODEV`.
     pub const ENODEV: Error = err(19);
     /// `EINVAL`.

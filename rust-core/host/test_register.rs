@@ -3293,6 +3293,39 @@ fn a_batch_with_an_invalid_member_leaves_nothing_and_ftrace_untouched() {
     unreg(p);
 }
 
+/// An address another IPMODIFY ops has (-EBUSY, every time): the batch
+/// fails at the member upstream's one-by-one registration fails at, which
+/// keeps its flags (unhashed, not unregistered, so not disabled); the
+/// members before it are unregistered, as upstream's rollback leaves them.  (The members after
+/// it, which upstream never registers, are registered and unregistered.)
+#[test]
+fn a_batch_fails_at_the_member_whose_address_is_busy() {
+    let _g = sys::exclusive();
+    let _t = kernel();
+    const N: usize = 4;
+    ftrace_functions(0..N);
+    // Post handlers at 0, 2 and 3 (the ipmodify ops); 2 is busy.
+    let mut v: Vec<*mut Kprobe> = (0..N)
+        .map(|i| kp(i as u32, FN + i * 0x40, i != 1))
+        .collect();
+    arch(|a| a.ftrace_busy_ip = Some(FN + 2 * 0x40));
+    assert_eq!(reg_all(&mut v), -sys::EBUSY_SIM);
+    arch(|a| a.ftrace_busy_ip = None);
+    // SAFETY: the test's probes, unregistered.
+    let flags: Vec<u32> = v.iter().map(|&p| unsafe { (*p).flags }).collect();
+    // Unregistered: disabled.  The one that failed: as registered.
+    let d = |i: usize| flags[i] & KPROBE_FLAG_DISABLED != 0;
+    assert!(d(0) && d(1) && !d(2) && d(3), "{flags:x?}");
+    assert_eq!(
+        flags[2] & KPROBE_FLAG_FTRACE,
+        KPROBE_FLAG_FTRACE,
+        "{flags:x?}"
+    );
+    assert!(filters_empty());
+    assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
+    sys::run_optimizer();
+}
+
 #[test]
 fn a_failing_batch_flush_leaves_nothing() {
     let _g = sys::exclusive();
@@ -3304,10 +3337,10 @@ fn a_failing_batch_flush_leaves_nothing() {
             .map(|i| kp(base + i as u32, FN + i * 0x40, i % 2 == 1))
             .collect()
     };
-    // 1. The filter of the first ops refuses: nothing was added.
+    // 1. The filter of the first ops refuses (no memory): nothing was added.
     let mut v = mk(0);
-    arch(|a| a.ftrace_batch_fail = Some((false, -sys::EBUSY_SIM)));
-    assert_eq!(reg_all(&mut v), -sys::EBUSY_SIM);
+    arch(|a| a.ftrace_batch_fail = Some((false, -sys::ENOMEM)));
+    assert_eq!(reg_all(&mut v), -sys::ENOMEM);
     let fe = ftrace_events(&events());
     assert_eq!(fe.len(), 1, "only the failed call: {fe:?}");
     assert!(filters_empty());
@@ -3315,8 +3348,8 @@ fn a_failing_batch_flush_leaves_nothing() {
     // 2. The second ops refuses after the first was armed: the first is
     // disarmed again (ops unregistered first).
     let mut v2 = mk(100);
-    arch(|a| a.ftrace_batch_fail = Some((true, -sys::EBUSY_SIM)));
-    assert_eq!(reg_all(&mut v2), -sys::EBUSY_SIM);
+    arch(|a| a.ftrace_batch_fail = Some((true, -sys::ENOMEM)));
+    assert_eq!(reg_all(&mut v2), -sys::ENOMEM);
     let fe = ftrace_events(&events());
     assert_eq!(fe.len(), 5, "{fe:?}");
     assert!(is_ips(&fe[0], "ftrace_ops", 0) && fe[1] == "register_ftrace_function ftrace_ops = 0");
@@ -3329,13 +3362,13 @@ fn a_failing_batch_flush_leaves_nothing() {
     // 3. Registering the ops fails: its filter is restored.  (Fresh probes:
     // an unregistered probe keeps KPROBE_FLAG_DISABLED, as upstream's.)
     let mut v = mk(200);
-    arch(|a| a.ftrace_register_fail = Some(-sys::EBUSY_SIM));
-    assert_eq!(reg_all(&mut v), -sys::EBUSY_SIM, "{:?}", events());
+    arch(|a| a.ftrace_register_fail = Some(-sys::ENOMEM));
+    assert_eq!(reg_all(&mut v), -sys::ENOMEM, "{:?}", events());
     let fe = ftrace_events(&events());
     assert_eq!(fe.len(), 3, "{fe:?}");
     assert!(
         is_ips(&fe[0], "ftrace_ops", 0)
-            && fe[1] == format!("register_ftrace_function ftrace_ops = {}", -sys::EBUSY_SIM)
+            && fe[1] == format!("register_ftrace_function ftrace_ops = {}", -sys::ENOMEM)
     );
     assert!(is_ips(&fe[2], "ftrace_ops", 1));
     assert!(filters_empty());
@@ -3426,10 +3459,10 @@ fn a_batch_of_kretprobes_arms_and_disarms_with_one_call() {
         assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));
         // A failing flush likewise.
         w[N / 2] = krp_at(FN + (N / 2) * 0x40);
-        arch(|a| a.ftrace_batch_fail = Some((false, -sys::EBUSY_SIM)));
+        arch(|a| a.ftrace_batch_fail = Some((false, -sys::ENOMEM)));
         assert_eq!(
             register_kretprobes(w.as_mut_ptr(), N as c_int),
-            -sys::EBUSY_SIM
+            -sys::ENOMEM
         );
         assert!(filters_empty());
         assert!((0..N).all(|i| hashed(FN + i * 0x40).is_null()));

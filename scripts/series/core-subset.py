@@ -14,12 +14,15 @@ stdout.  With every file staged the result is FILE unchanged
 root: a module item (its doc comments and attributes, then `mod X;` or
 `mod X { ... }`) stays when its file (its `#[path]`, else rust-core/X.rs;
 for an architecture's module, `#[cfg_attr(target_arch = ..., path =
-"../arch/ARCH/X.rs")]`, the first such file) is staged or is not a kernel-side core file (host-only modules, which are
+"../arch/ARCH/X.rs")]`, the first such file; for the kernel tree's
+module, `#[cfg_attr(kp_tree_..., path = "tree/X.rs")]`, the one the
+series has) is staged or is not a kernel-side core file (host-only modules, which are
 cfg'd out of the kernel build; `host/test_X.rs` goes with X).  In the other
 top-level items, a statement line `X::f(...);` naming a module that is not
 staged is dropped, and an item that names one anywhere else is dropped.
 kbuild: an `obj-y += DIR/X.o` or `obj-$(CONFIG_...) += DIR/X.o` line (and the comment lines right above it)
-stays when DIR/X.rs or DIR/X.c is staged.
+stays when DIR/X.rs or DIR/X.c is staged or is not a file of the series
+(another tree's).
 """
 import os
 import re
@@ -42,6 +45,12 @@ def root(text, staged, every):
             m = re.match(r'#\[cfg_attr\(target_arch = "\w+", path = "\.\./(arch/[^"]+)"\)\]', a)
             if m:
                 return m.group(1)
+        # The kernel tree's module (`#[cfg_attr(kp_tree_..., path =
+        # "tree/X.rs")]`): the series of a tree has that tree's file only.
+        trees = [m.group(1) for a in attrs
+                 for m in [re.match(r'#\[cfg_attr\((?:not\()?kp_tree_\w+\)?, path = "(tree/[^"]+)"\)\]', a)] if m]
+        if trees:
+            return "rust-core/" + next((t for t in trees if "rust-core/" + t in every), trees[0])
         for a in attrs:
             m = re.match(r'#\[path = "([^"]+)"\]', a)
             if m:
@@ -73,7 +82,7 @@ def root(text, staged, every):
             end = i if m.group(2) == ";" else item_end(i)
             f = module_file([p.strip() for p in pending], m.group(1))
             drop = (f.endswith(".rs") and "/" not in f and f[:-3] in missing) or \
-                (f.startswith("arch/") and f in every and f not in staged)
+                (f.startswith(("arch/", "rust-core/tree/")) and f in every and f not in staged)
             if not drop:
                 out += pending + lines[i:end + 1]
             pending, i = [], end + 1
@@ -106,15 +115,17 @@ def root(text, staged, every):
     return text.rstrip("\n") + "\n"
 
 
-def kbuild(text, staged):
+def kbuild(text, staged, every):
     have = {f.rsplit(".", 1)[0] for f in staged}
+    # Objects of files that are not the series' (another tree's) stay.
+    ours = {f.rsplit(".", 1)[0] for f in every}
     out, comments = [], []
     for ln in text.splitlines(keepends=True):
         if ln.startswith("#"):
             comments.append(ln)
             continue
         m = re.match(r"^obj-(?:y|\$\(CONFIG_\w+\)) \+= (\S+)\.o\s*$", ln)
-        if not m or m.group(1) in have:
+        if not m or m.group(1) in have or m.group(1) not in ours:
             out += comments + [ln]
         comments = []
     return "".join(out + comments).rstrip("\n") + "\n"
@@ -126,4 +137,4 @@ if __name__ == "__main__":
     # separated): a module whose file is not one of them is host-only.
     every = os.environ.get("KP_CORE_FILES", "").split()
     text = open(path).read()
-    sys.stdout.write(root(text, staged, every) if what == "root" else kbuild(text, staged))
+    sys.stdout.write(root(text, staged, every) if what == "root" else kbuild(text, staged, every))

@@ -14,6 +14,10 @@ that a case cannot pass by the script failing for another reason.  One
                                differential/scenarios/every-phase-ran
   differential-scenario-gone   a listed scenario that neither kernel ran
                                fails differential/scenarios/complete
+  differential-tree-divergence an intended divergence listed for another
+                               kernel tree (`trees:` in divergences.txt)
+                               fails differential/scenarios/identical; on
+                               its own tree it passes as recorded
   cross-variant-rust-skip      a check PASS on C and SKIP on Rust fails
                                differential/rust-runs-what-c-passes, unless
                                declared config-dependent
@@ -55,19 +59,23 @@ def result(name, ok, detail=""):
     print("%s harness/selftest-%s%s" % ("PASS" if ok else "FAIL", name, "" if ok else " " + detail))
 
 
-def differential(tmp, c_kpd, rust_kpd, listed):
-    """compare.py's check lines for the two kernels' KPD lines."""
+def differential(tmp, c_kpd, rust_kpd, listed, intended="# none\n", recorded=None, tree="6.12"):
+    """compare.py's check lines for the two kernels' KPD lines.
+
+    intended: the divergences.txt; recorded: {path under divergences/: lines};
+    tree: KP_TREE.  The divergence boot is the default run's directories."""
     d = os.path.join(tmp, "diff-%d" % len(os.listdir(tmp)))
     for v, kpd in (("c", c_kpd), ("rust", rust_kpd)):
         write(os.path.join(d, v, "results.log"), "".join(l + "\n" for l in kpd) + "KPD-END\n")
         write(os.path.join(d, v, "console.log"), CONSOLE)
     write(os.path.join(d, "list.txt"), "".join(n + "\n" for n in listed))
-    write(os.path.join(d, "divergences.txt"), "# none\n")
-    # No intended divergences in made-up runs: an empty list file.
+    write(os.path.join(d, "divergences.txt"), intended)
+    for path, lines in (recorded or {}).items():
+        write(os.path.join(d, "divergences", path), "".join(l + "\n" for l in lines))
     rc, out = run([os.path.join(HERE, "differential", "compare.py"), os.path.join(d, "out"),
-                   os.path.join(d, "c"), os.path.join(d, "rust")],
+                   os.path.join(d, "c"), os.path.join(d, "rust"), os.path.join(d, "c"), os.path.join(d, "rust")],
                   {"KP_DIFF_SCENARIOS": os.path.join(d, "list.txt"), "KP_ARCH": "x86_64",
-                   "KP_DIFF_DIVERGENCES": os.path.join(d, "divergences.txt")})
+                   "KP_DIFF_DIVERGENCES": os.path.join(d, "divergences.txt"), "KP_TREE": tree})
     checks = open(os.path.join(d, "out", "checks.txt")).read() if os.path.exists(
         os.path.join(d, "out", "checks.txt")) else ""
     return rc, checks
@@ -89,6 +97,16 @@ def check_differential(tmp):
     rc2, c2 = differential(tmp, gone, gone, listed)
     result("differential-scenario-gone", base_ok and rc2 != 0 and "FAIL scenarios/complete" in c2,
            "rc=%d/%d: %s" % (rc0, rc2, " ".join(l for l in c2.splitlines() if "scenarios/" in l)))
+    # A scenario intended to diverge on 7.3 only: on 6.12 it is an ordinary one.
+    c = good + ["KPD arm.a rc=0"]
+    rust = good + ["KPD arm.a rc=-16"]
+    entry = "arm.a | C: 0 | Rust: -16 | why: made up | repro: none | trees: 7.3\n"
+    rec = {"7.3/arm.a.c": ["KPD arm.a rc=0"], "7.3/arm.a.rust": ["KPD arm.a rc=-16"]}
+    rc3, c3 = differential(tmp, c, rust, listed + ["arm.a"], entry, rec, "7.3")
+    rc4, c4 = differential(tmp, c, rust, listed + ["arm.a"], entry, rec, "6.12")
+    result("differential-tree-divergence", base_ok and rc3 == 0 and rc4 != 0
+           and "FAIL scenarios/identical" in c4,
+           "rc=%d/%d/%d: %s" % (rc0, rc3, rc4, " ".join(l for l in c4.splitlines() if "scenarios/" in l)))
 
 
 def check_cross_variant(tmp):

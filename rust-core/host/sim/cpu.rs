@@ -151,10 +151,31 @@ pub fn kick_optimizer() {
     }
 }
 
-/// `flush_delayed_work(&optimizing_work)`: runs the work now if queued.
-pub fn flush_optimizer() {
+/// One round of `wait_for_kprobe_optimizer()` (`sys_kernel.rs`): with
+/// `kprobe_mutex` released, the work runs now if queued (a flush of
+/// 6.12's delayed work; mainline's thread runs a pass then too, as its
+/// queues are only busy after a kick), then a relax.
+///
+/// # Safety
+/// `kprobe_mutex` is held.
+pub unsafe fn wait_optimizer_pass() {
+    super::kprobe_mutex_unlock();
     run_optimizer();
+    cpu_relax();
+    super::kprobe_mutex_lock();
 }
+
+/// The end of an optimizer pass: nothing waits on the simulated work.
+pub fn optimizer_pass_done() {}
+
+/// The optimizer thread's sleep: the simulation has no thread (its work
+/// queue runs the passes), so the thread function would return at once.
+pub fn optimizer_sleep() -> bool {
+    false
+}
+
+/// Starts the optimizer's thread: none in the simulation.
+pub fn start_optimizer() {}
 
 /// Runs the optimizer's delayed work if it is queued, traced as `~work
 /// run` (the simulated workqueue; tests call it to let "time pass", as the

@@ -179,6 +179,9 @@ fn filter_ips(ipmodify: bool, ips: &[usize], remove: bool) -> c_int {
     if let Some((_, e)) = arch(|a| a.ftrace_batch_fail.take_if(|f| f.0 == ipmodify)) {
         return e;
     }
+    if ipmodify && !remove && arch(|a| a.ftrace_busy_ip).is_some_and(|b| ips.contains(&b)) {
+        return -EBUSY_SIM;
+    }
     if model() {
         // model.c: each address on a copy of the filter, which replaces the
         // filter only if every address succeeded.

@@ -186,6 +186,9 @@ pub struct Arch {
     /// Fail the next `ftrace_set_filter_ips()` on this ops (ipmodify?)
     /// with this error.
     pub ftrace_batch_fail: Option<(bool, c_int)>,
+    /// An address another `FTRACE_OPS_FL_IPMODIFY` ops has: adding it to
+    /// the ipmodify ops' filter fails with -EBUSY, every time.
+    pub ftrace_busy_ip: Option<usize>,
     /// The optimizer's delayed work is queued.
     pub optimizer_pending: bool,
     /// `synchronize_rcu_tasks()` calls.

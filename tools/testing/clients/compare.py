@@ -107,7 +107,11 @@ def main():
             lines.append('PASS %s' % s)
     # intended divergences: each variant's lines as recorded
     ndiv = ndivbad = 0
+    # Another tree's recordings (divergences/TREE/) where it has its own.
     exp_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'divergences')
+    tree = os.environ.get('KP_TREE', '6.12')
+    if tree != '6.12' and os.path.isdir(os.path.join(exp_dir, tree)):
+        exp_dir = os.path.join(exp_dir, tree)
     div_order = []
     got, exp = {}, {}
     for v in variants:

@@ -45,7 +45,9 @@ l2=$(klist __x64_sys_mkdir)
 if err=$(echo 0 2>&1 > $T/events/kpc/mk/enable); then dis="disable: ok"; else dis="disable: ${err##*: }"; fi
 warn=$(dmesg | grep -E 'Failed to (disarm|unregister) kprobe-ftrace|WARNING:' |
 	sed -E -e 's/^\[ *[0-9]+\.[0-9]+\] //' -e 's/ at kernel\/kprobes\.c:[0-9]+/ at kernel\/kprobes.c/' \
-	       -e 's/CPU: [0-9]+ PID: [0-9]+/CPU: N PID: N/' | join)
+	       -e 's/CPU: [0-9]+ PID: [0-9]+/CPU: N PID: N/' \
+	       -e 's/^WARNING: kernel\/kprobes\.c:[0-9]+ at /WARNING: kernel\/kprobes.c at /' \
+	       -e 's/, CPU#[0-9]+: [^ ]+\/[0-9]+$/, CPU#N: COMM\/N/' | join)
 l3=$(klist __x64_sys_mkdir)
 echo "$l1"; echo "$m1 / $m2"; echo "$tr"; echo "$l2"; echo "$dis"; echo "$warn"; echo "$l3"
 if [ -n "$warn" ]; then

@@ -209,12 +209,16 @@ fi
 raw bpftrace.args
 # (str(arg1) of do_sys_openat2's user pointer prints nothing: without BTF
 # bpftrace reads it as kernel memory; casts to deref a pointer need kernel
-# headers.  __set_task_comm()'s buf is a kernel string: the comm at exec.)
+# headers.  __set_task_comm()'s buf is a kernel string: the comm at exec.
+# mkdirat() is do_mkdirat() up to 6.x, filename_mkdirat() in 7.x, with the
+# same arguments.)
+mkd=do_mkdirat
+grep -q ' filename_mkdirat$' /proc/kallsyms && mkd=filename_mkdirat
 prog='kprobe:do_sys_openat2 /comm == "cat"/ { printf("open dfd=%d path=%s\n", arg0, str(arg1)); }
 kretprobe:do_sys_openat2 /comm == "cat"/ { printf("ret %d\n", retval); }
 kprobe:__set_task_comm { printf("exec comm=%s\n", str(arg1)); }
-kprobe:do_mkdirat /comm == "mkdir"/ { printf("mkdirat dfd=%d mode=%o\n", arg0, arg2); }
-kretprobe:do_mkdirat /comm == "mkdir"/ { printf("mkdirat ret %d\n", retval); }'
+kprobe:'$mkd' /comm == "mkdir"/ { printf("mkdirat dfd=%d mode=%o\n", arg0, arg2); }
+kretprobe:'$mkd' /comm == "mkdir"/ { printf("mkdirat ret %d\n", retval); }'
 rm -rf /tmp/kpc-bt-dir
 cat > /tmp/kpc-bt2.sh <<'EOF2'
 cat /tmp/kpc-missing

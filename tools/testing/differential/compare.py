@@ -20,14 +20,22 @@ SCENARIO.same instead says that on this architecture the scenario does not
 reach the upstream bug (div.ftrace_aggr_post_handler_joins: arm64 has no
 kprobes on ftrace) and both kernels must print its lines.
 --record-divergences writes those files from the runs instead
-(review the diff before committing).  Also checked:
+(review the diff before committing).
+
+The kernel tree (KP_TREE, scripts/lib.sh; default 6.12) selects too: an
+entry of divergences.txt with a `trees:` field applies only on the trees
+it names (elsewhere its scenario is compared like any other), and the
+recordings of a tree other than the default one are in divergences/TREE/
+(divergences/TREE/ARCH/) where they differ from the default tree's, which
+apply otherwise (--record-divergences keeps it so).  Also checked:
 each job completed (KPD-END), each console is free of reports (oops, WARN,
 BUG, lockdep, KASAN, ...: console_checks() of tools/testing/kpt_results.py),
 every phase of the driver ran (no `KPD harness.phase_X ran=no` line on
 either kernel), and each kernel ran exactly the scenarios of the
-architecture's committed list (tools/testing/expectations/[ARCH/]
-differential-scenarios.txt; --record-scenarios writes it from the C run):
-a scenario that vanishes on both kernels fails as one missing on one.  Writes OUTDIR/{diff.txt,scenarios.txt,checks.txt,summary.txt}; prints
+architecture's committed list (tools/testing/expectations/[TREE/][ARCH/]
+differential-scenarios.txt, the tree's own where its scenarios differ from
+the default tree's; --record-scenarios writes it from the C run): a
+scenario that vanishes on both kernels fails as one missing on one.  Writes OUTDIR/{diff.txt,scenarios.txt,checks.txt,summary.txt}; prints
 the diff and the checks, and last `differential: N scenarios, M differ`.
 Exit status 0 only if everything passed.
 """
@@ -42,12 +50,29 @@ from kpt_results import BAD_CONSOLE, console_checks  # noqa: E402  (the make-tes
 
 VARIANTS = ("c", "rust")
 EXPECT = os.path.join(HERE, "..", "expectations")
+SCENARIO_LIST = "differential-scenarios.txt"
+# The tree whose files are not in a TREE/ subdirectory (scripts/lib.sh:
+# the one with an empty TREE_DIR).
+DEFAULT_TREE = "6.12"
 
 
-def scenario_list_path(arch):
-    """The architecture's scenario list (KP_DIFF_SCENARIOS: another file, for the self-test)."""
-    return os.environ.get("KP_DIFF_SCENARIOS") or \
-        os.path.join(EXPECT, *([] if arch == "x86_64" else [arch]), "differential-scenarios.txt")
+def subdirs(tree, arch):
+    """The path components of a tree's and an architecture's files: [TREE/][ARCH/]."""
+    return ([] if tree == DEFAULT_TREE else [tree]) + ([] if arch == "x86_64" else [arch])
+
+
+def scenario_list_paths(tree, arch):
+    """(the tree's own scenario list, the default tree's): the same file on the default tree.
+
+    KP_DIFF_SCENARIOS names another file, for the self-test."""
+    if os.environ.get("KP_DIFF_SCENARIOS"):
+        return os.environ["KP_DIFF_SCENARIOS"], os.environ["KP_DIFF_SCENARIOS"]
+    return (os.path.join(EXPECT, *subdirs(tree, arch), SCENARIO_LIST),
+            os.path.join(EXPECT, *subdirs(DEFAULT_TREE, arch), SCENARIO_LIST))
+
+
+def listed_names(text):
+    return [l.strip() for l in (text or "").splitlines() if l.strip() and not l.startswith("#")]
 
 
 def read(path):
@@ -58,14 +83,21 @@ def read(path):
         return None
 
 
-def divergences(path):
-    """NAME | C: ... | Rust: ... | why: ... | repro: ...  (# comments)"""
+def divergences(path, tree):
+    """NAME | C: ... | Rust: ... | why: ... | repro: ... [| trees: TREE...]  (# comments)
+
+    The entries that apply on `tree`: those without a trees: field, and
+    those whose trees: field names it."""
     out = {}
     for line in (read(path) or "").splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        out[line.split("|", 1)[0].strip()] = line
+        fields = [f.strip() for f in line.split("|")]
+        trees = [f.split(":", 1)[1].split() for f in fields[1:] if f.startswith("trees:")]
+        if trees and tree not in trees[0]:
+            continue
+        out[fields[0]] = line
     return out
 
 
@@ -115,8 +147,12 @@ def main():
 
     names = list(scen["c"])
     names += [n for n in scen["rust"] if n not in scen["c"]]
-    # (KP_DIFF_DIVERGENCES: another list, for the self-test.)
-    intended = divergences(os.environ.get("KP_DIFF_DIVERGENCES") or os.path.join(HERE, "divergences.txt"))
+    arch = os.environ.get("KP_ARCH") or "x86_64"
+    tree = os.environ.get("KP_TREE") or DEFAULT_TREE
+    # (KP_DIFF_DIVERGENCES: another list, for the self-test; the recordings
+    # are in divergences/ next to the list.)
+    div_list = os.environ.get("KP_DIFF_DIVERGENCES") or os.path.join(HERE, "divergences.txt")
+    intended = divergences(div_list, tree)
     differ, diverge, rows = [], [], []
     for n in names:
         a, b = scen["c"].get(n), scen["rust"].get(n)
@@ -128,9 +164,17 @@ def main():
             st = "DIFF" if a is not None and b is not None else ("MISSING-rust" if a is not None else "MISSING-c")
             differ.append(n)
         rows.append("%s %s" % (st, n))
-    # Intended divergences: their own boot, each variant as recorded.
-    arch = os.environ.get("KP_ARCH") or "x86_64"
-    ddir = os.path.join(HERE, "divergences", *([] if arch == "x86_64" else [arch]))
+    # Intended divergences: their own boot, each variant as recorded.  The
+    # recordings of an entry: the tree's own, else (another tree that has
+    # none) the default tree's.
+    own_ddir = os.path.join(os.path.dirname(div_list), "divergences", *subdirs(tree, arch))
+    default_ddir = os.path.join(os.path.dirname(div_list), "divergences", *subdirs(DEFAULT_TREE, arch))
+
+    def recorded_in(n):
+        for d in (own_ddir, default_ddir):
+            if any(os.path.exists(os.path.join(d, "%s.%s" % (n, e))) for e in ("same", "c", "rust")):
+                return d
+        return own_ddir
     if intended and divdirs is None:
         for n in intended:
             rows.append("INTENDED-NOT-RUN %s" % n)
@@ -147,6 +191,7 @@ def main():
         for n in intended:
             ok, why = True, []
             exp = {}
+            ddir = recorded_in(n)
             same = os.path.join(ddir, "%s.same" % n)
             if os.path.exists(same) and not record:
                 want = (read(same) or "").splitlines()
@@ -161,22 +206,33 @@ def main():
                 if ok:
                     diverge.append(n)
                 continue
+            # div.* scenarios run in the divergence boot, others in the default one
+            got = {v: (div[v] if n.startswith("div.") else scen[v]).get(n, []) for v in VARIANTS}
+            if record:
+                # Another tree has recordings of its own only where they differ.
+                ddir = own_ddir
+                if own_ddir != default_ddir and all(
+                        got[v] == (read(os.path.join(default_ddir, "%s.%s" % (n, v))) or "").splitlines()
+                        for v in VARIANTS):
+                    ddir = default_ddir
+                for e in ("same", "c", "rust") if ddir != own_ddir else ():
+                    if os.path.exists(os.path.join(own_ddir, "%s.%s" % (n, e))):
+                        os.remove(os.path.join(own_ddir, "%s.%s" % (n, e)))
+                os.makedirs(ddir, exist_ok=True)
+                for v in VARIANTS:
+                    with open(os.path.join(ddir, "%s.%s" % (n, v)), "w") as fh:
+                        fh.write("".join(l + "\n" for l in got[v]))
             for v in VARIANTS:
                 f = os.path.join(ddir, "%s.%s" % (n, v))
-                # div.* scenarios run in the divergence boot, others in the default one
-                got = (div[v] if n.startswith("div.") else scen[v]).get(n, [])
-                if record:
-                    os.makedirs(ddir, exist_ok=True)
-                    with open(f, "w") as fh:
-                        fh.write("".join(l + "\n" for l in got))
+                got_v = got[v]
                 exp[v] = (read(f) or "").splitlines()
-                if not got:
+                if not got_v:
                     ok = False
                     why.append("%s did not run it" % v)
-                elif got != exp[v]:
+                elif got_v != exp[v]:
                     ok = False
                     why.append("%s differs from %s" % (v, os.path.relpath(f, HERE)))
-                    sys.stdout.write("".join(difflib.unified_diff([l + "\n" for l in exp[v]], [l + "\n" for l in got],
+                    sys.stdout.write("".join(difflib.unified_diff([l + "\n" for l in exp[v]], [l + "\n" for l in got_v],
                                                                   os.path.relpath(f, HERE), "%s run" % v, n=1)))
             if exp["c"] == exp["rust"]:
                 ok = False
@@ -197,16 +253,27 @@ def main():
             print("... (%d diff lines, all in %s/diff.txt)" % (len(diff), outdir))
     not_ran = [l for v in VARIANTS for l in lines[v] if l.startswith("KPD harness.phase_") and "ran=no" in l]
     check("scenarios/every-phase-ran", not not_ran, "; ".join(sorted(set(not_ran))[:5]))
-    listed_path = scenario_list_path(arch)
+    own_list, default_list = scenario_list_paths(tree, arch)
+    listed_path = own_list if os.path.exists(own_list) else default_list
     if record_scenarios and not (completed["c"] and not not_ran):
         check("scenarios/record", False, "the C run is incomplete: not recorded")
     elif record_scenarios:
-        with open(listed_path, "w") as f:
-            f.write("# The differential's scenarios on %s: each kernel must run every one\n"
-                    "# (tools/testing/differential/compare.py).  Written from the C kernel's run\n"
-                    "# by scripts/differential.sh --record-scenarios.\n" % arch)
-            f.write("".join(n + "\n" for n in sorted(scen["c"]) if not n.startswith(("unsafe", "harness.phase_"))))
-    listed = [l.strip() for l in (read(listed_path) or "").splitlines() if l.strip() and not l.startswith("#")]
+        ran = [n for n in sorted(scen["c"]) if not n.startswith(("unsafe", "harness.phase_"))]
+        # Another tree has a list of its own only where its scenarios differ.
+        if own_list != default_list and ran == listed_names(read(default_list)):
+            if os.path.exists(own_list):
+                os.remove(own_list)
+            listed_path = default_list
+        else:
+            listed_path = own_list
+            os.makedirs(os.path.dirname(own_list), exist_ok=True)
+            with open(own_list, "w") as f:
+                f.write("# The differential's scenarios on %s%s: each kernel must run every one\n"
+                        "# (tools/testing/differential/compare.py).  Written from the C kernel's run\n"
+                        "# by scripts/differential.sh --record-scenarios.\n"
+                        % (arch, "" if tree == DEFAULT_TREE else ", Linux " + tree))
+                f.write("".join(n + "\n" for n in ran))
+    listed = listed_names(read(listed_path))
     if not listed:
         check("scenarios/complete", False, "no scenario list %s (record it with --record-scenarios)"
               % os.path.relpath(listed_path, HERE))

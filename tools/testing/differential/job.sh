@@ -45,6 +45,10 @@ biglst() {
 	fi
 }
 
+# has FEATURE: the driver can run the section that needs FEATURE of the
+# kernel config (debugfs kprobes_diff/features: optprobes, kprobes_on_ftrace).
+has() { grep -qx "$1" $K/features; }
+
 # wait_list REGEX present|absent: poll kprobes/list (the optimizer is
 # delayed work) for up to 10 s; the listing printed afterwards shows the
 # state either way.
@@ -188,6 +192,64 @@ echo 1 >$D/kprobes/enabled
 echo "KPD enabled.write_1_twice value=$(cat $D/kprobes/enabled)"
 ph en_cleanup
 lst enabled.cleanup
+
+# --- flushing the optimizer (x86 optprobes): writing 0 to kprobes/enabled
+# or to the sysctl waits for the optimizer, writing 1 queues optimizations
+# and flags them at once, so each listing below is taken right after its
+# write, without waiting for the optimizer (see kprobes_diff.c, flush_*).
+if has optprobes; then
+	ph flush_reg
+	lst flush.registered kpd_ffl
+	ph flush_disable
+	echo 0 >$D/kprobes/enabled
+	lst flush.enabled_0 kpd_ffl
+	ph flush_call flush.enabled_0
+	echo 1 >$D/kprobes/enabled
+	lst flush.enabled_1 kpd_ffl
+	ph flush_call flush.enabled_1
+	echo 0 >$OPT
+	lst flush.sysctl_0 kpd_ffl
+	ph flush_call flush.sysctl_0
+	ph flush_enable_b
+	lst flush.enable_while_sysctl_0 kpd_ffl
+	echo 1 >$OPT
+	lst flush.sysctl_1 kpd_ffl
+	ph flush_call flush.sysctl_1
+	ph flush_rereg
+	lst flush.reregister kpd_ffl
+	ph flush_disable_c
+	echo 0 >$OPT
+	lst flush.disable_then_sysctl_0 kpd_ffl
+	echo 1 >$OPT
+	lst flush.disable_then_sysctl_1 kpd_ffl
+	ph flush_enable_c
+	lst flush.enable_after_flush kpd_ffl
+	ph flush_unreg
+	lst flush.unregister kpd_ffl
+
+	# A neighbour re-optimized once the probe blocking it is freed (7.3
+	# only); each phase returns after the optimizer's pass it waited for.
+	ph sib_reg
+	lst sibling.blocked kpd_fsib
+	ph sib_disable_q
+	lst sibling.neighbour_disabled kpd_fsib
+	ph sib_enable_q
+	lst sibling.neighbour_enabled kpd_fsib
+	ph sib_unreg_q
+	lst sibling.neighbour_freed kpd_fsib
+	ph sib_unreg
+	lst sibling.unregistered kpd_fsib
+fi
+
+# --- a kprobe on ftrace that cannot be armed (another IPMODIFY ftrace_ops)
+if has kprobes_on_ftrace; then
+	ph arm_fail_single
+	lst arm_fail.single 'kpd_fi[0-9]'
+	ph arm_fail_batch
+	lst arm_fail.batch 'kpd_fi[0-9]'
+	ph arm_fail_cleanup
+	lst arm_fail.cleanup 'kpd_fi[0-9]'
+fi
 
 # --- kretprobes
 ph kret

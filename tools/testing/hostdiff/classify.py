@@ -80,9 +80,23 @@ trace of that operation must show instead:
              than upstream's op has, and otherwise the op's compared lines
              are exactly upstream's without the notes (the same `log`
              line and return value, no other `!` line, nothing unoptimized).
+  finding-7  (7.3 only: KP_TREE=7.3) register_kprobe() reports success for
+             a probe it failed to arm: in a registration op (reg, rereg,
+             regs, kret-reg, kret-regs), a failed arming call,
+             `ftrace_set_filter_ip OPS A remove=0 reset=0 = -N` or
+             `register_ftrace_function OPS = -N`, and the op returns
+             `= 0` (the probe is unhashed, never fires).  Divergence 7.
+             Rust: the error is returned, as 6.12 did: the op's compared
+             lines are exactly upstream's with `= 0` replaced by the
+             failed call's `= -N`, and for kret-reg and kret-regs a
+             `rethook_free` (register_kretprobe() frees the rethook of a
+             failed registration) right before it.  A batch of two or
+             more members is not covered (its Rust rollback and batched
+             arming differ from upstream's per-member calls): real.
 Finding 2 (re-registration by addr+offset) is skipped by the driver and
 finding 4 (kretprobe unregister without rethook) is never done, so neither
-has a signature here.
+has a signature here.  The driver's `ftrace-fail filter|register ERR`
+injects the failed arm of finding 7; gen.py does not generate it.
 
 finding-1 inside a batch operation whose rollback disarms a member the
 batch armed (upstream arms it at once, then disarms it through the wrong
@@ -127,6 +141,9 @@ RET = re.compile(r"^  = (-?\d+)$")
 # environment there took a third of a hostdiff run's Python time).
 STRICT = os.environ.get("KP_HOSTDIFF_STRICT", "0") == "1"
 LOOSE = os.environ.get("KP_HOSTDIFF_LOOSE", "0") == "1"
+# The kernel tree whose kernel/kprobes.c the C trace is of (scripts/lib.sh):
+# which recorded anomalies it can show.
+TREE = os.environ.get("KP_TREE", "6.12")
 
 
 def compared(line):
@@ -368,6 +385,42 @@ def rust_finding_6(cblock, rblock, before, found):
     return None, "disarms " + ", ".join(addrs) + " at once, no note"
 
 
+REGISTER_OPS = {"reg", "rereg", "regs", "kret-reg", "kret-regs"}
+FAILED_ARM = re.compile(r"^  (?:ftrace_set_filter_ip (\S+) (\S+) remove=0 reset=0|"
+                        r"register_ftrace_function (\S+)) = (-\d+)$")
+
+
+def failed_arm_success(block):
+    """finding-7's signature in one operation's lines: [(index, match)] of
+    the failed arming calls of a registration op that returns 0, or []."""
+    op = block[0].split()
+    if len(op) < 2 or op[1] not in REGISTER_OPS or "  = 0" not in block:
+        return []
+    return [(i, m) for i, l in enumerate(block) if (m := FAILED_ARM.match(l))]
+
+
+def rust_finding_7(cblock, rblock, before, found):
+    """Divergence 7: the Rust core returns the arming error (as 6.12):
+    upstream's op with the failed call's error returned, and for a kretprobe
+    the rethook freed before it."""
+    err = found[0][1].group(4)
+    op = cblock[0].split()
+    expected = []
+    for l in (l for l in cblock if compared(l)):
+        if l == "  = 0":
+            if op[1].startswith("kret-"):
+                expected.append("  rethook_free")
+            l = f"  = {err}"
+        expected.append(l)
+    got = [l for l in rblock if compared(l)]
+    if got != expected:
+        rret = [l.strip() for l in events(rblock) if RET.match(l)]
+        if rret != [f"= {err}"]:
+            return f"it returns {' '.join(rret) or 'nothing'}, expected = {err} (the failed arm's error)", None
+        return f"its op is not upstream's with the arm's error returned: {first_difference(expected, got)}", None
+    return None, f"returns the arm's error {err}"
+
+
 SIGNATURES = [
     ("finding-1 (ftrace aggregate disarmed through kprobe_ipmodify_ops)",
      re.compile(r"^  ftrace_set_filter_ip ipmodify_ops (\S+) remove=1 reset=0 = -2$"),
@@ -386,23 +439,30 @@ SIGNATURES = [
      None,
      rust_finding_6),
 ]
+# 7.3's: (name, signature(block) -> [(index, match)], Rust check).
+SIGNATURES_7_3 = [
+    ("finding-7 (register_kprobe() returns 0 for a probe it failed to arm)",
+     failed_arm_success,
+     rust_finding_7),
+]
 
 
-def find(block):
+def signatures(tree):
+    """The tree's recorded signatures, in the order find() tries them:
+    (name, signature(block) -> [(index, match)...], Rust check)."""
+    out = [(name, lambda b, f=first, s=second: hits(b, f, s), check)
+           for name, first, second, check in SIGNATURES]
+    return out + (SIGNATURES_7_3 if tree == "7.3" else [])
+
+
+def find(block, tree):
     """The first recorded signature in one operation's lines:
     (name, Rust check, [(index, match)...]) or None."""
-    for name, first, second, check in SIGNATURES:
-        found = hits(block, first, second)
+    for name, sig, check in signatures(tree):
+        found = sig(block)
         if found:
             return name, check, found
     return None
-
-
-def signature(block):
-    """The name of the first recorded signature in one operation's lines,
-    or None."""
-    f = find(block)
-    return f[0] if f else None
 
 
 BATCH_OPS = {"regs", "unregs", "kret-regs", "kret-unregs", "kret-unreg-live"}
@@ -460,8 +520,10 @@ def normalize_batches(c, r):
     return [l for b in cops for l in b], [l for b in rops for l in b], n
 
 
-def verdict_lines(c, r):
-    """verdict() of two traces given as lists of lines."""
+def verdict_lines(c, r, tree=None):
+    """verdict() of two traces given as lists of lines, the C trace of the
+    tree's kernel/kprobes.c (default: KP_TREE)."""
+    tree = tree or TREE
     fc, fr = [l for l in c if compared(l)], [l for l in r if compared(l)]
     if fc == fr:
         return 0, "identical"
@@ -479,7 +541,7 @@ def verdict_lines(c, r):
     first = f"line {k + 1}: c {fc[k] if k < len(fc) else '<end>'!r} rust {fr[k] if k < len(fr) else '<end>'!r}"
     cops, rops = ops(c), ops(r)
     for i, block in enumerate(cops):
-        f = find(block)
+        f = find(block, tree)
         if not f:
             continue
         sig, check, found = f
@@ -488,7 +550,7 @@ def verdict_lines(c, r):
             return 1, f"real: first difference (op {diff_op}) before the upstream anomaly {sig} at {where}; {first}"
         if i >= len(rops) or rops[i][:1] != block[:1]:
             return 1, f"real: the Rust trace has no operation {block[0]!r} at op {i} (upstream anomaly {sig}); {first}"
-        shown = [name for name, first_re, second, _ in SIGNATURES if hits(rops[i], first_re, second)]
+        shown = [name for name, sig_of, _ in signatures(tree) if sig_of(rops[i])]
         if sig in shown:
             return 1, f"real: the Rust trace shows the upstream anomaly {sig} too at {where}; {first}"
         if shown:

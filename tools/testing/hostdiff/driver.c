@@ -437,7 +437,7 @@ static void op_check(void)
 		frames++;
 	if (frames)
 		hd_trace("rethook nodes pending=%d", frames);
-	if (hd_optimizing_work->pending)
+	if (hd_work_pending())
 		hd_trace("optimizer work pending");
 	for (int i = 0; i < NK; i++)
 		if (kps[i].live)
@@ -583,7 +583,7 @@ static void run(void)
 		if (hd_rethook_return())
 			hd_trace("no hooked frame");
 	} else if (!strcmp(op, "optimize")) {
-		if (!flush_delayed_work(hd_optimizing_work))
+		if (!hd_work_run())
 			hd_trace("~work idle");
 	} else if (!strcmp(op, "optimize-wait")) {
 		hd_relax_count = 0;
@@ -652,6 +652,16 @@ static void run(void)
 			hd_trace("nmissed=%lu", p->nmissed);
 	} else if (!strcmp(op, "check")) {
 		op_check();
+	} else if (!strcmp(op, "ftrace-fail")) {
+		char *end;
+		long e;
+
+		if (ntok != 3 || (strcmp(tok[1], "filter") && strcmp(tok[1], "register")))
+			usage("ftrace-fail takes filter|register and an error");
+		e = strtol(tok[2], &end, 10);
+		if (*end || e >= 0 || e < -MAX_ERRNO)
+			usage("bad error '%s'", tok[2]);
+		hd_ftrace_fail_next(tok[1][0] == 'r', (int)e);
 	} else {
 		usage("unknown op '%s'", op);
 	}

@@ -6,13 +6,22 @@
  * Linked with kcore.o (upstream kprobes.c) and the simulation (kpsim.o,
  * kcore_link.o, libkpsim.a); each case must print what fatal.expected
  * records, the texts of the C model the simulation replaced (model.c, see
- * MODEL.md).  `fatal --list` prints the cases,
+ * MODEL.md), and for the kthread cases kpsim.c's (7.3's optimizer thread;
+ * the same on both trees).  `fatal --list` prints the cases,
  * `fatal CASE` runs one.
  */
 #include "hd.h"
 
 static DEFINE_MUTEX(m1);
 static struct kprobe kp;
+static unsigned long var;
+static wait_queue_head_t wq;
+
+static int idle_thread(void *data)
+{
+	(void)data;
+	return 0;
+}
 
 static void rh_handler(struct rethook_node *n, void *data, unsigned long flags, struct pt_regs *regs)
 {
@@ -44,6 +53,7 @@ static const char *const cases[] = {
 	"synchronize-rcu-read-side", "synchronize-rcu-tasks-preempt", "quiesce-held",
 	"module-put-underflow", "execmem-free-unknown", "too-many-insn-pages",
 	"rethook-free-twice", "cpu-relax-hang", "bug-on", "unrecoverable-kprobe",
+	"kthread-run-twice", "kthread-wait-outside", "wait-var-event-hang",
 };
 
 static void run(const char *c)
@@ -104,6 +114,15 @@ static void run(const char *c)
 		printf("> hit f2+8\n");
 		hd_frame++;
 		hd_hit((unsigned long)kp.addr, 0);
+	} else if (!strcmp(c, "kthread-run-twice")) {
+		kthread_run(idle_thread, NULL, "t1");
+		kthread_run(idle_thread, NULL, "t2");
+	} else if (!strcmp(c, "kthread-wait-outside")) {
+		init_waitqueue_head(&wq);
+		wait_event_interruptible(wq, var != 0);
+	} else if (!strcmp(c, "wait-var-event-hang")) {
+		mutex_lock(&m1);
+		wait_var_event_mutex(&var, var != 0, &m1);
 	} else {
 		fprintf(stderr, "%s: unknown case '%s'\n", hd_progname, c);
 		exit(2);

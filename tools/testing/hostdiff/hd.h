@@ -25,6 +25,8 @@ extern unsigned long hd_frame;
 /* ftrace model */
 extern struct ftrace_ops *hd_ftrace_ops[2];
 const char *hd_ops_name(struct ftrace_ops *ops);
+/* The next filter change (register: registration) of either ops returns err. */
+void hd_ftrace_fail_next(bool reg, int err);
 
 /* rethook model */
 extern struct rethook_node *hd_task_rethooks;
@@ -33,10 +35,20 @@ int hd_rethook_return(void);
 /* rcu */
 void hd_rcu_quiesce(void);
 
+/*
+ * The simulated workqueue (sim/abi.rs): 6.12's optimizer work, or the step
+ * of 7.3's optimizer thread (kpsim.c, include/kstub.h); the simulation runs
+ * it through kprobes_rust_optimizer_work(), kcore_link.c's for upstream's
+ * file, which calls hd_optimizer_work() (kcore.c).
+ */
+bool hd_work_run(void);			/* false: nothing queued */
+bool hd_work_pending(void);
+void hd_kthread_step(void);
+void hd_optimizer_work(void);
+
 /* kcore.c handles */
 extern const struct file_operations *hd_kprobes_list_fops, *hd_kprobes_blacklist_fops,
 	*hd_kprobes_enabled_fops;
-extern struct delayed_work *hd_optimizing_work;
 extern int (*hd_pre_handler_kretprobe)(struct kprobe *, struct pt_regs *);
 extern struct ctl_table *hd_sysctl_table;
 bool hd_kprobe_aggrprobe(struct kprobe *p);

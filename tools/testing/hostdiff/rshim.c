@@ -13,6 +13,17 @@
  * are Rust (rust-core/host/sim_exports.rs).  No kprobes logic lives here.
  */
 #include "../../../c-shim/kprobes_shim.c"
+/*
+ * The optimizer's driver: the 6.12 tree's delayed work on every tree (the
+ * simulated work queue runs it where mainline's thread would run a pass;
+ * MODEL.md), with the flush that sim/core_sys.rs's wait round calls.
+ */
+#include "../../../c-shim/tree_v6_12.c"
+
+void kprobes_rust_flush_optimizer(void)
+{
+	flush_delayed_work(&optimizing_work);
+}
 
 #include "hd.h"
 
@@ -21,5 +32,4 @@
 const struct file_operations *hd_kprobes_list_fops = &kprobes_fops;
 const struct file_operations *hd_kprobes_blacklist_fops = &kprobe_blacklist_fops;
 const struct file_operations *hd_kprobes_enabled_fops = &fops_kp;
-struct delayed_work *hd_optimizing_work = &optimizing_work;
 int (*hd_pre_handler_kretprobe)(struct kprobe *, struct pt_regs *) = pre_handler_kretprobe;

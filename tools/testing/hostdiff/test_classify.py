@@ -4,12 +4,15 @@
 runs it before the sweep; no driver needed).
 
 For each recorded upstream anomaly (classify.py: finding-1, finding-3,
-finding-5, finding-6) a C trace and the Rust trace the drivers print for MODEL.md
-section 5's reproducer (copied here from hostdiff-c and hostdiff-rust), and
+finding-5, finding-6, and 7.3's finding-7) a C trace and the Rust trace the
+drivers print for MODEL.md section 5's reproducer (copied here from
+hostdiff-c and hostdiff-rust), and
 hand-made Rust traces that do something other than what the intended
 divergence in docs/divergences.md specifies: the real pair must be "intended", every wrong one
 "real" with the reason of the Rust check (or, where the Rust trace shows
-the anomaly itself, of the older check).
+the anomaly itself, of the older check).  Each case is classified as the
+C trace of each tree it names (both trees' anomalies for findings 1 to 6;
+finding-7 exists on 7.3 only, and its C trace is real on 6.12).
 
 Prints one line per finding, `PASS hostdiff/classify-finding-N` or
 `FAIL hostdiff/classify-finding-N CASE: ...`, and exits 1 if one failed.
@@ -480,6 +483,102 @@ CASES += [
      sub(B1_RUST, "> regs K4 K5 K8", "> reg K5 K4 K8"), 1, [CHECK1, "does not disarm f0+0x0"]),
 ]
 
+BOTH = ("6.12", "7.3")
+CASES = [(f, case, c, r, code, want, BOTH) for f, case, c, r, code, want in CASES]
+
+# Finding 7 (7.3): ftrace-fail register -16 (another IPMODIFY ops, a
+# livepatch, claims f9); reg K0 sym=f9 pre=ok post=ok; dump-list; hit f9.
+F7_HEAD = BOOT + """\
+> ftrace-fail register -16
+> reg K0 sym=f9 pre=ok post=ok
+  arch_prepare_kprobe_ftrace f9+0x0 = 0
+  ftrace_set_filter_ip ipmodify_ops f9+0x0 remove=0 reset=0 = 0
+  register_ftrace_function ipmodify_ops = -16
+  ftrace_set_filter_ip ipmodify_ops f9+0x0 remove=1 reset=0 = 0
+  ~synchronize_rcu
+"""
+F7_REST = """\
+> dump-list
+  | end
+> hit f9
+  trap none f9+0x0
+"""
+F7_C = F7_HEAD + "  = 0\n" + F7_REST
+F7_RUST = F7_HEAD + "  = -16\n" + F7_REST
+# ftrace-fail filter -12; kret-reg R0 sym=f9 handler=ok; dump-list.
+F7K_HEAD = BOOT + """\
+> ftrace-fail filter -12
+> kret-reg R0 sym=f9 handler=ok
+  rethook_alloc num=10 = 0
+  arch_prepare_kprobe_ftrace f9+0x0 = 0
+  ftrace_set_filter_ip ftrace_ops f9+0x0 remove=0 reset=0 = -12
+  ~synchronize_rcu
+"""
+F7K_REST = """\
+> dump-list
+  | end
+"""
+F7K_C = F7K_HEAD + "  = 0\n" + F7K_REST
+F7K_RUST = F7K_HEAD + "  rethook_free\n  = -12\n" + F7K_REST
+# set K0 sym=f9 pre=ok post=ok; set K1 sym=f0 pre=ok; ftrace-fail filter -16;
+# regs K0 K1; dump-list: upstream goes on with K1, the Rust batch rolls back.
+F7B_C = BOOT + """\
+> set K0 sym=f9 pre=ok post=ok
+> set K1 sym=f0 pre=ok
+> ftrace-fail filter -16
+> regs K0 K1
+  arch_prepare_kprobe_ftrace f9+0x0 = 0
+  ftrace_set_filter_ip ipmodify_ops f9+0x0 remove=0 reset=0 = -16
+  ~synchronize_rcu
+  arch_prepare_kprobe_ftrace f0+0x0 = 0
+  ftrace_set_filter_ip ftrace_ops f0+0x0 remove=0 reset=0 = 0
+  register_ftrace_function ftrace_ops = 0
+  = 0
+> dump-list
+  | ffffffff81000000  k  f0+0x0    [FTRACE]
+  | end
+"""
+F7B_RUST = BOOT + """\
+> set K0 sym=f9 pre=ok post=ok
+> set K1 sym=f0 pre=ok
+> ftrace-fail filter -16
+> regs K0 K1
+  arch_prepare_kprobe_ftrace f9+0x0 = 0
+  arch_prepare_kprobe_ftrace f0+0x0 = 0
+  ftrace_set_filter_ips ftrace_ops f0+0x0 remove=0 reset=0 = -16
+  ~synchronize_rcu
+  arch_remove_kprobe f9+0x0 slot=null
+  arch_remove_kprobe f0+0x0 slot=null
+  = -16
+> dump-list
+  | end
+"""
+T73 = ("7.3",)
+CASES += [
+    (7, "the Rust trace of the reproducer", F7_C, F7_RUST, 3, ["finding-7", "returns the arm's error -16"], T73),
+    (7, "on 6.12 the same traces are real (no divergence 7 there)", F7_C, F7_RUST, 1,
+     ["real: no recorded upstream anomaly"], ("6.12",)),
+    (7, "6.12's upstream trace and the Rust trace are identical", F7_RUST, F7_RUST, 0, ["identical"], BOTH),
+    (7, "Rust returns 0 too", F7_C, F7_C, 0, ["identical"], T73),
+    (7, "Rust returns 0 and differs later", F7_C, F7_C + "> check\n", 1, [TOO], T73),
+    (7, "Rust returns another error", F7_C, sub(F7_RUST, "  = -16\n", "  = -22\n"), 1,
+     [CHECK, "returns = -22, expected = -16"], T73),
+    (7, "Rust returns the error but leaves the probe armed", F7_C,
+     sub(F7_RUST, "  register_ftrace_function ipmodify_ops = -16\n"
+         "  ftrace_set_filter_ip ipmodify_ops f9+0x0 remove=1 reset=0 = 0\n",
+         "  register_ftrace_function ipmodify_ops = -16\n"), 1,
+     [CHECK, "not upstream's with the arm's error returned"], T73),
+    (7, "Rust returns the error without the grace period", F7_C, sub(F7_RUST, "  ~synchronize_rcu\n", ""), 1,
+     [CHECK, "not upstream's with the arm's error returned"], T73),
+    (7, "kret-reg: the Rust trace", F7K_C, F7K_RUST, 3, ["finding-7", "returns the arm's error -12"], T73),
+    (7, "kret-reg: Rust keeps the rethook", F7K_C, sub(F7K_RUST, "  rethook_free\n", ""), 1,
+     [CHECK, "not upstream's with the arm's error returned"], T73),
+    (7, "kret-reg: Rust frees the rethook twice", F7K_C, sub(F7K_RUST, "  rethook_free\n", "  rethook_free\n" * 2), 1,
+     [CHECK, "not upstream's with the arm's error returned"], T73),
+    (7, "a batch of two (Rust rolls back, batched): not covered", F7B_C, F7B_RUST, 1,
+     [CHECK, "not upstream's with the arm's error returned"], T73),
+]
+
 
 def lines(text):
     return text.split("\n")[:-1]
@@ -491,13 +590,15 @@ def main():
     os.environ.pop("KP_HOSTDIFF_LOOSE", None)
     classify.STRICT = classify.LOOSE = False
     bad = {}
-    for finding, case, c, r, code, want in CASES:
-        try:
-            got, why = classify.verdict_lines(lines(c), lines(r))
-        except Exception as e:  # noqa: BLE001 (a crash is a failed case)
-            got, why = None, f"exception {e!r}"
-        if got != code or not all(w in why for w in want):
-            bad.setdefault(finding, []).append(f"{case}: expected exit {code} with {want}, got {got}: {why}")
+    for finding, case, c, r, code, want, trees in CASES:
+        for tree in trees:
+            try:
+                got, why = classify.verdict_lines(lines(c), lines(r), tree)
+            except Exception as e:  # noqa: BLE001 (a crash is a failed case)
+                got, why = None, f"exception {e!r}"
+            if got != code or not all(w in why for w in want):
+                bad.setdefault(finding, []).append(
+                    f"{case} ({tree}): expected exit {code} with {want}, got {got}: {why}")
     for finding in sorted({f for f, *_ in CASES}, key=str):
         n = sum(1 for f, *_ in CASES if f == finding)
         if finding in bad:

@@ -27,7 +27,23 @@
 #include <linux/ptrace.h>
 #include <linux/slab.h>
 #include <linux/ctype.h>
+#include <linux/ftrace.h>
+#include <linux/seq_file.h>
 #include "kprobes_diff.h"
+
+/*
+ * The sections that need what only some configs have (the job asks
+ * debugfs kprobes_diff/features): jump optimization, written for x86's
+ * instruction layout (flush.*, sibling.*), and kprobes on ftrace, which
+ * an ftrace_ops of this module can make fail to arm (arm_fail.*).
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_OPTPROBES)
+#define KPD_OPTPROBES 1
+#include <asm/text-patching.h>
+#endif
+#ifdef CONFIG_KPROBES_ON_FTRACE
+#define KPD_KPROBES_ON_FTRACE 1
+#endif
 
 static bool unsafe;
 module_param(unsafe, bool, 0444);
@@ -128,6 +144,37 @@ KPD_FN(kpd_fu3, 43)
 KPD_FN(kpd_fhot, 23)
 KPD_FN(kpd_fowned, 29)
 EXPORT_SYMBOL_GPL(kpd_fowned);
+KPD_FN(kpd_ffl1, 47)
+KPD_FN(kpd_ffl2, 53)
+KPD_FN(kpd_ffl3, 59)
+KPD_FN(kpd_fi1, 61)
+KPD_FN(kpd_fi2, 67)
+KPD_FN(kpd_fi3, 71)
+
+#ifdef KPD_OPTPROBES
+/*
+ * Sibling re-optimization (phases sib_*): endbr64 at +0, the ftrace site at
+ * +4, then instructions of fixed lengths, x in %edi as the ABI has it:
+ * movslq at +9 (3 bytes), lea at +12, +16 and +20 (4 bytes each).  A jump
+ * must replace whole instructions covering 5 bytes, so the jump of a probe
+ * at +9 replaces +9..+15 and that of a probe at +12 replaces +12..+19: a
+ * probe at +12 lies inside the jump of a probe at +9, which is within the
+ * MAX_OPTIMIZED_LENGTH bytes before it that get_optimized_kprobe() searches.
+ */
+#define KPD_SIB_P 9
+#define KPD_SIB_Q 12
+noinline int kpd_fsib(int x)
+{
+	long v;
+
+	asm volatile("movslq %k1, %0\n\t"
+		     "lea 1(%0), %0\n\t"
+		     "lea 2(%0), %0\n\t"
+		     "lea 3(%0), %0"
+		     : "=a"(v) : "D"(x));
+	return v + 73;
+}
+#endif
 
 #define S(i) KPD_FN(kpd_fs_##i, 100 + i)
 #define S8(i) S(i##0) S(i##1) S(i##2) S(i##3) S(i##4) S(i##5) S(i##6) S(i##7)
@@ -920,6 +967,180 @@ static void ph_opt_unreg(void)
 	call_order("opt.unregister", kpd_fopt2);
 	R("opt.unregister", "E.addr=%s", SYM(o5.kp.addr));
 }
+
+/* ---- phases: flushing the optimizer, sibling re-optimization (x86) ---------------- */
+
+#ifdef KPD_OPTPROBES
+/*
+ * kprobes/list shows KPROBE_FLAG_OPTIMIZED, which the core sets when it
+ * queues an optimization and clears when the optimizer has taken the jump
+ * out again; whether the jump is in the text only the text says (x86: a
+ * jmp rel32 where the int3 was).  The optimizer holds kprobe_mutex for a
+ * whole pass, so a kprobes API call that takes kprobe_mutex after a change
+ * of the text was seen returns after the pass that made it has ended.
+ */
+static bool kpd_jump_at(const void *addr)
+{
+	return READ_ONCE(*(const u8 *)addr) == JMP32_INSN_OPCODE;
+}
+
+/* Wait up to 10 s until the optimizer's jump at addr is there (want) or gone; 1 if so. */
+static int kpd_wait_jump(const void *addr, bool want)
+{
+	int i;
+
+	for (i = 0; i < 500 && kpd_jump_at(addr) != want; i++)
+		msleep(20);
+	return kpd_jump_at(addr) == want;
+}
+
+/*
+ * Flushes (phases flush_*; the job writes kprobes/enabled and the sysctl in
+ * between and lists kprobes/list right after each write, without polling).
+ * Writing 0 to kprobes/enabled or debug.kprobes-optimization returns only
+ * once the optimizer's queues are empty; writing 1, registering and
+ * enabling queue optimizations and set KPROBE_FLAG_OPTIMIZED at once.  So
+ * the listing after each of those is the same whenever the optimizer runs.
+ * A, B, C: one optimizable probe on each of kpd_ffl1..3; D: registered at
+ * A's address as soon as A is unregistered (its dying aggregate reused if
+ * the optimizer has not freed it yet, else a new one).  A probe is enabled
+ * again only after a flush, never while its unoptimization is queued.
+ */
+static struct kpd_kp f1, f2, f3, f4;
+
+static void flush_calls(const char *scn)
+{
+	order_reset();
+	CALL(kpd_ffl1, 1); CALL(kpd_ffl2, 1); CALL(kpd_ffl3, 1);
+	R(scn, "order=%s", order_str());
+	R(scn, "A.flags=0x%x", f1.kp.flags);
+	R(scn, "B.flags=0x%x", f2.kp.flags);
+	R(scn, "C.flags=0x%x", f3.kp.flags);
+	R(scn, "D.flags=0x%x", f4.kp.flags);
+}
+
+static void ph_flush_reg(void)
+{
+	memset(&f4, 0, sizeof(f4));
+	kpi(&f1, 'A', "kpd_ffl1", KPD_MID, true, false);
+	kpi(&f2, 'B', "kpd_ffl2", KPD_MID, true, false);
+	kpi(&f3, 'C', "kpd_ffl3", KPD_MID, true, false);
+	reg("flush.registered", &f1);
+	reg("flush.registered", &f2);
+	reg("flush.registered", &f3);
+	flush_calls("flush.registered");
+}
+
+/* B disabled with its jump in the text: its unoptimization is queued. */
+static void ph_flush_disable(void)
+{
+	R("flush.disable_optimized", "B.jump_written=%d", kpd_wait_jump(f2.kp.addr, true));
+	R("flush.disable_optimized", "B.disable.rc=%d", disable_kprobe(&f2.kp));
+	flush_calls("flush.disable_optimized");
+}
+
+static void ph_flush_enable_b(void)
+{
+	R("flush.enable_while_sysctl_0", "B.enable.rc=%d", enable_kprobe(&f2.kp));
+	flush_calls("flush.enable_while_sysctl_0");
+}
+
+static void ph_flush_rereg(void)
+{
+	R("flush.reregister", "A.jump_written=%d", kpd_wait_jump(f1.kp.addr, true));
+	unregister_kprobe(&f1.kp);
+	kpi(&f4, 'D', "kpd_ffl1", KPD_MID, true, false);
+	reg("flush.reregister", &f4);
+	flush_calls("flush.reregister");
+}
+
+static void ph_flush_disable_c(void)
+{
+	R("flush.disable_then_sysctl_0", "C.jump_written=%d", kpd_wait_jump(f3.kp.addr, true));
+	R("flush.disable_then_sysctl_0", "C.disable.rc=%d", disable_kprobe(&f3.kp));
+}
+
+static void ph_flush_enable_c(void)
+{
+	R("flush.enable_after_flush", "C.enable.rc=%d", enable_kprobe(&f3.kp));
+	flush_calls("flush.enable_after_flush");
+}
+
+static void ph_flush_unreg(void)
+{
+	struct kprobe *kps[3] = { &f4.kp, &f2.kp, &f3.kp };
+
+	unregister_kprobes(kps, 3);
+	flush_calls("flush.unregister");
+}
+
+/*
+ * Sibling re-optimization (phases sib_*): Q at kpd_fsib+12, optimized,
+ * keeps P at kpd_fsib+9 an int3 probe, since P's jump would cover Q
+ * (arch_check_optimized_kprobe()).  When the optimizer frees Q's aggregate
+ * after Q was unregistered, 7.3's do_free_cleaned_kprobes() optimizes P
+ * (kprobes/list: [OPTIMIZED]); 6.12 leaves it an int3 probe.  A Q merely
+ * disabled keeps its aggregate, and P stays an int3 probe on both.  Each
+ * step that takes Q's jump out waits until the text has changed, then
+ * calls enable_kprobe() of the enabled P (nothing to do, but it takes
+ * kprobe_mutex), so the optimizer's pass has ended when the job lists.
+ */
+static struct kpd_kp sp, sq;
+
+static bool sib_layout_ok(void)
+{
+	static const u8 want[] = { 0x48, 0x63, 0xc7, 0x48, 0x8d, 0x40, 0x01 };
+
+	/* computed at run time, as with kpd_four */
+	return !memcmp((u8 *)kpd_fsib + kpd_one * KPD_SIB_P, want, sizeof(want));
+}
+
+/* Q's jump gone, the optimizer's pass over: then P as the job lists it. */
+static void sib_after_unopt(const char *scn, void *q_addr)
+{
+	R(scn, "Q.jump_removed=%d", kpd_wait_jump(q_addr, false));
+	R(scn, "P.enable.rc=%d", enable_kprobe(&sp.kp));
+	call_order(scn, kpd_fsib);
+}
+
+static void ph_sib_reg(void)
+{
+	R("sibling.blocked", "layout_ok=%d", sib_layout_ok());
+	kpi(&sq, 'Q', "kpd_fsib", KPD_SIB_Q, true, false);
+	kpi(&sp, 'P', "kpd_fsib", KPD_SIB_P, true, false);
+	reg("sibling.blocked", &sq);
+	reg("sibling.blocked", &sp);
+	R("sibling.blocked", "Q.jump_written=%d", kpd_wait_jump(sq.kp.addr, true));
+	call_order("sibling.blocked", kpd_fsib);
+}
+
+static void ph_sib_disable_q(void)
+{
+	R("sibling.neighbour_disabled", "Q.disable.rc=%d", disable_kprobe(&sq.kp));
+	sib_after_unopt("sibling.neighbour_disabled", sq.kp.addr);
+}
+
+static void ph_sib_enable_q(void)
+{
+	R("sibling.neighbour_enabled", "Q.enable.rc=%d", enable_kprobe(&sq.kp));
+	R("sibling.neighbour_enabled", "Q.jump_written=%d", kpd_wait_jump(sq.kp.addr, true));
+	call_order("sibling.neighbour_enabled", kpd_fsib);
+}
+
+static void ph_sib_unreg_q(void)
+{
+	void *q_addr = sq.kp.addr;
+
+	unregister_kprobe(&sq.kp);
+	sib_after_unopt("sibling.neighbour_freed", q_addr);
+}
+
+static void ph_sib_unreg(void)
+{
+	unregister_kprobe(&sp.kp);
+	call_order("sibling.unregistered", kpd_fsib);
+}
+#endif /* KPD_OPTPROBES */
 
 /* ---- phase: kprobes/enabled (the job writes 0/1 in between) ---------------------------- */
 
@@ -1943,6 +2164,116 @@ static void ph_conc_kret(void)
 			atomic_read(&ck_s.entry), atomic_read(&ck_s.ret), ck_s.rp.nmissed);
 }
 
+/* ---- phases: a kprobe on ftrace that fails to arm ------------------------------------ */
+
+#ifdef KPD_KPROBES_ON_FTRACE
+/*
+ * An ftrace_ops of this module with FTRACE_OPS_FL_IPMODIFY on kpd_fi1 and
+ * kpd_fi3, as livepatch or a BPF trampoline would have: ftrace refuses a
+ * second IPMODIFY ops on a function (-EBUSY), and kprobes arms a probe with
+ * a post_handler at an ftrace site through its IPMODIFY ops.  6.12 returns
+ * the error from register_kprobe() (register_kprobes() rolls the batch
+ * back); 7.3 unhashes the probe but returns 0 (intended divergence 7 on
+ * 7.3: the Rust core returns the error on both trees).  The job lists
+ * kprobes/list after each phase; arm_fail_cleanup unregisters what
+ * registration reported registered and the ftrace_ops, on either tree.
+ */
+static atomic_t af_ops_hits;
+static bool af_ops_live;
+static int af_single_rc = -EINVAL, af_batch_rc = -EINVAL;
+static struct kpd_kp af_k, af_m1, af_m2, af_m3;
+
+static void notrace af_ops_func(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	atomic_inc(&af_ops_hits);
+}
+
+static struct ftrace_ops af_ops = {
+	.func = af_ops_func,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+static void af_calls(const char *scn)
+{
+	int hits = atomic_read(&af_ops_hits);
+
+	order_reset();
+	CALL(kpd_fi1, 1); CALL(kpd_fi2, 1); CALL(kpd_fi3, 1);
+	R(scn, "order=%s", order_str());
+	R(scn, "ops_hits=%d", atomic_read(&af_ops_hits) - hits);
+}
+
+static void ph_arm_fail_single(void)
+{
+	int rc;
+
+	rc = ftrace_set_filter_ip(&af_ops, (unsigned long)kpd_fi1, 0, 0);
+	R("arm_fail.setup", "filter_fi1.rc=%d", rc);
+	rc = ftrace_set_filter_ip(&af_ops, (unsigned long)kpd_fi3, 0, 0);
+	R("arm_fail.setup", "filter_fi3.rc=%d", rc);
+	rc = register_ftrace_function(&af_ops);
+	R("arm_fail.setup", "register_ops.rc=%d", rc);
+	af_ops_live = !rc;
+	af_calls("arm_fail.setup");
+
+	/* a post_handler at kpd_fi1's ftrace site: kprobes' IPMODIFY ops */
+	kpi(&af_k, 'K', "kpd_fi1", 0, true, true);
+	af_single_rc = reg("arm_fail.single", &af_k);
+	R("arm_fail.single", "K.flags=0x%x", af_k.kp.flags);
+	R("arm_fail.single", "K.addr=%s", SYM(af_k.kp.addr));
+	af_calls("arm_fail.single");
+	R("arm_fail.single", "K.pre=%d", atomic_read(&af_k.pre));
+	R("arm_fail.single", "K.post=%d", atomic_read(&af_k.post));
+	R("arm_fail.single", "K.disable.rc=%d", disable_kprobe(&af_k.kp));
+}
+
+/*
+ * Three members, the last one refused: M1 (post_handler, ftrace site of
+ * kpd_fi2: kprobes' IPMODIFY ops is registered by it), M2 (int3 or jump at
+ * kpd_fi2+MID), M3 (post_handler, ftrace site of kpd_fi3, which this
+ * module's ops holds).
+ */
+static void ph_arm_fail_batch(void)
+{
+	struct kprobe *kps[3] = { &af_m1.kp, &af_m2.kp, &af_m3.kp };
+
+	kpi(&af_m1, 'A', "kpd_fi2", 0, true, true);
+	kpi(&af_m2, 'B', "kpd_fi2", KPD_MID, true, false);
+	kpi(&af_m3, 'C', "kpd_fi3", 0, true, true);
+	af_batch_rc = register_kprobes(kps, 3);
+	R("arm_fail.batch", "rc=%d", af_batch_rc);
+	af_calls("arm_fail.batch");
+	show("arm_fail.batch", &af_m1);
+	show("arm_fail.batch", &af_m2);
+	show("arm_fail.batch", &af_m3);
+	R("arm_fail.batch", "C.disable.rc=%d", disable_kprobe(&af_m3.kp));
+}
+
+static void af_cleanup(void)
+{
+	struct kprobe *kps[3] = { &af_m1.kp, &af_m2.kp, &af_m3.kp };
+
+	if (!af_single_rc)
+		unregister_kprobe(&af_k.kp);
+	if (!af_batch_rc)
+		unregister_kprobes(kps, 3);
+	af_single_rc = -EINVAL;
+	af_batch_rc = -EINVAL;
+	if (af_ops_live) {
+		R("arm_fail.cleanup", "unregister_ops.rc=%d", unregister_ftrace_function(&af_ops));
+		ftrace_free_filter(&af_ops);
+		af_ops_live = false;
+	}
+}
+
+static void ph_arm_fail_cleanup(void)
+{
+	af_cleanup();
+	af_calls("arm_fail.cleanup");
+}
+#endif /* KPD_KPROBES_ON_FTRACE */
+
 /* ---- debugfs control ---------------------------------------------------------- */
 
 static const struct {
@@ -1977,6 +2308,25 @@ static const struct {
 	{ "scale", ph_scale },
 	{ "conc", ph_conc },
 	{ "conc_kret", ph_conc_kret },
+#ifdef KPD_OPTPROBES
+	{ "flush_reg", ph_flush_reg },
+	{ "flush_disable", ph_flush_disable },
+	{ "flush_enable_b", ph_flush_enable_b },
+	{ "flush_rereg", ph_flush_rereg },
+	{ "flush_disable_c", ph_flush_disable_c },
+	{ "flush_enable_c", ph_flush_enable_c },
+	{ "flush_unreg", ph_flush_unreg },
+	{ "sib_reg", ph_sib_reg },
+	{ "sib_disable_q", ph_sib_disable_q },
+	{ "sib_enable_q", ph_sib_enable_q },
+	{ "sib_unreg_q", ph_sib_unreg_q },
+	{ "sib_unreg", ph_sib_unreg },
+#endif
+#ifdef KPD_KPROBES_ON_FTRACE
+	{ "arm_fail_single", ph_arm_fail_single },
+	{ "arm_fail_batch", ph_arm_fail_batch },
+	{ "arm_fail_cleanup", ph_arm_fail_cleanup },
+#endif
 };
 
 static ssize_t ctl_write(struct file *file, const char __user *ubuf, size_t count, loff_t *ppos)
@@ -1999,6 +2349,12 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf, size_t coun
 		ph_opt_call(cmd + 9);	/* scenario name given by the job */
 		goto done;
 	}
+#ifdef KPD_OPTPROBES
+	if (!strncmp(cmd, "flush_call ", 11)) {
+		flush_calls(cmd + 11);	/* scenario name given by the job */
+		goto done;
+	}
+#endif
 	for (i = 0; i < ARRAY_SIZE(phases); i++) {
 		if (!strcmp(cmd, phases[i].name)) {
 			phases[i].fn();
@@ -2021,6 +2377,19 @@ static ssize_t out_read(struct file *file, char __user *ubuf, size_t count, loff
 	mutex_unlock(&kpd_lock);
 	return r;
 }
+
+/* The config-dependent sections this kernel can run, one name a line. */
+static int features_show(struct seq_file *m, void *v)
+{
+#ifdef KPD_OPTPROBES
+	seq_puts(m, "optprobes\n");
+#endif
+#ifdef KPD_KPROBES_ON_FTRACE
+	seq_puts(m, "kprobes_on_ftrace\n");
+#endif
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(features);
 
 static const struct file_operations ctl_fops = { .owner = THIS_MODULE, .write = ctl_write };
 static const struct file_operations out_fops = { .owner = THIS_MODULE, .read = out_read };
@@ -2057,6 +2426,7 @@ static int __init kpd_init(void)
 	kpd_dir = debugfs_create_dir("kprobes_diff", NULL);
 	debugfs_create_file("ctl", 0200, kpd_dir, NULL, &ctl_fops);
 	debugfs_create_file("out", 0400, kpd_dir, NULL, &out_fops);
+	debugfs_create_file("features", 0400, kpd_dir, NULL, &features_fops);
 	return 0;
 }
 
@@ -2066,6 +2436,9 @@ static void __exit kpd_exit(void)
 	unregister_module_notifier(&kpd_mod_nb);
 	if (big_live)
 		big_unregister(big_cur);
+#ifdef KPD_KPROBES_ON_FTRACE
+	af_cleanup();	/* the ftrace_ops calls this module's text */
+#endif
 	vfree(kpd_buf);
 	vfree(big);
 	vfree(bigp);

@@ -118,6 +118,13 @@ void hd_printk(const char *level, const char *fmt, ...) __attribute__((format(pr
 void *kmalloc(size_t size, gfp_t gfp);
 void *kzalloc(size_t size, gfp_t gfp);
 void kfree(const void *p);
+/* slab.h's typed allocations (GFP_KERNEL: 7.3's default_gfp()). */
+#define kmalloc_obj(VAR_OR_TYPE) ((__typeof__(VAR_OR_TYPE) *)kmalloc(sizeof(VAR_OR_TYPE), GFP_KERNEL))
+#define kzalloc_obj(VAR_OR_TYPE) ((__typeof__(VAR_OR_TYPE) *)kzalloc(sizeof(VAR_OR_TYPE), GFP_KERNEL))
+/* struct_size_t(): the struct's size plus COUNT elements of FAM. */
+#define kmalloc_flex(VAR_OR_TYPE, FAM, COUNT)					\
+	((__typeof__(VAR_OR_TYPE) *)kmalloc(sizeof(VAR_OR_TYPE) +		\
+		(size_t)(COUNT) * sizeof(((__typeof__(VAR_OR_TYPE) *)0)->FAM[0]), GFP_KERNEL))
 
 /* ---- lists (include/linux/list.h semantics, poisoning included) -------- */
 #define LIST_POISON1 ((void *)0x100 + 0xdead000000000000UL)
@@ -230,12 +237,42 @@ void hd_kfree_rcu(void *p, struct rcu_head *head);
 #define rcu_dereference(p) (p)
 #define rcu_dereference_check(p, c) (p)
 
+/*
+ * linux/cleanup.h's guards: guard(NAME)(ARGS) takes the lock now and
+ * releases it when the enclosing scope ends (also by return or break);
+ * scoped_guard(NAME, ARGS) { ... } holds it for the block.  One
+ * struct hd_guard_NAME per lock class, its _enter() taking the lock and
+ * its _exit() releasing it, as DEFINE_GUARD()/DEFINE_LOCK_GUARD_0() do.
+ */
 struct hd_guard_rcu { int dummy; };
 static inline struct hd_guard_rcu hd_guard_rcu_enter(void) { rcu_read_lock(); return (struct hd_guard_rcu){ 0 }; }
 static inline void hd_guard_rcu_exit(struct hd_guard_rcu *g) { (void)g; rcu_read_unlock(); }
+struct hd_guard_mutex { struct mutex *m; };
+static inline struct hd_guard_mutex hd_guard_mutex_enter(struct mutex *m) { mutex_lock(m); return (struct hd_guard_mutex){ m }; }
+static inline void hd_guard_mutex_exit(struct hd_guard_mutex *g) { mutex_unlock(g->m); }
+struct hd_guard_cpus_read_lock { int dummy; };
+static inline struct hd_guard_cpus_read_lock hd_guard_cpus_read_lock_enter(void)
+{
+	cpus_read_lock();
+	return (struct hd_guard_cpus_read_lock){ 0 };
+}
+static inline void hd_guard_cpus_read_lock_exit(struct hd_guard_cpus_read_lock *g) { (void)g; cpus_read_unlock(); }
+struct hd_guard_jump_label_lock { int dummy; };
+static inline struct hd_guard_jump_label_lock hd_guard_jump_label_lock_enter(void)
+{
+	jump_label_lock();
+	return (struct hd_guard_jump_label_lock){ 0 };
+}
+static inline void hd_guard_jump_label_lock_exit(struct hd_guard_jump_label_lock *g) { (void)g; jump_label_unlock(); }
 #define guard(name) \
 	struct hd_guard_##name __attribute__((cleanup(hd_guard_##name##_exit), unused)) \
 	__HD_CAT(__hd_guard_, __COUNTER__) = hd_guard_##name##_enter
+/* The body runs once, the guard live throughout; the cleanup attribute
+ * names only the guard, not the loop's done pointer declared with it. */
+#define scoped_guard(name, ...) \
+	for (struct hd_guard_##name __hd_scope __attribute__((cleanup(hd_guard_##name##_exit))) = \
+		     hd_guard_##name##_enter(__VA_ARGS__), *__hd_done = NULL; \
+	     !__hd_done; __hd_done = (void *)1)
 
 #define DEFINE_PER_CPU(type, name) type name
 #define DECLARE_PER_CPU(type, name) extern type name
@@ -250,10 +287,82 @@ void hd_cpu_relax(void);
 
 /* ---- workqueue ----------------------------------------------------------- */
 struct work_struct { void (*func)(struct work_struct *); };
-struct delayed_work { struct work_struct work; int pending; };
+struct delayed_work { struct work_struct work; };
 #define DECLARE_DELAYED_WORK(n, f) struct delayed_work n = { .work = { .func = (f) } }
 bool schedule_delayed_work(struct delayed_work *dwork, unsigned long delay);
 bool flush_delayed_work(struct delayed_work *dwork);
+
+/* ---- atomics (one CPU, one thread: plain accesses) --------------------- */
+typedef struct { int counter; } atomic_t;
+static inline int atomic_read(const atomic_t *v) { return READ_ONCE(v->counter); }
+static inline void atomic_set(atomic_t *v, int i) { WRITE_ONCE(v->counter, i); }
+static inline int atomic_cmpxchg(atomic_t *v, int old, int new)
+{
+	int r = v->counter;
+
+	if (r == old)
+		v->counter = new;
+	return r;
+}
+static inline int atomic_xchg_acquire(atomic_t *v, int new)
+{
+	int r = v->counter;
+
+	v->counter = new;
+	return r;
+}
+
+/*
+ * ---- kthreads and wait queues (7.3's optimizer thread) -------------------
+ * The model has one kernel thread besides the operations' task, the one
+ * kthread_run() starts, and runs it on one CPU in steps, as it runs 6.12's
+ * delayed work (MODEL.md section 1, "RCU, locks, work, printk"): a
+ * wake_up() of its wait queue queues a step (the simulated workqueue's
+ * pending flag: `~work queued` when it becomes pending), and a step
+ * (`~work run`: the `optimize` operation, or a task waiting in
+ * wait_var_event_mutex()) runs the thread function from the top until it
+ * waits in wait_event_interruptible() with its condition false, or reaches
+ * that wait a second time: one pass of its loop per step.  There the
+ * thread sleeps until the next step: kthread_should_stop() reads true from
+ * then until the step ends, so the thread function returns (as a thread's
+ * loop tests it right after each wait), and the next step enters it again
+ * at the top, which is where it slept, as the loop keeps no state across
+ * the wait and holds no lock at it.  wait_event_interruptible_timeout()
+ * returns at once: the step stands for the timeout passing.  Nothing else
+ * stops the thread (kprobes.c never calls kthread_stop()).
+ */
+struct task_struct { int (*threadfn)(void *data); void *data; const char *name; };
+struct task_struct *kthread_run(int (*threadfn)(void *data), void *data, const char *namefmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool kthread_should_stop(void);
+typedef struct wait_queue_head { bool initialized; } wait_queue_head_t;
+#define DECLARE_WAIT_QUEUE_HEAD(name) wait_queue_head_t name = { .initialized = true }
+static inline void init_waitqueue_head(wait_queue_head_t *wq) { wq->initialized = true; }
+void wake_up(wait_queue_head_t *wq);
+/* The thread's wait: it goes on if @cond holds and the step has not waited
+ * yet, else it sleeps until the next step (kthread_should_stop()). */
+void hd_kthread_wait(wait_queue_head_t *wq, bool cond);
+#define wait_event_interruptible(wq, cond) ({ hd_kthread_wait(&(wq), (cond)); 0; })
+#define wait_event_interruptible_timeout(wq, cond, timeout) \
+	({ hd_kthread_assert_running(&(wq)); (cond) ? (long)(timeout) : 0L; })
+void hd_kthread_assert_running(wait_queue_head_t *wq);
+/*
+ * wait_var_event_mutex(): the waiter drops @m and sleeps until a
+ * wake_up_var_locked() of @var, then retakes @m and tests @cond again.  The
+ * sleep is hd_schedule(): the one other thread runs a step if it is woken;
+ * if it is not, nothing could ever wake the waiter: a hang, fatal.
+ */
+void hd_schedule(const char *waiter);
+#define wait_var_event_mutex(var, cond, m)				\
+	do {								\
+		lockdep_assert_held(m);					\
+		while (!(cond)) {					\
+			mutex_unlock(m);				\
+			hd_schedule("wait_var_event_mutex(" #var ")");	\
+			mutex_lock(m);					\
+		}							\
+	} while (0)
+#define wake_up_var_locked(var, m) do { (void)(var); lockdep_assert_held(m); } while (0)
 
 /* ---- kallsyms, sections, text classification --------------------------- */
 unsigned long kallsyms_lookup_name(const char *name);
@@ -454,7 +563,9 @@ extern const int hd_sysctl_vals[];
 #define SYSCTL_ZERO ((void *)&hd_sysctl_vals[0])
 #define SYSCTL_ONE ((void *)&hd_sysctl_vals[1])
 int proc_dointvec_minmax(const struct ctl_table *table, int write, void *buffer, size_t *lenp, loff_t *ppos);
-#define register_sysctl_init(path, table) hd_register_sysctl_init(path, table, ARRAY_SIZE(table))
+/* 7.3's table is const; the simulation only reads it (through the driver). */
+#define register_sysctl_init(path, table) \
+	hd_register_sysctl_init(path, (struct ctl_table *)(table), ARRAY_SIZE(table))
 void hd_register_sysctl_init(const char *path, struct ctl_table *table, size_t n);
 
 /* ---- initcalls: expose the static init functions to the driver -------- */

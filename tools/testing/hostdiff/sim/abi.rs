@@ -22,7 +22,7 @@
 //! where it reads them; and what the driver reads of the simulation is
 //! copied out after each call that changes it (the registered ftrace ops
 //! and their filters, `hd_ftrace_ops[]`; the hooked rethook nodes,
-//! `hd_task_rethooks`; the optimizer work's `pending`).  Trace lines go
+//! `hd_task_rethooks`).  Trace lines go
 //! to the C program's stdout as they happen ([`sim::set_trace_sink`]),
 //! and the simulation's `hd_fatal()` (a panic) ends the program as
 //! model.c's does (the panic hook: `PROG: FATAL: TEXT` on stderr,
@@ -53,13 +53,12 @@ pub struct NotifierBlock {
     pub priority: c_int,
 }
 
-/// `struct delayed_work`: `{ struct work_struct work; int pending; }`.
+/// `struct delayed_work`: `{ struct work_struct work; }` (whether it is
+/// queued is the simulation's state, [`hd_work_pending`]).
 #[repr(C)]
 pub struct DelayedWork {
     /// `work.func` (`kcore_link.c` calls it).
     pub func: Option<unsafe extern "C" fn(*mut c_void)>,
-    /// Queued (model.c's; the driver's `check` reads it).
-    pub pending: c_int,
 }
 
 /// The C variables of `kpsim.c` that the simulation reads or writes
@@ -562,24 +561,27 @@ pub extern "C" fn __module_text_address(addr: c_ulong) -> *mut Module {
     sim::module_text_address(addr as usize)
 }
 
-/// `try_module_get()`.
+/// `try_module_get()`; NULL (the core kernel) succeeds, as the kernel's.
 ///
 /// # Safety
-/// `m` is a live module.
+/// `m` is null or a live module.
 #[no_mangle]
 pub unsafe extern "C" fn try_module_get(m: *mut Module) -> bool {
-    // SAFETY: this function's `# Safety`.
-    unsafe { sim::try_module_get(m) }
+    // SAFETY: this function's `# Safety`, not null.
+    m.is_null() || unsafe { sim::try_module_get(m) }
 }
 
-/// `module_put()`.
+/// `module_put()`; NULL (the core kernel) is nothing, as the kernel's (7.3's
+/// `check_kprobe_address_safe()` puts a core kernel address's NULL).
 ///
 /// # Safety
-/// `m` is a live module.
+/// `m` is null or a live module.
 #[no_mangle]
 pub unsafe extern "C" fn module_put(m: *mut Module) {
-    // SAFETY: this function's `# Safety`.
-    unsafe { sim::module_put(m) }
+    if !m.is_null() {
+        // SAFETY: this function's `# Safety`, not null.
+        unsafe { sim::module_put(m) }
+    }
 }
 
 /// `within_module_init()`.
@@ -748,38 +750,50 @@ pub extern "C" fn hd_cpu_relax() {
     unsafe { l.relax_count.write(n) };
 }
 
-// ---- the optimizer's delayed work -----------------------------------------------
+// ---- the simulated workqueue: 6.12's delayed work, 7.3's optimizer thread --------
 
 /// `schedule_delayed_work()` (the one delayed work, the optimizer's):
 /// `~work queued` when it becomes pending.
-///
-/// # Safety
-/// `dwork` is the live optimizer work.
 #[no_mangle]
-pub unsafe extern "C" fn schedule_delayed_work(dwork: *mut DelayedWork, _delay: c_ulong) -> bool {
+pub extern "C" fn schedule_delayed_work(_dwork: *mut DelayedWork, _delay: c_ulong) -> bool {
     let was = sim::arch(|a| a.optimizer_pending);
     sim::kick_optimizer();
-    // SAFETY: `dwork` is live (this function's `# Safety`).
-    unsafe { (*dwork).pending = 1 };
     !was
 }
 
-/// `flush_delayed_work()`: runs the work now if it is queued (`~work
-/// run`; no longer pending, then the simulation calls
-/// `kprobes_rust_optimizer_work()`: the Rust core's, or in a program of
-/// upstream's file `kcore_link.c`'s, which calls the work's `func`).
-///
-/// # Safety
-/// `dwork` is the live optimizer work.
+/// `flush_delayed_work()`: runs the work now if it is queued ([`hd_work_run`]).
 #[no_mangle]
-pub unsafe extern "C" fn flush_delayed_work(dwork: *mut DelayedWork) -> bool {
+pub extern "C" fn flush_delayed_work(_dwork: *mut DelayedWork) -> bool {
+    hd_work_run()
+}
+
+/// A `wake_up()` of the one kthread's wait queue (`kpsim.c`): the thread
+/// has a step to run, the same pending flag and `~work queued` as
+/// [`schedule_delayed_work`] (the model runs 7.3's optimizer thread where
+/// it runs 6.12's work, `include/kstub.h`).
+#[no_mangle]
+pub extern "C" fn kpsim_work_queue() {
+    sim::kick_optimizer();
+}
+
+/// Runs the queued work or thread step (`~work run`, then the simulation
+/// calls `kprobes_rust_optimizer_work()`: the Rust core's, or in a program
+/// of upstream's file `kcore_link.c`'s, which runs the work's `func` or
+/// the thread's step); false when nothing is queued.  The driver's
+/// `optimize`, `flush_delayed_work()`, and on 7.3 `hd_schedule()`.
+#[no_mangle]
+pub extern "C" fn hd_work_run() -> bool {
     if !sim::arch(|a| a.optimizer_pending) {
         return false;
     }
-    // SAFETY: `dwork` is live (this function's `# Safety`).
-    unsafe { (*dwork).pending = 0 };
     sim::run_optimizer();
     true
+}
+
+/// Is a work or thread step queued (the driver's `check`)?
+#[no_mangle]
+pub extern "C" fn hd_work_pending() -> bool {
+    sim::arch(|a| a.optimizer_pending)
 }
 
 // ---- ftrace -----------------------------------------------------------------------
@@ -927,6 +941,20 @@ pub extern "C" fn kprobe_ftrace_handler(
     _fregs: *mut c_void,
 ) {
     sim::kprobe_ftrace_handler(ip as usize)
+}
+
+/// The driver's `ftrace-fail filter|register ERR`: the next
+/// `ftrace_set_filter_ip()` or `ftrace_set_filter_ips()` (`reg`: the next
+/// `register_ftrace_function()`) of either ops returns `err` and changes
+/// nothing (the simulation's injected failures, as ftrace's `-ENOMEM`, or
+/// `-EBUSY` where another IPMODIFY ops, a livepatch, claims the function).
+#[no_mangle]
+pub extern "C" fn hd_ftrace_fail_next(reg: bool, err: c_int) {
+    if reg {
+        sim::arch(|a| a.ftrace_register_fail = Some(err));
+    } else {
+        sim::arch(|a| a.ftrace_fail = Some(err));
+    }
 }
 
 /// `hd_ops_name()`: model.c names the ops by their flags.

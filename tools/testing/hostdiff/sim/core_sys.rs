@@ -14,7 +14,7 @@
 //! static data is the one used (the optimizer's delayed work, the two
 //! ftrace ops, the module notifier block, the sysctl table) and `abi.rs`
 //! keeps the C side in step as for upstream's file (each ops' filter and
-//! `hd_ftrace_ops[]`, `hd_task_rethooks`, the work's `pending`; the
+//! `hd_ftrace_ops[]`, `hd_task_rethooks`; the
 //! driver's `hd_frame`, `hd_init_freed` and `hd_relax_count` read in), and
 //! `seq_printf()` is `kpsim.c`'s, whose buffer the driver frees.  No
 //! simulated kernel logic lives here.
@@ -85,10 +85,17 @@ pub fn kick_optimizer() {
     unsafe { kprobes_rust_kick_optimizer() }
 }
 
-/// `flush_delayed_work(&optimizing_work)`.
-pub fn flush_optimizer() {
-    // SAFETY: the shim's wrapper of its static work.
-    unsafe { kprobes_rust_flush_optimizer() }
+/// One round of `wait_for_kprobe_optimizer()`: `kprobe_mutex` released,
+/// the work flushed (run if queued), relax, the mutex taken again.
+///
+/// # Safety
+/// `kprobe_mutex` is held (as `sys_kernel.rs`'s).
+pub unsafe fn wait_optimizer_pass() {
+    kprobe_mutex_unlock();
+    // SAFETY: the model shim's wrapper of its static work.
+    unsafe { kprobes_rust_flush_optimizer() };
+    cpu_relax();
+    kprobe_mutex_lock();
 }
 
 /// `cpu_relax()` (the driver's `hd_relax_count` counts).

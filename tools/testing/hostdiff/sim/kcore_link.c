@@ -11,11 +11,12 @@
  */
 #include "hd.h"
 
-/* The optimizer's delayed work runs (flush_delayed_work(), abi.rs, which
- * has cleared its pending flag). */
+/* The simulated workqueue runs the optimizer (abi.rs's hd_work_run(), which
+ * has cleared its pending flag): 6.12's delayed work or a step of 7.3's
+ * thread (kcore.c). */
 void kprobes_rust_optimizer_work(void)
 {
-	hd_optimizing_work->work.func(&hd_optimizing_work->work);
+	hd_optimizer_work();
 }
 
 /* The module loader calls the core's notifier block. */

@@ -90,6 +90,90 @@ int arch_populate_kprobe_blacklist(void)
 	return kpsim_arch_populate_kprobe_blacklist();
 }
 
+/*
+ * ---- the one kthread (include/kstub.h, "kthreads and wait queues") -----------
+ * 7.3's optimizer thread.  A wake_up() queues a step on the simulated
+ * workqueue (kpsim_work_queue(), abi.rs); the workqueue runs it through
+ * kprobes_rust_optimizer_work() (kcore_link.c: hd_optimizer_work(), kcore.c;
+ * the Rust core's shim in hostdiff-rust), which calls hd_kthread_step().  A
+ * step calls the thread function, which returns once it sleeps in
+ * hd_kthread_wait() (kthread_should_stop() is then true).
+ */
+static struct task_struct hd_kthread;
+static bool hd_kthread_running;		/* inside hd_kthread_step() */
+static bool hd_kthread_asleep;		/* it slept this step: kthread_should_stop() */
+static int hd_kthread_waits;		/* wait_event_interruptible()s this step */
+
+void kpsim_work_queue(void);
+
+struct task_struct *kthread_run(int (*threadfn)(void *data), void *data, const char *namefmt, ...)
+{
+	if (hd_kthread.threadfn)
+		hd_fatal("kthread_run(%s): the model has one kthread", namefmt);
+	hd_kthread.threadfn = threadfn;
+	hd_kthread.data = data;
+	hd_kthread.name = namefmt;
+	return &hd_kthread;
+}
+
+bool kthread_should_stop(void)
+{
+	if (!hd_kthread_running)
+		hd_fatal("kthread_should_stop() outside the kthread");
+	return hd_kthread_asleep;
+}
+
+void wake_up(wait_queue_head_t *wq)
+{
+	if (!wq->initialized)
+		hd_fatal("wake_up() of an uninitialized wait queue");
+	if (!hd_kthread.threadfn)
+		hd_fatal("wake_up() before kthread_run()");
+	kpsim_work_queue();
+}
+
+void hd_kthread_step(void)
+{
+	int r;
+
+	if (!hd_kthread.threadfn)
+		hd_fatal("a kthread step before kthread_run()");
+	if (hd_kthread_running)
+		hd_fatal("kthread %s: a step inside its own step", hd_kthread.name);
+	hd_kthread_running = true;
+	hd_kthread_asleep = false;
+	hd_kthread_waits = 0;
+	r = hd_kthread.threadfn(hd_kthread.data);
+	if (!hd_kthread_asleep)
+		hd_fatal("kthread %s returned %d", hd_kthread.name, r);
+	hd_kthread_running = false;
+}
+
+void hd_kthread_assert_running(wait_queue_head_t *wq)
+{
+	if (!hd_kthread_running)
+		hd_fatal("a kthread wait outside the kthread");
+	if (hd_kthread_asleep)
+		hd_fatal("kthread %s waits again after it slept", hd_kthread.name);
+	if (!wq->initialized)
+		hd_fatal("kthread %s waits on an uninitialized wait queue", hd_kthread.name);
+}
+
+void hd_kthread_wait(wait_queue_head_t *wq, bool cond)
+{
+	hd_kthread_assert_running(wq);
+	if (!cond || hd_kthread_waits++)
+		hd_kthread_asleep = true;
+}
+
+void hd_schedule(const char *waiter)
+{
+	if (hd_kthread_running)
+		hd_fatal("%s in kthread %s", waiter, hd_kthread.name);
+	if (!hd_work_run())
+		hd_fatal("hang: %s sleeps and nothing wakes it", waiter);
+}
+
 /* ---- output: the simulation's trace sink and fatal path ---------------------- */
 void kpsim_emit(const char *line, size_t len)
 {

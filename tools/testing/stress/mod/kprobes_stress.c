@@ -49,6 +49,7 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_buf.h>
 #include <linux/vmalloc.h>
 #include <linux/kallsyms.h>
@@ -324,7 +325,12 @@ static int kps_hit_fn(void *arg)
 		kps_f_opt(i);
 		atomic_long_inc(&kps_calls[F_OPT]);
 		i++;
-		cond_resched();
+		/*
+		 * A quiescent state for RCU Tasks too: in a preemptible kernel
+		 * cond_resched() does nothing, and a task that never sleeps
+		 * would hold back the optimizer's synchronize_rcu_tasks().
+		 */
+		cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }

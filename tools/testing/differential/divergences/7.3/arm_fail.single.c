@@ -1,0 +1,9 @@
+KPD arm_fail.single K.rc=0
+KPD arm_fail.single K.flags=0x18
+KPD arm_fail.single K.addr=kpd_fi1+0x4[kprobes_diff]
+KPD arm_fail.single order=-
+KPD arm_fail.single ops_hits=2
+KPD arm_fail.single K.pre=0
+KPD arm_fail.single K.post=0
+KPD arm_fail.single K.disable.rc=-22
+KPD arm_fail.single list=(empty)

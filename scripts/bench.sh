@@ -49,7 +49,8 @@ NFUNCS=${KPB_NFUNCS:-32500} NMODS=${KPB_NMODS:-65}
 # with 5,000 targets in 10 modules, the kprobe_events rows up to 1,000, no
 # policy repeats and no cost4 boot (its IPI counts are x86's): a C run
 # under TCG takes about what the x86 one does for ten times as many rows.
-# Its results go to bench/arm64/ (bench/ is the pipeline's).
+# Its results go to bench/arm64/ (bench/ is the pipeline's; on 7.3,
+# bench/7.3/arm64/ and bench/7.3/).
 if [ "$KP_ARCH" = arm64 ]; then
 	NFUNCS=${KPB_NFUNCS:-5000} NMODS=${KPB_NMODS:-10}
 	: "${KPB_RUN=hits,gp,endis,reg,regentry,mem}" "${KPB_EVN=10 100 1000}"
@@ -85,8 +86,9 @@ if [ "${KPB_QUICK:-0}" = 1 ]; then
 	OUT=${KPB_OUT:-$B/out}
 	warn "KPB_QUICK=1: small sizes, results in $OUT (not committed figures)"
 else
-	OUT=${KPB_OUT:-$ROOT/bench}
-	[ "$KP_CONFIG" = pipeline ] || OUT=${KPB_OUT:-$ROOT/bench/$KP_CONFIG}
+	# bench/ holds 6.12's runs, bench/7.3/ mainline's (TREE_DIR).
+	OUT=${KPB_OUT:-$ROOT/bench${TREE_DIR:+/$TREE_DIR}}
+	[ "$KP_CONFIG" = pipeline ] || OUT=${KPB_OUT:-$ROOT/bench${TREE_DIR:+/$TREE_DIR}/$KP_CONFIG}
 fi
 [ -z "${KPB_RUN:-}" ] || echo "KPB_RUN=$KPB_RUN" >>"$B/extra/kpb.conf"
 [ -z "${KPB_EVN+set}" ] || echo "KPB_EVN=\"$KPB_EVN\"" >>"$B/extra/kpb.conf"

@@ -5,12 +5,14 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# The kernel tree: KP_TREE=7.3 (mainline, the series' target) or 6.12 (the
-# LTS backport).  What differs between the trees is named here (source
-# package, toolchain, work directory), in rust-core/tree/, c-shim/tree_*.c,
-# scripts/series/TREE/, scripts/kconfig/TREE/ and
-# tools/testing/expectations/TREE/.
-KP_TREE=${KP_TREE:-6.12}
+# The kernel tree: KP_TREE=7.3 (mainline, the series' target and the
+# default) or 6.12 (the LTS backport).  What differs between the trees is
+# named here (source package, toolchain, work directory), in
+# rust-core/tree/, c-shim/tree_*.c, scripts/series/TREE/,
+# scripts/kconfig/TREE/ and tools/testing/expectations/TREE/.  The files
+# were 6.12's first: a TREE/ directory holds what 7.3 changes of them.
+PRIMARY_TREE=7.3
+KP_TREE=${KP_TREE:-$PRIMARY_TREE}
 export KP_TREE
 case $KP_TREE in
 6.12)
@@ -62,9 +64,10 @@ fi
 # KP_OUTPFX: the O= directories' prefix instead (scripts/suites/cfgcheck.sh).
 OUTPFX=${KP_OUTPFX:-$OUTPFX}
 # The names of the checks of this tree and config start with CHECK_PFX:
-# nothing for 6.12's pipeline, `CONFIG/` for another config, and `TREE/`
-# before that for another tree.
-CHECK_PFX=${TREE_DIR:+$TREE_DIR/}
+# nothing for the primary tree's pipeline, `CONFIG/` for another config,
+# and `TREE/` before that for the backport tree.
+CHECK_PFX=
+[ "$KP_TREE" = "$PRIMARY_TREE" ] || CHECK_PFX=$KP_TREE/
 [ "$KP_CONFIG" = pipeline ] || CHECK_PFX="$CHECK_PFX$KP_CONFIG/"
 # The tree's committed expectations (ftracetest results, scenario lists):
 # tools/testing/expectations/, and TREE/ below it for another tree.

@@ -9,7 +9,9 @@
 # O= directory: only what reads CONFIG_KPROBES_RUST is rebuilt); unless the
 # row is build-only (`# kp-targets:`), both boot and run the guest suites
 # and the differential scenarios (scripts/config-suites.sh --differential).
-# Each row writes build/results/matrix/ROW/row.json; the report
+# KP_TREE (7.3 by default, or 6.12) names the kernel tree; each row writes
+# $WORK/results/matrix/ROW/row.json (build/ for 6.12, build/7.3/ for 7.3),
+# and the report, a row per tree and config
 # (tools/testing/matrix/results.{md,json}) is rewritten from those and the
 # committed rows that were not re-run, each row naming its commit and
 # command.
@@ -52,8 +54,8 @@ row_config() { # CONFIG: build both variants, run the suites; writes row.json
 		step "matrix[$cfg]: $(grep -c '^PASS ' "$rdir/config-suites.log") passed, $(grep -c '^FAIL ' "$rdir/config-suites.log") failed, $(grep -c '^SKIP ' "$rdir/config-suites.log") skipped"
 		grep '^FAIL ' "$rdir/config-suites.log" | head -n 10 | sed 's/^/    /' || :
 	fi
-	python3 "$ROOT/tools/testing/matrix/report.py" row "$rdir" --config "$cfg" --commit "$commit" \
-		--command "make matrix KP_MATRIX=$cfg" --build "c=$bc:$sc" --build "rust=$br:$sr" \
+	python3 "$ROOT/tools/testing/matrix/report.py" row "$rdir" --tree "$KP_TREE" --config "$cfg" --commit "$commit" \
+		--command "KP_TREE=$KP_TREE make matrix KP_MATRIX=$cfg" --build "c=$bc:$sc" --build "rust=$br:$sr" \
 		${buildonly:+--build-only "$buildonly"}
 }
 

@@ -75,5 +75,5 @@ for seed in "$@"; do
 		commit=sys.argv[8])))' "$seed" "$c" "$r" "$cs" "$rs" "$ny" "$note" "$commit" >"$log/seed.json"
 	rm -rf "$oc"
 done
-python3 "$ROOT/tools/testing/matrix/report.py" randconfig "$RDIR" --commit "$commit" \
-	--command "make matrix KP_MATRIX=randconfig${KP_RANDCONFIG_SEEDS:+ KP_RANDCONFIG_SEEDS=\"$KP_RANDCONFIG_SEEDS\"}"
+python3 "$ROOT/tools/testing/matrix/report.py" randconfig "$RDIR" --tree "$KP_TREE" --commit "$commit" \
+	--command "KP_TREE=$KP_TREE make matrix KP_MATRIX=randconfig${KP_RANDCONFIG_SEEDS:+ KP_RANDCONFIG_SEEDS=\"$KP_RANDCONFIG_SEEDS\"}"

@@ -460,15 +460,15 @@ budget=${KP_TEST_BUDGET_S:-}
 # (the pair waits for it): the debug pair 54 %, 56 % and 69 %, the arm64
 # pair 42 % and 40 % in the fresh-clone runs of deea913, 3f4e45a and
 # 8ce6723 (tools/testing/ci-times.md), with a margin.
-declare -A PAIR_COST=([debug]=100 [arm64]=60 [7.3]=100)
-declare -A PAIR_COST_PREBUILT=([debug]=60 [arm64]=25 [7.3]=70)
-declare -A PAIR_COST_BUILDING=([debug]=80 [arm64]=50 [7.3]=85)
+declare -A PAIR_COST=([debug]=100 [arm64]=60 [6.12]=100)
+declare -A PAIR_COST_PREBUILT=([debug]=60 [arm64]=25 [6.12]=70)
+declare -A PAIR_COST_BUILDING=([debug]=80 [arm64]=50 [6.12]=85)
 t6=$((SECONDS - t_setup))
 T0_TREE=$KP_TREE T0_CONFIG=$KP_CONFIG
 PAIRS_RUN="pipeline" PAIRS_OUT=
 for pair in ${KP_TEST_CONFIGS}; do
 	read -r tree cfg key ppfx poutpfx < <(pair_env "$pair")
-	[ "$ppfx" != / ] || ppfx=  # 6.12's pipeline: no prefix
+	[ "$ppfx" != / ] || ppfx=  # the primary tree's pipeline: no prefix
 	# Less when its C kernel is already built, or being built, in the
 	# background (above).
 	cres=$WORK/results/matrix/$key

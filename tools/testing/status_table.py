@@ -3,14 +3,16 @@
 """status_table.py [--write FILE | --check FILE]
 
 README's status table, generated from the committed results: one row per
-configuration, one column per architecture, each cell the verdict of the
-configuration's last committed run and the commit it ran at.
+configuration with its architecture, one column per kernel tree (7.3,
+mainline, then 6.12), each cell the verdict of that tree's last committed
+run of the configuration and the commit it ran at.
 
-  tools/testing/matrix/results.json   the config matrix (`make matrix`)
+  tools/testing/matrix/results.json   the config matrix (`make matrix`;
+                                      a row without a tree is 6.12's)
   scripts/kconfig/*.config            which configurations exist, and
                                       their architecture (`# kp-arch:`)
-  bench/results.json,                 the benchmark runs (`make bench`,
-  bench/ARCH/results.json             `KP_CONFIG=ARCH make bench`)
+  bench/[7.3/]results.json,           the benchmark runs (`make bench`,
+  bench/[7.3/]ARCH/results.json       `KP_CONFIG=ARCH make bench`)
 
 A configuration with no row in the matrix's results says so, and what is
 committed for it instead.
@@ -33,6 +35,10 @@ BEGIN = "<!-- status-table:begin -->"
 END = "<!-- status-table:end -->"
 CHECK = "docs/readme-status-table-current"
 ARCHES = ["x86_64", "arm64"]
+# Mainline first; a tree's results below bench/ are in TREE/ but for
+# 6.12's, which were there first.
+TREES = ["7.3", "6.12"]
+BENCH_DIR = {"7.3": "bench/7.3", "6.12": "bench"}
 # The matrix's row order, scripts/matrix.sh's ALL_ROWS, then the other
 # configurations.
 with open(os.path.join(ROOT, "scripts", "matrix.sh")) as _f:
@@ -87,7 +93,11 @@ def matrix_cell(r):
                                     ck.get("SKIP", 0), short(r.get("commit")))
 
 
-def bench_line(arch, rel):
+def tree_of(r):
+    return r.get("tree", "6.12")
+
+
+def bench_line(tree, arch, rel):
     b = load(rel)
     if b is None:
         return None
@@ -97,46 +107,45 @@ def bench_line(arch, rel):
     met = sum(1 for x in rows if x.get("meets_target") is True)
     missed = sum(1 for x in rows if x.get("meets_target") is False)
     hit = " hit rows Rust/C %.3f to %.3f," % (min(hits), max(hits)) if hits else ""
-    return "%s, `%s` at %s:%s %d of %d targets met" % (
-        arch, os.path.dirname(rel) + "/results.md", short(m.get("commit")), hit,
+    return "%s %s, `%s` at %s:%s %d of %d targets met" % (
+        tree, arch, os.path.dirname(rel) + "/results.md", short(m.get("commit")), hit,
         met, met + missed)
 
 
 def table():
     matrix = load("tools/testing/matrix/results.json") or {"rows": []}
-    rows = {r["config"]: r for r in matrix.get("rows", [])}
+    rows = {(tree_of(r), r["config"]): r for r in matrix.get("rows", [])}
+    configs_run = {c for _, c in rows}
     kdir = os.path.join(ROOT, "scripts", "kconfig")
     frags = sorted(f[:-len(".config")] for f in os.listdir(kdir) if f.endswith(".config"))
     # Configurations: the matrix's rows, then each fragment of another
     # architecture (a row of its own, e.g. `arm64`).
-    configs = [c for c in MATRIX_ROWS if c in rows] + sorted(c for c in rows if c not in MATRIX_ROWS)
+    configs = [c for c in MATRIX_ROWS if c in configs_run] + sorted(
+        c for c in configs_run if c not in MATRIX_ROWS)
     for f in frags:
         arch = fragment_arch(f)
         if arch and arch != "x86_64" and f not in configs:
             configs.append(f)
 
-    out = ["| config | " + " | ".join(ARCHES) + " |",
-           "|---|" + "---|" * len(ARCHES)]
+    out = ["| config | arch | " + " | ".join(TREES) + " |",
+           "|---|---|" + "---|" * len(TREES)]
     for c in configs:
         arch = RANDCONFIG_ARCH if c == "randconfig" else (fragment_arch(c) or "x86_64")
         cells = []
-        for a in ARCHES:
-            if a != arch:
-                cells.append("-")
-            elif c in rows:
-                cells.append(matrix_cell(rows[c]))
+        for t in TREES:
+            if (t, c) in rows:
+                cells.append(matrix_cell(rows[(t, c)]))
             else:
-                bench = os.path.exists(os.path.join(ROOT, "bench", c, "results.json"))
-                cells.append("not in the matrix: `make test`'s %s pair checks it "
-                             "(no committed result)%s" % (c, "; its benchmark is below" if bench else ""))
-        out.append("| `%s` | %s |" % (c, " | ".join(cells)))
+                cells.append("not run")
+        out.append("| `%s` | %s | %s |" % (c, arch, " | ".join(cells)))
     out += ["",
-            "A cell: the verdict of the last committed run (checks passed/failed/"
-            "skipped, both variants) and its commit, from "
-            "`tools/testing/matrix/results.md`; `-`: not built for that architecture."]
+            "A cell: the verdict of the tree's last committed run of the config "
+            "(checks passed/failed/skipped, both variants) and its commit, from "
+            "`tools/testing/matrix/results.md`; `not run`: no committed run on "
+            "that tree."]
     bench = [line for line in (
-        bench_line("x86_64", "bench/results.json"),
-        *(bench_line(a, "bench/%s/results.json" % a) for a in ARCHES if a != "x86_64"))
+        bench_line(t, a, "%s/%sresults.json" % (BENCH_DIR[t], "" if a == "x86_64" else a + "/"))
+        for t in TREES for a in ARCHES)
         if line]
     if bench:
         out += ["", "Benchmark (`make bench`): " + "; ".join(bench) + "."]

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The config matrix's results (scripts/matrix.sh, scripts/randconfig.sh).
 
-    report.py row RDIR --config NAME --commit C --command CMD
+    report.py row RDIR --tree T --config NAME --commit C --command CMD
               --build c=RESULT:SECONDS --build rust=RESULT:SECONDS [--build-only TARGETS]
-    report.py randconfig RDIR --commit C --command CMD
+    report.py randconfig RDIR --tree T --commit C --command CMD
     report.py report MDIR --out DIR
 
 `row` turns one config row's run (RDIR/config-suites.log, the
@@ -13,7 +13,8 @@ RDIR/config-summary.json) into RDIR/row.json; `randconfig` gathers the
 seeds (RDIR/seed-*/seed.json) into RDIR/row.json; `report` writes
 DIR/results.json and DIR/results.md from every MDIR/*/row.json and, for
 rows (and randconfig seeds) not run there, those already in
-DIR/results.json.
+DIR/results.json.  A row is a kernel tree's config (`tree`, as KP_TREE
+names it; a row without one is 6.12's, from before there were two).
 """
 import datetime
 import glob
@@ -21,7 +22,23 @@ import json
 import os
 import sys
 
-ORDER = ["pipeline", "debug", "preempt", "minimal-up", "minimal-nofs", "defconfig", "debian", "randconfig"]
+ORDER = ["pipeline", "debug", "preempt", "minimal-up", "minimal-nofs", "defconfig", "debian", "arm64", "randconfig"]
+# Mainline first, then the backport.
+TREES = ["7.3", "6.12"]
+
+
+def tree_of(r):
+    return r.get("tree", "6.12")
+
+
+def key(r):
+    return (tree_of(r), r["config"])
+
+
+def order(k):
+    t, c = k
+    return (TREES.index(t) if t in TREES else len(TREES), t,
+            ORDER.index(c) if c in ORDER else len(ORDER), c)
 
 
 def opts(argv):
@@ -67,7 +84,7 @@ def cmd_row(rdir, o):
         summ = json.load(open(p))
     fails = [" ".join(l[1:]) for l in lines if l[0] == "FAIL"]
     row = {
-        "config": o["config"], "date": now(), "commit": o["commit"], "command": o["command"],
+        "tree": o["tree"], "config": o["config"], "date": now(), "commit": o["commit"], "command": o["command"],
         "build": build, "build_only": o.get("build_only"),
         "checks": {k: sum(1 for l in lines if l[0] == k) for k in ("PASS", "FAIL", "SKIP")},
         "suites": {v: summ.get(v) for v in ("c", "rust")},
@@ -90,7 +107,7 @@ def cmd_row(rdir, o):
     else:
         row["verdict"] = "same as C"
     json.dump(row, open(os.path.join(rdir, "row.json"), "w"), indent=1)
-    print("matrix row %s: %s" % (row["config"], row["verdict"]))
+    print("matrix row %s %s: %s" % (row["tree"], row["config"], row["verdict"]))
 
 
 def with_seeds(row, seeds):
@@ -104,10 +121,10 @@ def with_seeds(row, seeds):
 
 def cmd_randconfig(rdir, o):
     seeds = [json.load(open(p)) for p in glob.glob(os.path.join(rdir, "seed-*", "seed.json"))]
-    row = with_seeds({"config": "randconfig", "date": now(), "commit": o["commit"],
+    row = with_seeds({"tree": o["tree"], "config": "randconfig", "date": now(), "commit": o["commit"],
                       "command": o["command"]}, seeds)
     json.dump(row, open(os.path.join(rdir, "row.json"), "w"), indent=1)
-    print("matrix row randconfig: %s" % row["verdict"])
+    print("matrix row %s randconfig: %s" % (row["tree"], row["verdict"]))
 
 
 def fmt_build(b):
@@ -128,23 +145,24 @@ def cmd_report(mdir, o):
     committed = os.path.join(out, "results.json")
     if os.path.exists(committed):
         for r in json.load(open(committed)).get("rows", []):
-            rows[r["config"]] = r
+            rows[key(r)] = r
     for p in glob.glob(os.path.join(mdir, "*", "row.json")):
         r = json.load(open(p))
-        old = rows.get(r["config"])
+        old = rows.get(key(r))
         if old is None or r["date"] >= old["date"]:
             if r["config"] == "randconfig" and old is not None:
                 # A run of some seeds: the seeds it did not build stay the
                 # committed row's, as the rows not run here do.
                 ran = {s["seed"] for s in r["seeds"]}
                 r = with_seeds(r, r["seeds"] + [s for s in old["seeds"] if s["seed"] not in ran])
-            rows[r["config"]] = r
-    ordered = [rows[k] for k in ORDER if k in rows] + [rows[k] for k in sorted(rows) if k not in ORDER]
+            rows[key(r)] = r
+    ordered = [rows[k] for k in sorted(rows, key=order)]
     json.dump({"rows": ordered}, open(committed, "w"), indent=1)
 
     md = ["# The config matrix: results",
           "",
-          "Written by `make matrix` (`scripts/matrix.sh`; one row: `make matrix KP_MATRIX=NAME`).",
+          "Written by `make matrix` (`scripts/matrix.sh`; one row: `make matrix KP_MATRIX=NAME`,",
+          "on the tree KP_TREE names: 7.3, mainline, by default, or 6.12).",
           "Each row names the commit and the command of the run that produced it;",
           "`+local-changes` means the run had uncommitted changes to tracked files.",
           "Suites are `passed / failed / skipped` checks of the guest job on each",
@@ -162,33 +180,34 @@ def cmd_report(mdir, o):
           "The pipeline's C suites are compared",
           "with the committed C expectations, every other row's with its own C run.",
           "",
-          "| config | C build | Rust build | C suites | Rust suites | checks p/f/s | differ | verdict | guest s (c/rust/diff) | commit, date |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "| tree | config | C build | Rust build | C suites | Rust suites | checks p/f/s | differ | verdict | guest s (c/rust/diff) | commit, date |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in ordered:
         if r["config"] == "randconfig":
             continue
         g = r.get("guest_seconds") or {}
         ck = r.get("checks", {})
-        md.append("| `%s` | %s | %s | %s | %s | %d / %d / %d | %s | **%s** | %s | %s, %s |" % (
-            r["config"], fmt_build(r["build"].get("c")), fmt_build(r["build"].get("rust")),
+        md.append("| %s | `%s` | %s | %s | %s | %s | %d / %d / %d | %s | **%s** | %s | %s, %s |" % (
+            tree_of(r), r["config"], fmt_build(r["build"].get("c")), fmt_build(r["build"].get("rust")),
             fmt_suite((r.get("suites") or {}).get("c")), fmt_suite((r.get("suites") or {}).get("rust")),
             ck.get("PASS", 0), ck.get("FAIL", 0), ck.get("SKIP", 0),
             ", ".join(r.get("differ") or []) or "none", r["verdict"],
             "%s/%s/%s" % (g.get("c", "-"), g.get("rust", "-"), g.get("differential", "-")) if g else "-",
             r["commit"], r["date"]))
     md.append("")
-    missing = [k for k in ORDER if k not in rows]
-    if missing:
-        md.append("Not run yet: %s." % ", ".join("`%s`" % k for k in missing))
-        md.append("")
+    for t in TREES:
+        missing = [c for c in ORDER if (t, c) not in rows]
+        if missing:
+            md.append("Not run yet on %s: %s." % (t, ", ".join("`%s`" % c for c in missing)))
+            md.append("")
     md.append("Commands:")
     md.append("")
-    md.extend("- `%s`: `%s`" % (r["config"], r["command"]) for r in ordered)
+    md.extend("- %s `%s`: `%s`" % (tree_of(r), r["config"], r["command"]) for r in ordered)
     md.append("")
     for r in ordered:
         if r["config"] == "randconfig" or not (r.get("fails") or r.get("skipped")):
             continue
-        md.append("## `%s`" % r["config"])
+        md.append("## %s `%s`" % (tree_of(r), r["config"]))
         if r.get("fails"):
             md.append("")
             md.append("Failed checks:")
@@ -197,9 +216,8 @@ def cmd_report(mdir, o):
             md.append("")
             md.append("Skipped, because: " + "; ".join(r["skipped"]) + ".")
         md.append("")
-    rc = rows.get("randconfig")
-    if rc:
-        md.append("## `randconfig`")
+    for rc in (r for r in ordered if r["config"] == "randconfig"):
+        md.append("## %s `randconfig`" % tree_of(rc))
         md.append("")
         md.append("%s (command `%s`, commit %s, %s)." % (rc["verdict"], rc["command"], rc["commit"], rc["date"]))
         md.append("")

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# The Rust kprobes core for Linux 6.12: top-level targets.  See README.md.
+# The Rust kprobes core for Linux 7.3 (mainline) and 6.12 LTS: top-level targets.  See README.md.
 # Everything generated goes to build/ (override with KP_WORK=/path).
 
-.PHONY: all run test bench matrix jumplabel-tcg differential stress faults clients hostdiff patches setup tree build \
+.PHONY: all run test bench matrix jumplabel-tcg differential stress faults clients hostdiff patches upstream-fixes setup tree build \
 	build-c build-rust expectations host-test clean distclean help
 
 all: help
@@ -23,7 +23,9 @@ help:
 	@echo "                   (KP_CONFIG, default debug; and with KP_TEST_CONFIGS=debug make test)"
 	@echo "make clients       perf probe, bpftrace, fail_function on both (part of test)"
 	@echo "make hostdiff      upstream kprobes.c on the host, random sequences (part of test)"
-	@echo "make patches       write the git format-patch series to build/patches/"
+	@echo "make patches       write the git format-patch series to build/7.3/patches/ (KP_TREE=6.12: build/patches/)"
+	@echo "make upstream-fixes  the C fixes for upstream kprobes.c: series, checkpatch, reproducers"
+	@echo "                   without and with them on 7.3 (build/upstream-fixes/; docs/upstream-fixes.md)"
 	@echo "make setup         install prerequisites (idempotent; run by the others)"
 	@echo "make build         build both variants (build-c, build-rust for one)"
 	@echo "make expectations  re-record tools/testing/expectations/ from the c variant"
@@ -68,6 +70,9 @@ hostdiff:
 
 patches:
 	@scripts/patches.sh
+
+upstream-fixes:
+	@scripts/upstream-fixes.sh
 
 setup:
 	@scripts/setup.sh

@@ -59,11 +59,12 @@ def result(name, ok, detail=""):
     print("%s harness/selftest-%s%s" % ("PASS" if ok else "FAIL", name, "" if ok else " " + detail))
 
 
-def differential(tmp, c_kpd, rust_kpd, listed, intended="# none\n", recorded=None, tree="6.12"):
+def differential(tmp, c_kpd, rust_kpd, listed, intended="# none\n", recorded=None, tree="6.12", fixed=""):
     """compare.py's check lines for the two kernels' KPD lines.
 
     intended: the divergences.txt; recorded: {path under divergences/: lines};
-    tree: KP_TREE.  The divergence boot is the default run's directories."""
+    tree: KP_TREE; fixed: KP_DIFF_FIXED.  The divergence boot is the
+    default run's directories."""
     d = os.path.join(tmp, "diff-%d" % len(os.listdir(tmp)))
     for v, kpd in (("c", c_kpd), ("rust", rust_kpd)):
         write(os.path.join(d, v, "results.log"), "".join(l + "\n" for l in kpd) + "KPD-END\n")
@@ -75,7 +76,8 @@ def differential(tmp, c_kpd, rust_kpd, listed, intended="# none\n", recorded=Non
     rc, out = run([os.path.join(HERE, "differential", "compare.py"), os.path.join(d, "out"),
                    os.path.join(d, "c"), os.path.join(d, "rust"), os.path.join(d, "c"), os.path.join(d, "rust")],
                   {"KP_DIFF_SCENARIOS": os.path.join(d, "list.txt"), "KP_ARCH": "x86_64",
-                   "KP_DIFF_DIVERGENCES": os.path.join(d, "divergences.txt"), "KP_TREE": tree})
+                   "KP_DIFF_DIVERGENCES": os.path.join(d, "divergences.txt"), "KP_TREE": tree,
+                   "KP_DIFF_FIXED": fixed})
     checks = open(os.path.join(d, "out", "checks.txt")).read() if os.path.exists(
         os.path.join(d, "out", "checks.txt")) else ""
     return rc, checks
@@ -107,6 +109,13 @@ def check_differential(tmp):
     result("differential-tree-divergence", base_ok and rc3 == 0 and rc4 != 0
            and "FAIL scenarios/identical" in c4,
            "rc=%d/%d/%d: %s" % (rc0, rc3, rc4, " ".join(l for l in c4.splitlines() if "scenarios/" in l)))
+    # A divergence that a C fix closes (scripts/upstream-fixes.sh): the C
+    # kernel must then print the Rust recording; still printing its own
+    # (the fix not applied) fails.
+    rc5, c5 = differential(tmp, rust, rust, listed + ["arm.a"], entry, rec, "7.3", "arm.a")
+    rc6, c6 = differential(tmp, c, rust, listed + ["arm.a"], entry, rec, "7.3", "arm.a")
+    result("differential-fixed-divergence", base_ok and rc5 == 0 and rc6 != 0,
+           "rc=%d/%d/%d: %s" % (rc0, rc5, rc6, " ".join(l for l in c6.splitlines() if l.startswith("FAIL"))))
 
 
 def check_cross_variant(tmp):

@@ -78,7 +78,7 @@ done
 # 2. Which apply to 6.12 (that tree's pristine) -------------------------------
 step "upstream-fixes: which fixes apply to pristine 6.12"
 KSRC612=$(KP_TREE=6.12 bash -c '. "$1/scripts/lib.sh"; echo "$KSRC"' _ "$ROOT")
-KP_TREE=6.12 "$ROOT/scripts/kernel-tree.sh" >"$FW/tree-6.12.log" 2>&1 ||
+{ KP_TREE=6.12 "$ROOT/scripts/setup.sh" && KP_TREE=6.12 "$ROOT/scripts/kernel-tree.sh"; } >"$FW/tree-6.12.log" 2>&1 ||
 	die "could not set up the 6.12 tree (log: $FW/tree-6.12.log)"
 worktree "$KSRC612" "$FW/pristine-6.12" pristine
 rm -rf "$OUT/6.12"

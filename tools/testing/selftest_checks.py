@@ -166,6 +166,30 @@ def check_faults(tmp):
           and "PASS faults/same-outcome-per-failing-allocation" in onesided)
     result("faults-one-kernel-site", ok, "good=%r one-sided=%r" % (good[:300], onesided[:400]))
 
+    # Divergence 7 in the sweep: 7.3's C reports success (nothing fired)
+    # where Rust returns -ENOMEM; read as 6.12's C on 7.3 only.
+    def sweep7(outs):
+        text = "### faults\n"
+        for site, outcome in outs:
+            text += "KPF register_kprobe.ftrace step=1 %s injected=1\n" % outcome
+            text += "KPFT FAULT_INJECTION: forcing a failure.\n"
+            text += "KPFT __kmalloc+0x10/0x100\nKPFT %s+0x20/0x200\n" % site
+        return text + "KPF kprobe_events.after rc=0 injected=0\n### end\nKPT-JOB-EXIT\n"
+
+    def one7(tree):
+        d = os.path.join(tmp, "faults-%d" % len(os.listdir(tmp)))
+        for v, first in (("c", "ret=0 fired=0"), ("rust", "ret=-12 fired=0")):
+            write(os.path.join(d, v, "results.log"),
+                  sweep7([("alloc_ftrace_hash", first), ("alloc_aggr_kprobe", "ret=0 fired=1")]))
+            write(os.path.join(d, v, "console.log"), CONSOLE)
+        return run([os.path.join(HERE, "faults", "compare.py"), "faults", os.path.join(d, "c"),
+                    os.path.join(d, "rust")], {"KP_TREE": tree})[1]
+
+    on73, on612 = one7("7.3"), one7("6.12")
+    name = "faults/same-outcome-per-failing-allocation"
+    ok = "PASS " + name in on73 and "FAIL " + name in on612 and "INTENDED" in on73
+    result("faults-divergence-7", ok, "7.3=%r 6.12=%r" % (on73[:300], on612[:300]))
+
 
 def check_hostdiff():
     sys.path.insert(0, os.path.join(HERE, "hostdiff"))

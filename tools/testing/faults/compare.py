@@ -20,6 +20,14 @@ nothing, so it counts as skipped, not as passed.
 and per kernel `faults: VARIANT: N injected, D differ, L leaked, R reports`
 (D: case/site pairs and cases whose outcomes differ, the same on both lines; L:
 kprobes objects in that kernel's kmemleak scan; R: console reports).
+
+On Linux 7.3 (KP_TREE) an allocation that fails while a kprobe on ftrace
+is armed meets intended divergence 7 (docs/divergences.md): 7.3's C
+reports success for a probe it did not arm, `ret=0` with fewer probes
+fired than the case fires when it succeeds, where 6.12's C and the Rust
+core return the allocation's error, -ENOMEM, with nothing fired.  Such a
+C outcome is read as `ret=-12 fired=0` before the comparisons, and listed
+as an `INTENDED` line; on another tree it is compared as it is.
 """
 import os
 import re
@@ -107,6 +115,26 @@ def outcomes(x):
     return out
 
 
+OUTCOME = re.compile(r"^ret=(-?\d+) fired=(\d+)$")
+
+
+def as_612(co, ro):
+    """7.3's C outcomes CO with divergence 7's read as 6.12's (see the
+    header); returns [(case, site, C's outcome)] of those read so."""
+    read_so = []
+    for case, a in co.items():
+        # What the case fires when it succeeds, on either kernel.
+        full = max([int(m.group(2)) for m in (OUTCOME.match(x[1]) for x in a | ro.get(case, set()))
+                    if m and m.group(1) == "0"] or [0])
+        for site, o in sorted(a):
+            m = OUTCOME.match(o)
+            if m and m.group(1) == "0" and int(m.group(2)) < full:
+                a.discard((site, o))
+                a.add((site, "ret=-12 fired=0"))
+                read_so.append((case, site, o))
+    return read_so
+
+
 def main():
     pfx, cdir, rdir = sys.argv[1:4]
     c, r = run(cdir), run(rdir)
@@ -129,6 +157,7 @@ def main():
     # traced ones, even on one kernel (C missed arch_prepare_optimized_kprobe
     # in the int3 case in one of three runs).
     co, ro = outcomes(c), outcomes(r)
+    intended = as_612(co, ro) if os.environ.get("KP_TREE") == "7.3" else []
     differ, unmatched, case_differ = [], [], []
     for case in sorted(set(co) | set(ro)):
         a, b = co.get(case, set()), ro.get(case, set())
@@ -166,6 +195,9 @@ def main():
         print("faults: %s: %d injected, %d differ, %d leaked, %d reports" % (
             v, injected, len(differ) + len(case_differ), len(x["leaks"]), len(x["reports"])))
     print("    %d failing allocation sites x outcomes compared" % nsites)
+    for case, site, o in intended:
+        print("    INTENDED %s/%s/%s: c %s, read as ret=-12 fired=0 (divergence 7: 7.3's C reports "
+              "success for a probe it did not arm)" % (pfx, case, site, o))
     for case, site, v in unmatched:
         print("SKIP %s/not-compared/%s/%s its failure was made on %s only (the other kernel's sweep did not "
               "fail that allocation)" % (pfx, case, site, v))

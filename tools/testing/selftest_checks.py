@@ -141,21 +141,22 @@ def check_cross_variant(tmp):
 
 def check_faults(tmp):
     def sweep(sites):
+        """SITES: (case, failing allocation's caller[, outcome]) per injected step."""
         text = "### faults\n"
-        for case, site in sites:
-            text += "KPF %s step=1 rc=-12 injected=1\n" % case
+        for case, site, *outcome in sites:
+            text += "KPF %s step=1 %s injected=1\n" % (case, outcome[0] if outcome else "rc=-12")
             text += "KPFT FAULT_INJECTION: forcing a failure.\n"
             text += "KPFT __kmalloc+0x10/0x100\nKPFT %s+0x20/0x200\n" % site
         text += "KPF kprobe_events.after rc=0 injected=0\n### end\nKPT-JOB-EXIT\n"
         return text
 
-    def one(c_sites, rust_sites):
+    def one(c_sites, rust_sites, env=None):
         d = os.path.join(tmp, "faults-%d" % len(os.listdir(tmp)))
         for v, sites in (("c", c_sites), ("rust", rust_sites)):
             write(os.path.join(d, v, "results.log"), sweep(sites))
             write(os.path.join(d, v, "console.log"), CONSOLE)
         return run([os.path.join(HERE, "faults", "compare.py"), "faults", os.path.join(d, "c"),
-                    os.path.join(d, "rust")])[1]
+                    os.path.join(d, "rust")], env)[1]
 
     both = [("register_kprobe", "alloc_aggr_kprobe")]
     good = one(both, both)
@@ -168,22 +169,11 @@ def check_faults(tmp):
 
     # Divergence 7 in the sweep: 7.3's C reports success (nothing fired)
     # where Rust returns -ENOMEM; read as 6.12's C on 7.3 only.
-    def sweep7(outs):
-        text = "### faults\n"
-        for site, outcome in outs:
-            text += "KPF register_kprobe.ftrace step=1 %s injected=1\n" % outcome
-            text += "KPFT FAULT_INJECTION: forcing a failure.\n"
-            text += "KPFT __kmalloc+0x10/0x100\nKPFT %s+0x20/0x200\n" % site
-        return text + "KPF kprobe_events.after rc=0 injected=0\n### end\nKPT-JOB-EXIT\n"
-
     def one7(tree):
-        d = os.path.join(tmp, "faults-%d" % len(os.listdir(tmp)))
-        for v, first in (("c", "ret=0 fired=0"), ("rust", "ret=-12 fired=0")):
-            write(os.path.join(d, v, "results.log"),
-                  sweep7([("alloc_ftrace_hash", first), ("alloc_aggr_kprobe", "ret=0 fired=1")]))
-            write(os.path.join(d, v, "console.log"), CONSOLE)
-        return run([os.path.join(HERE, "faults", "compare.py"), "faults", os.path.join(d, "c"),
-                    os.path.join(d, "rust")], {"KP_TREE": tree})[1]
+        case = "register_kprobe.ftrace"
+        return one([(case, "alloc_ftrace_hash", "ret=0 fired=0"), (case, "alloc_aggr_kprobe", "ret=0 fired=1")],
+                   [(case, "alloc_ftrace_hash", "ret=-12 fired=0"), (case, "alloc_aggr_kprobe", "ret=0 fired=1")],
+                   {"KP_TREE": tree})
 
     on73, on612 = one7("7.3"), one7("6.12")
     name = "faults/same-outcome-per-failing-allocation"

@@ -26,5 +26,6 @@ pub fn to_errno(r: Result) -> c_int {
 
 /// The host's `kernel::error`.
 #[cfg(not(CONFIG_RUST))]
+#[rustfmt::skip]
 #[path = "host/error.rs"]
 mod host;

@@ -9,6 +9,9 @@
 //! differential links it into hostdiff-rust (`cfg(KP_MODEL)`, the staticlib
 //! of `tools/testing/hostdiff/rust/`) with the same simulation and its C
 //! ABI (`tools/testing/hostdiff/sim/`), which the program's C side uses.
+//! Those host-only files are not in the kernel tree: their `mod` items
+//! carry `#[rustfmt::skip]`, so that the kernel's `make rustfmtcheck` does
+//! not look for them.
 //! One module per concept of the upstream file; `sys` is the only door to
 //! the kernel's services and `exports` the only C ABI.
 //!
@@ -42,6 +45,7 @@ pub mod ctypes;
 /// The simulation's C ABI, for the host differential's C side.
 /// cbindgen:ignore
 #[cfg(KP_MODEL)]
+#[rustfmt::skip]
 #[path = "../tools/testing/hostdiff/sim/abi.rs"]
 mod kpsim_abi;
 #[cfg(CONFIG_RUST)]
@@ -50,17 +54,20 @@ pub mod ktypes;
 /// The simulated kernel's C types (both host builds).
 /// cbindgen:ignore
 #[cfg(not(CONFIG_RUST))]
+#[rustfmt::skip]
 #[path = "host/sim_ktypes.rs"]
 pub mod ktypes;
 /// The simulated kernel (host differential: the one its C ABI serves).
 /// cbindgen:ignore
 #[cfg(KP_MODEL)]
+#[rustfmt::skip]
 #[path = "host/sim.rs"]
 pub mod sim;
 /// The core's C symbols the simulated kernel calls (both host builds) and
 /// the host differential's handles on the core's state.
 /// cbindgen:ignore
 #[cfg(not(CONFIG_RUST))]
+#[rustfmt::skip]
 #[path = "host/sim_exports.rs"]
 mod sim_exports;
 #[cfg(CONFIG_RUST)]
@@ -69,11 +76,13 @@ pub mod sys;
 /// The simulated kernel's services (host tests).
 /// cbindgen:ignore
 #[cfg(all(not(CONFIG_RUST), not(KP_MODEL)))]
+#[rustfmt::skip]
 #[path = "host/sim.rs"]
 pub mod sys;
 /// The simulation as the core's services (host differential).
 /// cbindgen:ignore
 #[cfg(KP_MODEL)]
+#[rustfmt::skip]
 #[path = "../tools/testing/hostdiff/sim/core_sys.rs"]
 pub mod sys;
 /// What differs between the kernel trees the core builds on (mainline and
@@ -246,30 +255,39 @@ pub fn reset_for_test() {
 }
 
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_addr.rs"]
 mod test_addr;
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_aggr.rs"]
 mod test_aggr;
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_blacklist.rs"]
 mod test_blacklist;
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_caches.rs"]
 mod test_caches;
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_debugfs.rs"]
 mod test_debugfs;
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_index.rs"]
 mod test_index;
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_register.rs"]
 mod test_register;
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_registry.rs"]
 mod test_registry;
 #[cfg(test)]
+#[rustfmt::skip]
 #[path = "host/test_slots.rs"]
 mod test_slots;
 

@@ -301,6 +301,19 @@ series_checks() {
 			record 1 "${cp}patches/checkpatch-$num" "$ne errors, $nw warnings (log: $log)"
 		fi
 	done
+	# What the kernel's `make rustfmtcheck` runs, over the Rust files the
+	# series adds, in the kernel tree (the tree `git am` gives, checked
+	# above): there the host-only modules are absent, which rustfmt must
+	# not look for.
+	step "test: rustfmt --check of the series' Rust files in the kernel tree${cp:+ ($KP_TREE)}"
+	log=$RESULTS/${cp//\//-}rustfmt-in-tree.log
+	if (cd "$ksrc" && find kernel/kprobes_rust -name '*.rs' -print0 | sort -z |
+		xargs -0 rustfmt --edition 2021 --config-path .rustfmt.toml --check) >"$log" 2>&1; then
+		record 0 "${cp}patches/rustfmt-in-tree"
+	else
+		grep -E '^(Diff in|error)' "$log" | head -n 10 >&2
+		record 1 "${cp}patches/rustfmt-in-tree" "log: $log"
+	fi
 }
 series_checks ""
 

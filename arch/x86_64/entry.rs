@@ -34,6 +34,76 @@ macro_rules! entry_fentry {
     };
 }
 
+// What comes before the symbol of an assembly function of this kernel
+// (arch/x86/include/asm/linkage.h's `SYM_F_ALIGN`): alignment to
+// `FUNCTION_ALIGNMENT` (16, or 64 with DEBUG_FORCE_FUNCTION_ALIGN_64B),
+// then with CALL_PADDING as many single-byte NOPs, the padding the call
+// depth tracking thunks are written into (arch/x86/kernel/callthunks.c
+// refuses a callee whose padding is not NOPs).
+#[cfg(all(CONFIG_RUST, CONFIG_FUNCTION_ALIGNMENT = "64", CONFIG_CALL_PADDING))]
+macro_rules! entry_align {
+    () => {
+        ".balign 64, 0x90; .skip 64, 0x90"
+    };
+}
+#[cfg(all(
+    CONFIG_RUST,
+    CONFIG_FUNCTION_ALIGNMENT = "64",
+    not(CONFIG_CALL_PADDING)
+))]
+macro_rules! entry_align {
+    () => {
+        ".balign 64, 0x90"
+    };
+}
+#[cfg(all(
+    CONFIG_RUST,
+    not(CONFIG_FUNCTION_ALIGNMENT = "64"),
+    CONFIG_CALL_PADDING
+))]
+macro_rules! entry_align {
+    () => {
+        ".balign 16, 0x90; .skip 16, 0x90"
+    };
+}
+#[cfg(all(
+    CONFIG_RUST,
+    not(CONFIG_FUNCTION_ALIGNMENT = "64"),
+    not(CONFIG_CALL_PADDING)
+))]
+macro_rules! entry_align {
+    () => {
+        ".balign 16, 0x90"
+    };
+}
+
+// A return of an assembly function of this kernel (linkage.h's `RET`): the
+// jump to the return thunk with MITIGATION_RETHUNK (objtool records it in
+// `.return_sites`, as for the compiler's), `ret; int3` with
+// MITIGATION_SLS, else `ret`.
+#[cfg(all(CONFIG_RUST, CONFIG_MITIGATION_RETHUNK))]
+macro_rules! entry_ret {
+    () => {
+        "jmp __x86_return_thunk"
+    };
+}
+#[cfg(all(CONFIG_RUST, not(CONFIG_MITIGATION_RETHUNK), CONFIG_MITIGATION_SLS))]
+macro_rules! entry_ret {
+    () => {
+        "ret; int3"
+    };
+}
+#[cfg(all(
+    CONFIG_RUST,
+    not(CONFIG_MITIGATION_RETHUNK),
+    not(CONFIG_MITIGATION_SLS)
+))]
+macro_rules! entry_ret {
+    () => {
+        "ret"
+    };
+}
+
 /// `arch_entry_stub!(name, body)`: the C symbol `name`, a stub
 /// `[endbr64;] [call __fentry__;] jmp body` (objtool records and NOPs the
 /// call as for C), for `ftrace_export!` (`rust-core/abi.rs`).
@@ -44,7 +114,7 @@ macro_rules! arch_entry_stub {
             ".pushsection .text, \"ax\"",
             concat!(".globl ", stringify!($name)),
             concat!(".type ", stringify!($name), ", @function"),
-            ".p2align 4",
+            entry_align!(),
             concat!(stringify!($name), ":"),
             entry_endbr!(),
             entry_fentry!(),
@@ -58,9 +128,11 @@ macro_rules! arch_entry_stub {
 }
 
 /// `arch_get_kprobe! { PLAIN }`: `get_kprobe()` (`rust-core/registry.rs`).
-/// In the kernel build without return thunks or SLS mitigation, the
-/// assembly below, and `PLAIN` (the Rust version) is dropped; otherwise,
-/// and on the host, `PLAIN`.
+/// In the kernel build, the assembly below, and `PLAIN` (the Rust
+/// version) is dropped; on the host, `PLAIN`.  It starts and returns as an
+/// assembly function of this kernel does (`entry_align!`, `entry_ret!`),
+/// so that the return thunk, SLS hardening and call depth tracking treat it
+/// as they treat upstream's.
 ///
 /// The assembly is `index::lookup()` written out so that, like upstream's,
 /// it starts with an ftrace site and has no extra jump on the probe hit
@@ -84,10 +156,7 @@ macro_rules! arch_entry_stub {
 /// # Safety
 /// (Of the assembly `get_kprobe()`.) The caller holds `kprobe_mutex` or
 /// runs with preemption disabled, as for the Rust version.
-#[cfg(all(
-    CONFIG_RUST,
-    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
-))]
+#[cfg(CONFIG_RUST)]
 macro_rules! arch_get_kprobe {
     ($($plain:item)*) => {
         extern "C" {
@@ -102,7 +171,7 @@ macro_rules! arch_get_kprobe {
             ".pushsection .text, \"ax\"",
             ".globl get_kprobe",
             ".type get_kprobe, @function",
-            ".p2align 4",
+            entry_align!(),
             "get_kprobe:",
             entry_endbr!(),
             entry_fentry!(),
@@ -112,21 +181,21 @@ macro_rules! arch_get_kprobe {
             "movq {off_slots}(%rcx,%rdx,8), %rax",
             "cmpq %rdi, {off_addr}(%rax)",
             "jne 1f",
-            "retq",
+            entry_ret!(),
             "1:",
             "subq ${empty}, %rax",
             "jz 9f",
             "movq {off_slots}+8(%rcx,%rdx,8), %rax",
             "cmpq %rdi, {off_addr}(%rax)",
             "jne 2f",
-            "retq",
+            entry_ret!(),
             "2:",
             "subq ${empty}, %rax",
             "jz 9f",
             "movq {off_slots}+16(%rcx,%rdx,8), %rax",
             "cmpq %rdi, {off_addr}(%rax)",
             "jne 3f",
-            "retq",
+            entry_ret!(),
             "3:",
             "addq $2, %rdx",
             "4:",
@@ -140,9 +209,9 @@ macro_rules! arch_get_kprobe {
             "movq {off_slots}(%rcx,%rdx,8), %rax",
             "cmpq %rdi, {off_addr}(%rax)",
             "jne 4b",
-            "retq",
+            entry_ret!(),
             "9:",
-            "retq",
+            entry_ret!(),
             ".size get_kprobe, .-get_kprobe",
             ".popsection",
             golden = const $crate::index::GOLDEN_RATIO_32,
@@ -156,11 +225,9 @@ macro_rules! arch_get_kprobe {
         );
     };
 }
-/// `arch_get_kprobe! { PLAIN }`: `PLAIN`, the Rust `get_kprobe()`.
-#[cfg(not(all(
-    CONFIG_RUST,
-    not(any(CONFIG_MITIGATION_RETHUNK, CONFIG_MITIGATION_SLS))
-)))]
+/// `arch_get_kprobe! { PLAIN }` on the host: `PLAIN`, the Rust
+/// `get_kprobe()`.
+#[cfg(not(CONFIG_RUST))]
 macro_rules! arch_get_kprobe {
     ($($plain:item)*) => {
         $($plain)*

@@ -30,6 +30,7 @@ const ENABLED: &[&str] = &[
 const DISABLED: &[&str] = &[
     "CONFIG_RUST",
     "MODULE",
+    "CONFIG_CALL_PADDING",
     "CONFIG_DEBUG_LOCK_ALLOC",
     "CONFIG_JUMP_LABEL",
     "CONFIG_KASAN_GENERIC",
@@ -53,6 +54,8 @@ fn main() {
     for name in ENABLED.iter().chain(DISABLED) {
         println!("cargo::rustc-check-cfg=cfg({name})");
     }
+    // An option with a value the core tests (arch/x86_64/entry.rs).
+    println!("cargo::rustc-check-cfg=cfg(CONFIG_FUNCTION_ALIGNMENT, values(any()))");
     for name in ENABLED {
         println!("cargo::rustc-cfg={name}");
     }

@@ -38,6 +38,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/cpumask.h>
+#include <linux/version.h>
 
 #define KPB_MAIN
 #include "kpb_funcs.h"	/* the probe targets, in the kpb_fns*.ko modules */
@@ -746,8 +747,17 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
  * reg_fprobe_batch_N (register_fprobe_ips()) and unreg_fprobe_batch_N
  * (unregister_fprobe()).  Without CONFIG_FPROBE there are no such rows.
  */
+/*
+ * The kernel trees differ here (the project builds on 6.12 and 7.3): 7.3's
+ * fprobe runs on fgraph and passes ftrace_regs, 6.12's passes pt_regs.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+static int kpb_fprobe_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
+			    struct ftrace_regs *fregs, void *entry_data)
+#else
 static int kpb_fprobe_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 			    struct pt_regs *regs, void *entry_data)
+#endif
 {
 	return 0;
 }
@@ -1137,8 +1147,14 @@ static bool kpb_cost_ipis(u64 *call, u64 *resched)
 
 	*call = *resched = 0;
 	for_each_online_cpu(cpu) {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+		/* 7.3's irq_stat is an array of counts, 6.12's has named fields. */
+		*call += READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_CALL_FUNCTION]);
+		*resched += READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_RESCHEDULE]);
+#else
 		*call += READ_ONCE(per_cpu(irq_stat, cpu).irq_call_count);
 		*resched += READ_ONCE(per_cpu(irq_stat, cpu).irq_resched_count);
+#endif
 	}
 	return true;
 }
@@ -1344,6 +1360,26 @@ static long kpb_vmalloc_pages(void)
 	return kb / (PAGE_SIZE / 1024);
 }
 
+/*
+ * kvfree_rcu_barrier(): 6.12 exports it; 7.3 does not, but destroying a
+ * cache runs kvfree_rcu_barrier_on_cache(), which waits for every
+ * kfree_rcu() batch in flight (rcu sheaves only of that cache, which is
+ * empty here).
+ */
+static void kpb_kvfree_rcu_barrier(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+	struct kmem_cache *c = kmem_cache_create("kpb_barrier", 8, 0, 0, NULL);
+
+	if (c)
+		kmem_cache_destroy(c);
+	else
+		kpb_err("kvfree_rcu barrier: no cache");
+#else
+	kvfree_rcu_barrier();
+#endif
+}
+
 static void kpb_mem_snap(struct kpb_mem *m)
 {
 	int r;
@@ -1354,7 +1390,7 @@ static void kpb_mem_snap(struct kpb_mem *m)
 	 * then fold the per-cpu counters.
 	 */
 	rcu_barrier();
-	kvfree_rcu_barrier();
+	kpb_kvfree_rcu_barrier();
 	r = kpb_write_file("/proc/sys/vm/stat_refresh", "1\n");
 
 	if (r)

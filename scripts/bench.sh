@@ -71,7 +71,7 @@ done
 [ -f "$(outdir c)/Module.symvers" ] || die "no $(outdir c)/Module.symvers" "run 'make build-c' first"
 
 # --- the module -------------------------------------------------------------
-step "bench: building kprobes_bench.ko against build/out-c ($NFUNCS target functions in $NMODS modules)"
+step "bench: building kprobes_bench.ko against ${OUTPFX#"$ROOT"/}c ($NFUNCS target functions in $NMODS modules)"
 rm -rf "$B/mod" "$B/extra"
 mkdir -p "$B/mod" "$B/extra"
 cp "$SRC/kprobes_bench.c" "$SRC/Kbuild" "$B/mod/"
@@ -183,8 +183,11 @@ fi
 # --- the report -------------------------------------------------------------
 declare -A QEMU_BIN=([x86_64]=qemu-system-x86_64 [arm64]=qemu-system-aarch64)
 cmdpfx=; [ "$KP_CONFIG" = pipeline ] || cmdpfx="KP_CONFIG=$KP_CONFIG "
-notes=$SRC/analysis.md
-[ "$KP_ARCH" != arm64 ] || notes=$SRC/analysis-arm64.md
+# The hand-written notes on the run: analysis.md for 6.12's x86_64 run,
+# analysis-arm64.md for its arm64 run, analysis-TREE[-arm64].md for
+# another tree's (none yet: the report has no notes).
+notes=$SRC/analysis${TREE_DIR:+-$TREE_DIR}.md
+[ "$KP_ARCH" != arm64 ] || notes=$SRC/analysis${TREE_DIR:+-$TREE_DIR}-arm64.md
 step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" "${extra[@]}" --out "$OUT" \

@@ -40,40 +40,34 @@ macro_rules! entry_fentry {
 // then with CALL_PADDING as many single-byte NOPs, the padding the call
 // depth tracking thunks are written into (arch/x86/kernel/callthunks.c
 // refuses a callee whose padding is not NOPs).
-#[cfg(all(CONFIG_RUST, CONFIG_FUNCTION_ALIGNMENT = "64", CONFIG_CALL_PADDING))]
-macro_rules! entry_align {
+#[cfg(all(CONFIG_RUST, CONFIG_FUNCTION_ALIGNMENT = "64"))]
+macro_rules! function_alignment {
     () => {
-        ".balign 64, 0x90; .skip 64, 0x90"
+        "64"
     };
 }
-#[cfg(all(
-    CONFIG_RUST,
-    CONFIG_FUNCTION_ALIGNMENT = "64",
-    not(CONFIG_CALL_PADDING)
-))]
-macro_rules! entry_align {
+#[cfg(all(CONFIG_RUST, not(CONFIG_FUNCTION_ALIGNMENT = "64")))]
+macro_rules! function_alignment {
     () => {
-        ".balign 64, 0x90"
+        "16"
     };
 }
-#[cfg(all(
-    CONFIG_RUST,
-    not(CONFIG_FUNCTION_ALIGNMENT = "64"),
-    CONFIG_CALL_PADDING
-))]
+#[cfg(all(CONFIG_RUST, CONFIG_CALL_PADDING))]
 macro_rules! entry_align {
     () => {
-        ".balign 16, 0x90; .skip 16, 0x90"
+        concat!(
+            ".balign ",
+            function_alignment!(),
+            ", 0x90; .skip ",
+            function_alignment!(),
+            ", 0x90"
+        )
     };
 }
-#[cfg(all(
-    CONFIG_RUST,
-    not(CONFIG_FUNCTION_ALIGNMENT = "64"),
-    not(CONFIG_CALL_PADDING)
-))]
+#[cfg(all(CONFIG_RUST, not(CONFIG_CALL_PADDING)))]
 macro_rules! entry_align {
     () => {
-        ".balign 16, 0x90"
+        concat!(".balign ", function_alignment!(), ", 0x90")
     };
 }
 

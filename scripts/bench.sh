@@ -71,7 +71,7 @@ done
 [ -f "$(outdir c)/Module.symvers" ] || die "no $(outdir c)/Module.symvers" "run 'make build-c' first"
 
 # --- the module -------------------------------------------------------------
-step "bench: building kprobes_bench.ko against ${OUTPFX#"$ROOT"/}c ($NFUNCS target functions in $NMODS modules)"
+step "bench: building kprobes_bench.ko against $(outdir c) ($NFUNCS target functions in $NMODS modules)"
 rm -rf "$B/mod" "$B/extra"
 mkdir -p "$B/mod" "$B/extra"
 cp "$SRC/kprobes_bench.c" "$SRC/Kbuild" "$B/mod/"

@@ -40,6 +40,13 @@
 #include <linux/cpumask.h>
 #include <linux/version.h>
 
+/*
+ * The kernel trees the project builds on (7.3, mainline, and 6.12) differ
+ * in three APIs this module uses: fprobe's entry handler, x86's irq_stat,
+ * and kvfree_rcu_barrier().
+ */
+#define KPB_TREE_7_3 (LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0))
+
 #define KPB_MAIN
 #include "kpb_funcs.h"	/* the probe targets, in the kpb_fns*.ko modules */
 
@@ -747,11 +754,8 @@ static void kpb_reg_rows(const char *tag, unsigned int off, bool one_by_one)
  * reg_fprobe_batch_N (register_fprobe_ips()) and unreg_fprobe_batch_N
  * (unregister_fprobe()).  Without CONFIG_FPROBE there are no such rows.
  */
-/*
- * The kernel trees differ here (the project builds on 6.12 and 7.3): 7.3's
- * fprobe runs on fgraph and passes ftrace_regs, 6.12's passes pt_regs.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+/* 7.3's fprobe runs on fgraph and passes ftrace_regs, 6.12's pt_regs. */
+#if KPB_TREE_7_3
 static int kpb_fprobe_entry(struct fprobe *fp, unsigned long entry_ip, unsigned long ret_ip,
 			    struct ftrace_regs *fregs, void *entry_data)
 #else
@@ -1147,7 +1151,7 @@ static bool kpb_cost_ipis(u64 *call, u64 *resched)
 
 	*call = *resched = 0;
 	for_each_online_cpu(cpu) {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+#if KPB_TREE_7_3
 		/* 7.3's irq_stat is an array of counts, 6.12's has named fields. */
 		*call += READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_CALL_FUNCTION]);
 		*resched += READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_RESCHEDULE]);
@@ -1368,7 +1372,7 @@ static long kpb_vmalloc_pages(void)
  */
 static void kpb_kvfree_rcu_barrier(void)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+#if KPB_TREE_7_3
 	struct kmem_cache *c = kmem_cache_create("kpb_barrier", 8, 0, 0, NULL);
 
 	if (c)

@@ -789,11 +789,13 @@ pub fn arm_kprobe_locked(tl: &TextLocks<'_>, p: Hashed<'_>) {
     // still queued (disabled, then enabled again before the optimizer
     // ran) still has its jump in the text, so it is armed already.
     // Upstream writes an int3 over the first byte of the live jump
-    // here; a hit then single-steps the original instruction and
-    // resumes inside the jump's displacement.  Cancelling the queued
-    // unoptimization (optimize_kprobe() dequeues it; if it declines,
-    // the optimizer turns the jump back into an int3) keeps the text
-    // consistent.
+    // here and then dequeues the unoptimization: the probe stays
+    // flagged optimized with an int3 in the text, and every hit traps
+    // (x86 detours it through the optimized copy) until it is next
+    // unoptimized.  Cancelling the queued unoptimization
+    // (optimize_kprobe() dequeues it; if it declines, the optimizer
+    // turns the jump back into an int3, which stays armed) keeps the
+    // jump.
     if let Some(ap) = p.aggr() {
         if p.optimized() && optprobe_queued_unopt(tl, ap.op()) {
             optimize_kprobe(tl, *p);

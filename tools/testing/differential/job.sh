@@ -239,6 +239,12 @@ if has optprobes; then
 	lst sibling.neighbour_freed kpd_fsib
 	ph sib_unreg
 	lst sibling.unregistered kpd_fsib
+
+	# enable_kprobe() of an optimized probe whose unoptimization is queued
+	# (intended divergence 3: upstream writes an int3 over the live jump).
+	ph opt_enable_queued
+	lst opt.enable_while_unopt_queued kpd_feq
+	ph opt_enable_queued_unreg
 fi
 
 # --- a kprobe on ftrace that cannot be armed (another IPMODIFY ftrace_ops)

@@ -150,6 +150,7 @@ KPD_FN(kpd_ffl3, 59)
 KPD_FN(kpd_fi1, 61)
 KPD_FN(kpd_fi2, 67)
 KPD_FN(kpd_fi3, 71)
+KPD_FN(kpd_feq, 73)
 
 #ifdef KPD_OPTPROBES
 /*
@@ -1139,6 +1140,58 @@ static void ph_sib_unreg(void)
 {
 	unregister_kprobe(&sp.kp);
 	call_order("sibling.unregistered", kpd_fsib);
+}
+
+/*
+ * Intended divergence 3 (divergences.txt): an optimized probe disabled, its
+ * unoptimization queued with the jump still in the text, and enabled again
+ * at once, well within the optimizer's OPTIMIZE_DELAY.  Upstream's
+ * arm_kprobe() writes an int3 over the jump's first byte, then
+ * optimize_kprobe() takes the probe off the unoptimizing list: the probe
+ * keeps KPROBE_FLAG_OPTIMIZED with an int3 in the text for good, and its
+ * hits trap (x86 detours them through the optimized copy).  The Rust core
+ * cancels the queued unoptimization: the jump stays.  The first text byte
+ * is read as what it is: the jump, an int3, or the original instruction's
+ * (the probe's saved opcode).
+ */
+#define KPD_EQ "opt.enable_while_unopt_queued"
+static struct kpd_kp eq;
+
+static const char *kpd_text0(const struct kprobe *p)
+{
+	u8 b = READ_ONCE(*(const u8 *)p->addr);
+
+	if (b == JMP32_INSN_OPCODE)
+		return "jump";
+	if (b == INT3_INSN_OPCODE)
+		return "int3";
+	return b == p->opcode ? "original" : "other";
+}
+
+static void ph_opt_enable_queued(void)
+{
+	kpi(&eq, 'Q', "kpd_feq", KPD_MID, true, false);
+	reg(KPD_EQ, &eq);
+	R(KPD_EQ, "jump_written=%d", kpd_wait_jump(eq.kp.addr, true));
+	R(KPD_EQ, "disable.rc=%d", disable_kprobe(&eq.kp));
+	R(KPD_EQ, "enable.rc=%d", enable_kprobe(&eq.kp));
+	R(KPD_EQ, "text0=%s", kpd_text0(&eq.kp));
+	/* Long after the optimizer's pass, if one was queued. */
+	msleep(500);
+	R(KPD_EQ, "text0_later=%s", kpd_text0(&eq.kp));
+	call_order(KPD_EQ, kpd_feq);
+	show(KPD_EQ, &eq);
+}
+
+static void ph_opt_enable_queued_unreg(void)
+{
+	int i;
+
+	unregister_kprobe(&eq.kp);
+	for (i = 0; i < 500 && READ_ONCE(*(const u8 *)eq.kp.addr) != eq.kp.opcode; i++)
+		msleep(20);
+	R(KPD_EQ, "unregistered.text0=%s", kpd_text0(&eq.kp));
+	call_order(KPD_EQ, kpd_feq);
 }
 #endif /* KPD_OPTPROBES */
 
@@ -2321,6 +2374,8 @@ static const struct {
 	{ "sib_enable_q", ph_sib_enable_q },
 	{ "sib_unreg_q", ph_sib_unreg_q },
 	{ "sib_unreg", ph_sib_unreg },
+	{ "opt_enable_queued", ph_opt_enable_queued },
+	{ "opt_enable_queued_unreg", ph_opt_enable_queued_unreg },
 #endif
 #ifdef KPD_KPROBES_ON_FTRACE
 	{ "arm_fail_single", ph_arm_fail_single },

@@ -1,0 +1,14 @@
+KPD opt.enable_while_unopt_queued Q.rc=0
+KPD opt.enable_while_unopt_queued jump_written=1
+KPD opt.enable_while_unopt_queued disable.rc=0
+KPD opt.enable_while_unopt_queued enable.rc=0
+KPD opt.enable_while_unopt_queued text0=int3
+KPD opt.enable_while_unopt_queued text0_later=int3
+KPD opt.enable_while_unopt_queued order=Q
+KPD opt.enable_while_unopt_queued Q.flags=0x0
+KPD opt.enable_while_unopt_queued Q.nmissed=0
+KPD opt.enable_while_unopt_queued Q.pre=1
+KPD opt.enable_while_unopt_queued Q.post=0
+KPD opt.enable_while_unopt_queued list=ADDR k kpd_feq+0x9 kprobes_diff [OPTIMIZED]
+KPD opt.enable_while_unopt_queued unregistered.text0=original
+KPD opt.enable_while_unopt_queued order=-

@@ -132,9 +132,9 @@ pub fn check_kprobe_address_safe(
     let addr = p.probe().addr() as usize;
     let jl = crate::locks::jump_label();
     let early = tree::MODULE_REF_BEFORE_CHECKS;
-    if !early {
-        sys::preempt_disable();
-    }
+    // 6.12 looks the module up with preemption disabled, mainline in an RCU
+    // read-side section.
+    let preempt = (!early).then(crate::locks::preempt_disable);
     let ret = 'out: {
         // Ensure the address is in a text area, and find a module if exists.
         let mut probed_mod = None;
@@ -142,7 +142,9 @@ pub fn check_kprobe_address_safe(
         let mut early_ref = None;
         if !sys::core_kernel_text(addr) {
             let rcu = early.then(crate::locks::rcu_read);
-            probed_mod = NonNull::new(sys::module_text_address(addr));
+            // SAFETY: preemption is disabled (`preempt`) or a read-side
+            // section open (`rcu`) until after the module's use below.
+            probed_mod = NonNull::new(unsafe { sys::module_text_address(addr) });
             let Some(m) = probed_mod else {
                 break 'out Err(EINVAL);
             };
@@ -201,9 +203,7 @@ pub fn check_kprobe_address_safe(
         }
         Ok(Some(r))
     };
-    if !early {
-        sys::preempt_enable();
-    }
+    drop(preempt);
     drop(jl);
     ret
 }
@@ -358,14 +358,14 @@ pub fn hint(p: crate::probe::Probe<'_>) -> Option<usize> {
 /// The module whose text holds `addr` (null for the kernel's text), or
 /// `None` for an address outside all text.
 fn text_key(addr: usize) -> Option<*mut sys::Module> {
-    sys::preempt_disable();
-    let key = if sys::core_kernel_text(addr) {
+    let _preempt = crate::locks::preempt_disable();
+    if sys::core_kernel_text(addr) {
         Some(ptr::null_mut())
     } else {
-        Some(sys::module_text_address(addr)).filter(|m| !m.is_null())
-    };
-    sys::preempt_enable();
-    key
+        // SAFETY: preemption is disabled (`_preempt`); only the pointer's
+        // value is kept, as a key.
+        Some(unsafe { sys::module_text_address(addr) }).filter(|m| !m.is_null())
+    }
 }
 
 /// Asks `jump_label_text_reserved(lo, hi)` and
@@ -375,7 +375,7 @@ fn text_key(addr: usize) -> Option<*mut sys::Module> {
 /// text, or both in the kernel's).
 fn check_span(lo: usize, hi: usize) -> Option<Clear> {
     let jl = crate::locks::jump_label();
-    sys::preempt_disable();
+    let preempt = crate::locks::preempt_disable();
     let c = 'out: {
         let (key, module) = if sys::core_kernel_text(lo) {
             if !sys::core_kernel_text(hi) {
@@ -383,11 +383,14 @@ fn check_span(lo: usize, hi: usize) -> Option<Clear> {
             }
             (ptr::null_mut(), None)
         } else {
-            let m = sys::module_text_address(lo);
+            // SAFETY: preemption is disabled (`preempt`) until after the
+            // module's use below.
+            let m = unsafe { sys::module_text_address(lo) };
             let Some(nm) = NonNull::new(m) else {
                 break 'out None;
             };
-            if sys::module_text_address(hi) != m {
+            // SAFETY: as above.
+            if unsafe { sys::module_text_address(hi) } != m {
                 break 'out None;
             }
             // SAFETY: `__module_text_address()` found `nm` and preemption has
@@ -406,7 +409,7 @@ fn check_span(lo: usize, hi: usize) -> Option<Clear> {
             _mod: module,
         })
     };
-    sys::preempt_enable();
+    drop(preempt);
     drop(jl);
     c
 }

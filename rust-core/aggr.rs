@@ -10,9 +10,9 @@
 //! nothing can panic, allocate or sleep.  The child lists are RCU lists,
 //! read with preemption disabled by the handlers' callers.
 
+use crate::locks::{self, PreemptGuard};
 use crate::probe::Probe;
 use crate::sys;
-use crate::types::PreemptOff;
 use crate::types::{Kprobe, KprobeOpcode};
 
 /// The dummy probe `current_kprobe` points at while the core is busy
@@ -32,24 +32,50 @@ fn busy_probe() -> *mut Kprobe {
     KPROBE_BUSY.0.get()
 }
 
-/// `kprobe_busy_begin()`: marks this CPU as running a kprobe handler, so
-/// probes hit meanwhile are counted as missed instead of recursing.
-/// Disables preemption until [`busy_end`].
-pub fn busy_begin() {
-    sys::preempt_disable();
-    // SAFETY: preemption was disabled just above, until `busy_end()`.
-    let po = unsafe { PreemptOff::assume() };
-    sys::set_current_kprobe(po, busy_probe());
-    sys::set_kprobe_status_hit_active(po);
+/// A "kprobe busy" section on this CPU ([`busy_begin`]) until dropped
+/// (`kprobe_busy_end()`): probes hit meanwhile are counted as missed
+/// instead of recursing.
+///
+/// # Invariants
+/// Preemption is disabled (`preempt`) and this CPU's `current_kprobe` is
+/// the busy probe from [`busy_begin`] until the guard is dropped.
+pub struct Busy {
+    preempt: PreemptGuard,
 }
 
-/// `kprobe_busy_end()`, after [`busy_begin`] on this CPU (upstream's
-/// contract: they pair).
-pub fn busy_end() {
-    // SAFETY: `busy_begin()` disabled preemption, and it stays disabled
-    // until `preempt_enable()` below.
-    sys::clear_current_kprobe(unsafe { PreemptOff::assume() });
-    sys::preempt_enable();
+/// `kprobe_busy_begin()`: marks this CPU as running a kprobe handler, with
+/// preemption disabled, until the returned guard is dropped.
+pub fn busy_begin() -> Busy {
+    let preempt = locks::preempt_disable();
+    let po = preempt.token();
+    sys::set_current_kprobe(po, busy_probe());
+    sys::set_kprobe_status_hit_active(po);
+    // INVARIANT: preemption is off for `preempt`'s life, which the guard
+    // owns; `current_kprobe` was set just above.
+    Busy { preempt }
+}
+
+impl Busy {
+    /// Leaves the section open past the guard: C's `kprobe_busy_begin()`,
+    /// which C's `kprobe_busy_end()` ends.
+    fn keep(self) {
+        core::mem::forget(self);
+    }
+}
+
+/// Ends a section: `current_kprobe` cleared, then preemption enabled (by
+/// dropping `preempt`).
+#[inline(always)]
+fn busy_end(preempt: PreemptGuard) {
+    sys::clear_current_kprobe(preempt.token());
+}
+
+impl Drop for Busy {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // Then `preempt` is dropped: `preempt_enable()`.
+        sys::clear_current_kprobe(self.preempt.token());
+    }
 }
 
 /// `dump_kprobe()`: prints `kp` for a critical error report (never in the
@@ -97,13 +123,19 @@ crate::nokprobe_symbol!(kprobes_inc_nmissed_count);
 ftrace_export! {
     /// `kprobe_busy_begin()`.
     fn kprobe_busy_begin() {
-        busy_begin()
+        busy_begin().keep()
     }
 }
 
 ftrace_export! {
     /// `kprobe_busy_end()`.
-    fn kprobe_busy_end() {
-        busy_end()
+    ///
+    /// # Safety
+    /// After `kprobe_busy_begin()` on this CPU, whose section it ends
+    /// (upstream's contract: they pair).
+    unsafe fn kprobe_busy_end() {
+        // SAFETY: `kprobe_busy_begin()` disabled preemption on this CPU for the
+        // section, which this call ends (this function's `# Safety`).
+        busy_end(unsafe { PreemptGuard::resume() })
     }
 }

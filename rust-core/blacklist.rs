@@ -403,8 +403,8 @@ impl SymName {
 
 /// `kprobe_add_ksym_blacklist()`: blacklists the whole symbol at `entry`.
 /// Returns the symbol's size, `EINVAL` if `entry` is not in kernel text
-/// or not in a symbol, `ENOMEM`.
-pub fn add_ksym_blacklist(entry: usize) -> Result<usize> {
+/// or not in a symbol, `ENOMEM`.  The list's writers hold `kprobe_mutex`.
+pub fn add_ksym_blacklist(km: &KprobeMutex, entry: usize) -> Result<usize> {
     let mut offset = 0usize;
     let mut size = 0usize;
 
@@ -414,22 +414,21 @@ pub fn add_ksym_blacklist(entry: usize) -> Result<usize> {
         return Err(EINVAL);
     }
 
-    add_range(entry, entry.wrapping_add(size))?;
+    add_range(km, entry, entry.wrapping_add(size))?;
     Ok(size)
 }
 
 /// Appends an entry `[start, end)` to the list (the body of
-/// [`add_ksym_blacklist`]); `ENOMEM`.  The list's writers are serialized
-/// by the callers (boot, `kprobe_mutex`).
-pub(crate) fn add_range(start: usize, end: usize) -> Result {
+/// [`add_ksym_blacklist`]); `ENOMEM`.
+pub(crate) fn add_range(_km: &KprobeMutex, start: usize, end: usize) -> Result {
     let ent =
         sys::kmalloc(core::mem::size_of::<KprobeBlacklistEntry>()).cast::<KprobeBlacklistEntry>();
     if ent.is_null() {
         return Err(ENOMEM);
     }
     withdraw_index();
-    // SAFETY: `ent` is a fresh allocation of the right size; the list
-    // writers are serialized by the callers (init, kprobe_mutex).
+    // SAFETY: `ent` is a fresh allocation of the right size; the list's
+    // writers are serialized by `kprobe_mutex`, which `_km` proves held.
     unsafe {
         (*ent).start_addr = start;
         (*ent).end_addr = end;
@@ -441,11 +440,11 @@ pub(crate) fn add_range(start: usize, end: usize) -> Result {
 
 /// `kprobe_add_area_blacklist()`: blacklists every symbol in
 /// `[start, end)`.  Returns `Ok` or the first error.
-pub fn add_area_blacklist(start: usize, end: usize) -> Result {
+pub fn add_area_blacklist(km: &KprobeMutex, start: usize, end: usize) -> Result {
     let mut entry = start;
     while entry < end {
         // `max(1)`: in case of alias symbol (size 0).
-        let size = add_ksym_blacklist(entry)?.max(1);
+        let size = add_ksym_blacklist(km, entry)?.max(1);
         entry = entry.wrapping_add(size);
     }
     Ok(())
@@ -461,20 +460,23 @@ pub fn add_area_blacklist(start: usize, end: usize) -> Result {
 /// [`Boot::kprobe_blacklist_section`]: crate::views::Boot::kprobe_blacklist_section
 #[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
 pub fn populate(section: &[c_ulong]) -> Result {
-    let r = populate_list(section);
+    // Under `kprobe_mutex`, as every writer of the list (upstream's boot
+    // takes no lock here: nothing else runs yet).
+    let km = locks::kprobe_mutex();
+    let r = populate_list(&km, section);
     // What was added is indexed, also after an error (upstream keeps it).
-    publish_index(&locks::kprobe_mutex());
+    publish_index(&km);
     r
 }
 
 /// The list part of [`populate`].
 #[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
-fn populate_list(section: &[c_ulong]) -> Result {
+fn populate_list(km: &KprobeMutex, section: &[c_ulong]) -> Result {
     for &addr in section {
         // `c_ulong` is `usize` in the kernel crate, `u64` on the host.
         #[allow(clippy::unnecessary_cast)]
         let entry = sys::dereference_symbol_descriptor(addr as usize);
-        match add_ksym_blacklist(entry) {
+        match add_ksym_blacklist(km, entry) {
             Err(e) if e != EINVAL => return Err(e),
             _ => {}
         }
@@ -482,32 +484,34 @@ fn populate_list(section: &[c_ulong]) -> Result {
 
     // Symbols in '__kprobes_text' are blacklisted.
     let (s, e) = sys::kprobes_text_area();
-    add_area_blacklist(s, e)?;
+    add_area_blacklist(km, s, e)?;
 
     // Symbols in 'noinstr' section are blacklisted.
     let (s, e) = sys::noinstr_text_area();
-    add_area_blacklist(s, e)?;
+    add_area_blacklist(km, s, e)?;
+    // The arch adds its areas through the exports, with `kprobe_mutex`
+    // still held.
     to_result(sys::arch_populate_kprobe_blacklist())
 }
 
 /// `kprobe_remove_area_blacklist()`: drops the entries starting in
 /// `[start, end)`.
 pub fn remove_area_blacklist(_km: &KprobeMutex, start: usize, end: usize) {
-    // SAFETY: writers are serialized by kprobe_mutex (`_km` proves it held); `next` is
-    // read before an entry is unlinked, and entries are freed after a grace
-    // period, so readers never see freed memory.
-    unsafe {
-        let h = head();
-        let mut l = (*h).next;
-        while l != h {
-            let next = (*l).next;
-            let ent = entry_of(l);
-            if (*ent).start_addr >= start && (*ent).start_addr < end {
-                withdraw_index();
-                list::list_del_rcu(l);
-                sys::kfree_rcu(ent.cast(), addr_of_mut!((*ent).rcu));
-            }
-            l = next;
+    // SAFETY: the list's writers are serialized by `kprobe_mutex`, which `_km`
+    // proves held for the loop; its body unlinks only the entry it is given.
+    for l in unsafe { list::iter_safe(head()) } {
+        let ent = entry_of(l);
+        // SAFETY: an entry of the list, live under `_km`; its range is not
+        // written once it is listed.
+        let s = unsafe { (*ent).start_addr };
+        if s >= start && s < end {
+            withdraw_index();
+            // SAFETY: `l` is on the list, whose writers `_km` serializes.
+            unsafe { list::list_del_rcu(l) };
+            // SAFETY: `ent` came from `kmalloc()` (`add_range()`) and is
+            // unlinked: freed after the readers that may still see it, so
+            // they never see freed memory.
+            unsafe { sys::kfree_rcu(ent.cast(), addr_of_mut!((*ent).rcu)) };
         }
     }
 }
@@ -524,11 +528,11 @@ pub fn add_module(km: &KprobeMutex, m: &ModuleView<'_>) {
     let a = m.areas();
     // Best effort, as upstream: errors are ignored.
     for &e in a.ksyms {
-        let _ = add_ksym_blacklist(e);
+        let _ = add_ksym_blacklist(km, e);
     }
     for (start, size) in [a.kprobes_text, a.noinstr_text] {
         if start != 0 {
-            let _ = add_area_blacklist(start, start.wrapping_add(size));
+            let _ = add_area_blacklist(km, start, start.wrapping_add(size));
         }
     }
     publish_index(km);

@@ -10,7 +10,7 @@ use crate::flags;
 use crate::list;
 use crate::registry::{KPROBE_TABLE, KPROBE_TABLE_SIZE};
 use crate::sys;
-use crate::types::{HlistHead, Kprobe, KprobeBlacklistEntry, KprobeOpcode, ListHead};
+use crate::types::{HlistHead, Kprobe, KprobeBlacklistEntry, KprobeOpcode};
 use crate::types::{KPROBE_FLAG_FTRACE, KPROBE_FLAG_GONE, KPROBE_FLAG_OPTIMIZED};
 use crate::views::{CStrPtr, SeqPos, SeqView};
 use core::ffi::CStr;
@@ -37,7 +37,29 @@ struct ListedProbe<'a> {
     _rcu: PhantomData<&'a Kprobe>,
 }
 
-impl ListedProbe<'_> {
+impl<'a> ListedProbe<'a> {
+    /// Is it an aggregate (`p->pre_handler == aggr_pre_handler`)?
+    fn is_aggr(self) -> bool {
+        // SAFETY: by the type invariant, the probe is live for `'a`: a
+        // `Probe`, whose `pre_handler` is not written once registered.
+        unsafe { crate::probe::Probe::from_raw(self.ptr) }.is_aggr()
+    }
+
+    /// The children of an aggregate, each reached in the read-side section.
+    fn children(self) -> impl Iterator<Item = ListedProbe<'a>> {
+        // SAFETY: by the type invariant, the aggregate is live and its child
+        // list, an RCU list, is walked in the read-side section that lasts
+        // for `'a`, longer than the iterator.
+        unsafe { list::iter_rcu(ptr::addr_of_mut!((*self.ptr).list)) }.map(|l| {
+            // INVARIANT: a child of a hashed aggregate, reached in the
+            // read-side section.
+            ListedProbe {
+                ptr: crate::container_of!(l, Kprobe, list),
+                _rcu: PhantomData,
+            }
+        })
+    }
+
     /// `p->addr`.
     fn addr(self) -> *mut KprobeOpcode {
         // SAFETY: by the type invariant, the probe is live and its `addr` is
@@ -162,53 +184,43 @@ pub fn show_bucket(pi: &SeqView<'_>, v: &SeqPos<'_>) -> c_int {
     let head: *mut HlistHead = (&raw mut KPROBE_TABLE)
         .cast::<HlistHead>()
         .wrapping_add(i % KPROBE_TABLE_SIZE);
-    sys::preempt_disable();
-    // The probes walked, and the module whose name `kallsyms_lookup()`
-    // returns, are live until `preempt_enable()`.
-    // SAFETY: preemption is disabled, an RCU read-side section for the hash
-    // table and the child lists (as upstream), as `ListedProbe` and
-    // `Probe` require; `namebuf` has `KSYM_NAME_LEN` bytes.
-    unsafe {
-        let mut n = list::hlist_first_rcu(head);
-        while !n.is_null() {
-            let p = n.cast::<Kprobe>();
-            // INVARIANT: `p` is hashed, reached in the read-side section.
-            let lp = ListedProbe {
-                ptr: p,
-                _rcu: PhantomData,
-            };
-            let mut offset: c_ulong = 0;
-            let mut modname: *mut c_char = ptr::null_mut();
-            let sym = sys::kallsyms_lookup(
+    // Preemption disabled is an RCU read-side section for the hash table
+    // and the child lists (as upstream): the probes walked, and the module
+    // whose name `kallsyms_lookup()` returns, are live until `preempt` is
+    // dropped, after the walk.
+    let preempt = crate::locks::preempt_disable();
+    // SAFETY: `head` is a bucket of the table, walked in the read-side
+    // section `preempt` keeps open for the whole loop.
+    for n in unsafe { list::hlist_iter(head) } {
+        // INVARIANT: `n` is hashed, reached in the read-side section.
+        let lp = ListedProbe {
+            ptr: n.cast::<Kprobe>(),
+            _rcu: PhantomData,
+        };
+        let mut offset: c_ulong = 0;
+        let mut modname: *mut c_char = ptr::null_mut();
+        // SAFETY: `namebuf` has `KSYM_NAME_LEN` bytes.
+        let sym = unsafe {
+            sys::kallsyms_lookup(
                 lp.addr() as usize,
                 &mut offset,
                 &mut modname,
                 namebuf.as_mut_ptr(),
-            );
-            // `sym` and `modname` are null or C strings (in `namebuf`, or in
-            // kallsyms or module data that disabled preemption keeps) that
-            // stay unchanged until the next lookup, after these views.
-            let sym = CStrPtr::from_raw(sym);
-            let modname = CStrPtr::from_raw(modname);
-            if crate::probe::Probe::from_raw(p).is_aggr() {
-                let lh: *mut ListHead = ptr::addr_of_mut!((*p).list);
-                for l in list::iter_rcu(lh) {
-                    let kp = crate::container_of!(l, Kprobe, list);
-                    // INVARIANT: a child of a hashed aggregate, reached in
-                    // the read-side section.
-                    let child = ListedProbe {
-                        ptr: kp,
-                        _rcu: PhantomData,
-                    };
-                    report_probe(pi, child, sym, offset, modname, Some(lp));
-                }
-            } else {
-                report_probe(pi, lp, sym, offset, modname, None);
+            )
+        };
+        // SAFETY: `sym` and `modname` are null or C strings (in `namebuf`, or
+        // in kallsyms or module data that disabled preemption keeps) that stay
+        // unchanged until the next lookup, after these views.
+        let (sym, modname) = unsafe { (CStrPtr::from_raw(sym), CStrPtr::from_raw(modname)) };
+        if lp.is_aggr() {
+            for child in lp.children() {
+                report_probe(pi, child, sym, offset, modname, Some(lp));
             }
-            n = list::hlist_next_rcu(n);
+        } else {
+            report_probe(pi, lp, sym, offset, modname, None);
         }
     }
-    sys::preempt_enable();
+    drop(preempt);
     0
 }
 

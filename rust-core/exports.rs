@@ -136,8 +136,14 @@ ftrace_export! {
 ftrace_export! {
     /// `kprobe_add_ksym_blacklist()`: blacklists the symbol at `entry`; returns
     /// its size or a negative errno.
-    fn kprobe_add_ksym_blacklist(entry: c_ulong) -> c_int {
-        blacklist::add_ksym_blacklist(entry as usize)
+    ///
+    /// # Safety
+    /// The current task holds `kprobe_mutex` (the arch's
+    /// `arch_populate_kprobe_blacklist()`, which the core calls with it held).
+    unsafe fn kprobe_add_ksym_blacklist(entry: c_ulong) -> c_int {
+        // SAFETY: `kprobe_mutex` is held for this call (`# Safety` above).
+        let km = unsafe { crate::locks::KprobeMutex::assume_held() };
+        blacklist::add_ksym_blacklist(&km, entry as usize)
             .map_or_else(|e| e.to_errno(), |size| size as c_int)
     }
 }
@@ -145,8 +151,13 @@ ftrace_export! {
 ftrace_export! {
     /// `kprobe_add_area_blacklist()`: blacklists every symbol in
     /// `[start, end)`.
-    fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int {
-        to_errno(blacklist::add_area_blacklist(start as usize, end as usize))
+    ///
+    /// # Safety
+    /// As for `kprobe_add_ksym_blacklist()`: under `kprobe_mutex`.
+    unsafe fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int {
+        // SAFETY: `kprobe_mutex` is held for this call (`# Safety` above).
+        let km = unsafe { crate::locks::KprobeMutex::assume_held() };
+        to_errno(blacklist::add_area_blacklist(&km, start as usize, end as usize))
     }
 }
 
@@ -310,11 +321,16 @@ ftrace_export! {
     /// optprobe code.)
     ///
     /// # Safety
-    /// `p` is hashed.
+    /// `p` is hashed, and the current task holds `kprobe_mutex` (the arch
+    /// calls it from `arch_check_optimized_kprobe()`, which
+    /// `optimize_kprobe()` calls under it).
     #[cfg(CONFIG_OPTPROBES)]
     unsafe fn kprobe_disarmed(p: *mut Kprobe) -> bool {
+        // SAFETY: the current task holds `kprobe_mutex` for this call (`# Safety`
+        // above).
+        let km = unsafe { crate::locks::KprobeMutex::assume_held() };
         // SAFETY: a hashed `p` is live (`# Safety` above): a `Probe`.
-        crate::opt::kprobe_disarmed(unsafe { Probe::from_raw(p) })
+        crate::opt::kprobe_disarmed(&km, unsafe { Probe::from_raw(p) })
     }
 }
 
@@ -376,7 +392,7 @@ pub unsafe extern "C" fn kprobes_rust_module_callback(
 #[cfg_attr(CONFIG_RUST, link_section = ".init.text")]
 #[no_mangle]
 pub unsafe extern "C" fn kprobes_rust_init() -> c_int {
-    // SAFETY: the early initcall runs before `smp_init()`, any use of the core and the freeing of
-    // init memory (`# Safety` above); the token lives for this call.
-    init::init_kprobes(&unsafe { crate::views::Boot::assume() })
+    // SAFETY: the early initcall runs once, before `smp_init()`, any use of the core and the
+    // freeing of init memory (`# Safety` above); the one token lives for this call.
+    init::init_kprobes(unsafe { crate::views::Boot::assume() })
 }

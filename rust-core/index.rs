@@ -186,26 +186,29 @@ const fn first() -> *mut Table {
 /// header, beyond what a `&Table` would cover, so it is never a reference.
 ///
 /// # Invariants
-/// Points at a [`Table`] (with its slots) that stays allocated while the
-/// holder's context lasts (see [`lookup`], [`table`]); `cap` is not
-/// written once the table is published.
+/// Points at a [`Table`] (with its slots) that stays allocated for `'t`
+/// (the holder's context: see [`lookup`], [`table`], [`finder`]); `cap` is
+/// not written once the table is published.
 #[derive(Clone, Copy)]
-struct TableRef(*mut Table);
+struct TableRef<'t>(*mut Table, PhantomData<&'t Table>);
 
-impl TableRef {
+impl<'t> TableRef<'t> {
     #[inline(always)]
     fn cap(self) -> usize {
         // SAFETY: a live table (the type's invariant).
         unsafe { ptr::addr_of!((*self.0).cap).read() }
     }
 
-    /// Slot `i`, `i < cap`.
+    /// Slot `i`, for as long as the table is allocated.
+    ///
+    /// # Safety
+    /// `i < self.cap()`.
     #[inline(always)]
-    fn slot(self, i: usize) -> &'static AtomicPtr<Kprobe> {
-        // SAFETY: the callers keep `i` below `cap`, the number of slots that
-        // follow the header (`Table`'s invariant), within the allocation the
-        // pointer came from; the `'static` is only used within the holder's
-        // context (the type's invariant).
+    unsafe fn slot(self, i: usize) -> &'t AtomicPtr<Kprobe> {
+        // SAFETY: `i` is below `cap` (this function's `# Safety`), the number
+        // of slots that follow the header (`Table`'s invariant), within the
+        // allocation the pointer came from, which stays for `'t` (the type's
+        // invariant).
         unsafe {
             &*ptr::addr_of!((*self.0).slots)
                 .cast::<AtomicPtr<Kprobe>>()
@@ -264,7 +267,8 @@ fn home(addr: *mut KprobeOpcode, cap: usize) -> usize {
 /// the table and the probes it holds stay allocated).
 #[inline(always)]
 pub unsafe fn lookup(addr: *mut KprobeOpcode) -> *mut Kprobe {
-    let t = TableRef(TABLE.load(Ordering::Acquire));
+    // INVARIANT: see the finder's below.
+    let t = TableRef(TABLE.load(Ordering::Acquire), PhantomData);
     // INVARIANT: the caller's context keeps the published table and the
     // probes it holds allocated (this function's `# Safety`) while the
     // finder lives, within this call.
@@ -333,7 +337,7 @@ pub fn lookup_locked_pos(
 /// freed by `kfree_rcu()` after the RCU read-side section the finder
 /// borrows, and a probe only after a grace period too).
 pub struct Finder<'a> {
-    t: TableRef,
+    t: TableRef<'a>,
     cap: usize,
     order: Ordering,
     _rcu: PhantomData<&'a RcuReadGuard>,
@@ -342,8 +346,10 @@ pub struct Finder<'a> {
 /// A [`Finder`] for the `kprobe_mutex` holder, valid within `_rcu`.
 #[inline(always)]
 pub fn finder<'a>(km: &KprobeMutex, _rcu: &'a RcuReadGuard) -> Finder<'a> {
-    let t = table(km);
-    // INVARIANT: `_rcu` keeps `t` and its probes allocated (see the type).
+    // INVARIANT (the table's and the finder's): `_rcu` keeps the table
+    // published now and its probes allocated (see the type), and `km` that
+    // it is the published one.
+    let t = TableRef(table(km).0, PhantomData);
     Finder {
         t,
         cap: t.cap(),
@@ -378,7 +384,9 @@ impl Finder<'_> {
     pub fn find_pos(&self, addr: *mut KprobeOpcode) -> Option<(NonNull<Kprobe>, Pos)> {
         let mut i = home(addr, self.cap);
         loop {
-            let p = self.t.slot(i).load(self.order);
+            // SAFETY: `home()` and `next()` give slots below `cap`, the
+            // table's (the finder's invariant).
+            let p = unsafe { self.t.slot(i) }.load(self.order);
             if p == empty() {
                 return None;
             }
@@ -395,10 +403,10 @@ impl Finder<'_> {
 }
 
 /// The table, for a writer.
-fn table(_km: &KprobeMutex) -> TableRef {
+fn table(_km: &KprobeMutex) -> TableRef<'_> {
     // INVARIANT: `_km` proves `kprobe_mutex` held: only its holder replaces
     // or frees a table, so the published one stays allocated while it lasts.
-    TableRef(TABLE.load(Ordering::Relaxed))
+    TableRef(TABLE.load(Ordering::Relaxed), PhantomData)
 }
 
 /// Makes room for one more probe, rebuilding the table if it is 3/4 used.
@@ -423,7 +431,8 @@ pub fn insert(km: &KprobeMutex, p: Hashed<'_>) {
     let mut i = t.home(p.addr());
     let p = p.as_ptr();
     loop {
-        let s = t.slot(i);
+        // SAFETY: `home()` and `next()` give slots below `cap`.
+        let s = unsafe { t.slot(i) };
         let cur = s.load(Ordering::Relaxed);
         if cur == empty() || cur == tomb() {
             // Below `cap` after `reserve()`.
@@ -439,17 +448,19 @@ pub fn insert(km: &KprobeMutex, p: Hashed<'_>) {
 }
 
 /// The slot holding `p`, if indexed.
-fn find_slot(t: TableRef, p: Hashed<'_>) -> Option<&'static AtomicPtr<Kprobe>> {
-    find_index(t, p).map(|i| t.slot(i))
+fn find_slot<'t>(t: TableRef<'t>, p: Hashed<'_>) -> Option<&'t AtomicPtr<Kprobe>> {
+    // SAFETY: `find_index()` gives a slot of `t`, below its `cap`.
+    find_index(t, p).map(|i| unsafe { t.slot(i) })
 }
 
 /// The index of the slot holding `p`, if indexed.
 #[inline(always)]
-fn find_index(t: TableRef, p: Hashed<'_>) -> Option<usize> {
+fn find_index(t: TableRef<'_>, p: Hashed<'_>) -> Option<usize> {
     let mut i = t.home(p.addr());
     let p = p.as_ptr();
     loop {
-        let cur = t.slot(i).load(Ordering::Relaxed);
+        // SAFETY: `home()` and `next()` give slots below `cap`.
+        let cur = unsafe { t.slot(i) }.load(Ordering::Relaxed);
         if cur == empty() {
             return None;
         }
@@ -477,7 +488,8 @@ pub fn remove(km: &KprobeMutex, p: Hashed<'_>) {
 pub fn remove_at(km: &KprobeMutex, p: Hashed<'_>, pos: Pos) {
     let t = table(km);
     let cap = t.cap();
-    let i = if pos.0 < cap && t.slot(pos.0).load(Ordering::Relaxed) == p.as_ptr() {
+    // SAFETY: `pos.0 < cap` is checked first.
+    let i = if pos.0 < cap && unsafe { t.slot(pos.0) }.load(Ordering::Relaxed) == p.as_ptr() {
         pos.0
     } else {
         let Some(i) = find_index(t, p) else {
@@ -485,19 +497,25 @@ pub fn remove_at(km: &KprobeMutex, p: Hashed<'_>, pos: Pos) {
         };
         i
     };
-    if t.slot(next(i, cap)).load(Ordering::Relaxed) == empty() {
+    // `i`, a slot of `t`, and the slots `next()` and `prev()` give are below
+    // `cap`: the `# Safety` of each `slot()` below.
+    // SAFETY: as said above.
+    if unsafe { t.slot(next(i, cap)) }.load(Ordering::Relaxed) == empty() {
         let mut j = i;
         loop {
-            t.slot(j).store(empty(), Ordering::Release);
+            // SAFETY: as said above.
+            unsafe { t.slot(j) }.store(empty(), Ordering::Release);
             // At most `used` slots (a walk meets an empty one first).
             USED.set(km, USED.get(km).wrapping_sub(1));
             j = prev(j, cap);
-            if t.slot(j).load(Ordering::Relaxed) != tomb() {
+            // SAFETY: as said above.
+            if unsafe { t.slot(j) }.load(Ordering::Relaxed) != tomb() {
                 break;
             }
         }
     } else {
-        t.slot(i).store(tomb(), Ordering::Release);
+        // SAFETY: as said above.
+        unsafe { t.slot(i) }.store(tomb(), Ordering::Release);
     }
     // `p` was live: at least one.
     let live = LIVE.get(km).wrapping_sub(1);
@@ -568,8 +586,9 @@ fn shrink_below(cap: usize) -> usize {
 }
 
 /// Publishes a table of `old`'s live entries, with room for `want` entries
-/// at 5/8 load or more; false if no memory.
-fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
+/// at 5/8 load or more; false if no memory.  On success `old` is freed
+/// after a grace period: the caller uses it no more.
+fn rebuild(km: &KprobeMutex, old: TableRef<'_>, want: usize) -> bool {
     let size = alloc_size(want);
     let cap = slots(size);
     // vmalloc(): whole pages (kvmalloc() would first try kmalloc()'s power
@@ -593,18 +612,22 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
             s.add(i).write(AtomicPtr::new(empty()));
         }
     }
-    // INVARIANT: initialized above; freed only after it is replaced.
-    let t = TableRef(n);
+    // INVARIANT: initialized above; freed only after it is replaced, by the
+    // holder of `km`.
+    let t: TableRef<'_> = TableRef(n, PhantomData);
     let mut live = 0;
     for i in 0..old.cap() {
-        let p = old.slot(i).load(Ordering::Relaxed);
+        // SAFETY: `i < old.cap()`.
+        let p = unsafe { old.slot(i) }.load(Ordering::Relaxed);
         if p != empty() && p != tomb() {
             // SAFETY: an indexed probe is live under `km`.
             let mut j = t.home(unsafe { (*p).addr });
-            while t.slot(j).load(Ordering::Relaxed) != empty() {
+            // SAFETY: `home()` and `next()` give slots below `t`'s `cap`.
+            while unsafe { t.slot(j) }.load(Ordering::Relaxed) != empty() {
                 j = t.next(j);
             }
-            t.slot(j).store(p, Ordering::Relaxed);
+            // SAFETY: as just above.
+            unsafe { t.slot(j) }.store(p, Ordering::Relaxed);
             live += 1;
         }
     }
@@ -621,7 +644,8 @@ fn rebuild(km: &KprobeMutex, old: TableRef, want: usize) -> bool {
     true
 }
 
-/// Live entries and slots of the published table (tests, statistics).
+/// Live entries and slots of the published table (host tests).
+#[cfg(test)]
 pub fn stats(km: &KprobeMutex) -> (usize, usize) {
     (LIVE.get(km), table(km).cap())
 }

@@ -12,10 +12,11 @@ use crate::state;
 use crate::sys;
 use crate::views::Boot;
 
-/// `init_kprobes()`.  `boot` proves that it runs in the early initcall,
-/// which is what its accesses to boot-time data rely on.
+/// `init_kprobes()`.  `boot`, taken by value, proves that this is the
+/// early initcall's one run, which its accesses to boot-time data and its
+/// once-only registrations rely on.
 #[inline(always)]
-pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
+pub fn init_kprobes(boot: Boot<'_>) -> c_int {
     // The table's buckets are statically empty (upstream re-initializes
     // them here; nothing can have hashed a probe before this initcall).
     if let Err(e) = crate::blacklist::populate(boot.kprobe_blacklist_section()) {
@@ -28,24 +29,33 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
 
     let bl = sys::kretprobe_blacklist();
     if !bl.is_null() {
-        // Lookup the function address from its name.
-        let mut i = 0;
-        // SAFETY: the arch's table ends with a null name; `boot` proves
-        // that no other CPU is up and nothing registered a kretprobe yet, so
-        // nobody reads the entries' `addr` while they are written.
-        unsafe {
-            while !(*bl.add(i)).name.is_null() {
-                let e = bl.add(i);
-                (*e).addr = sys::kprobe_lookup_name((*e).name, 0).cast();
-                if (*e).addr.is_null() {
+        // Lookup the function address from its name.  The arch's table ends
+        // with a null name; `boot` proves that no other CPU is up and nothing
+        // registered a kretprobe yet, so nobody reads the entries' `addr`
+        // while they are written.
+        let mut e = bl;
+        loop {
+            // SAFETY: `e` is an entry of the table, up to its end (the loop
+            // stops there); its name is not written.
+            let name = unsafe { (*e).name };
+            if name.is_null() {
+                break;
+            }
+            // SAFETY: `name` is a C string of the arch's table.
+            let addr = unsafe { sys::kprobe_lookup_name(name, 0) }.cast();
+            // SAFETY: `e` is an entry; nobody reads its `addr` yet (`boot`).
+            unsafe { (*e).addr = addr };
+            if addr.is_null() {
+                // SAFETY: `name` is a C string.
+                unsafe {
                     sys::printk_s(
                         c"\x013kprobes: Failed to lookup symbol '%s' for kretprobe blacklist. \
                           Maybe the target function is removed or renamed.\n",
-                        (*e).name,
-                    );
-                }
-                i += 1;
+                        name,
+                    )
+                };
             }
+            e = e.wrapping_add(1);
         }
     }
 
@@ -60,22 +70,32 @@ pub fn init_kprobes(boot: &Boot<'_>) -> c_int {
         (*sys::optinsn_slots()).insn_size = sys::max_optinsn_size()
     };
     // The optimizer's thread (mainline; 6.12's optimizer is delayed work).
+    // SAFETY (here and below): `boot`, taken by value, proves the early
+    // initcall's one run: each of these is called once, at boot.
     #[cfg(CONFIG_OPTPROBES)]
-    sys::start_optimizer();
+    unsafe {
+        sys::start_optimizer()
+    };
 
-    let mut err = sys::arch_init_kprobes();
+    // SAFETY: once, at boot (`boot`).
+    let mut err = unsafe { sys::arch_init_kprobes() };
     if err == 0 {
-        err = sys::register_die_notifier();
+        // SAFETY: once, at boot (`boot`).
+        err = unsafe { sys::register_die_notifier() };
     }
     #[cfg(CONFIG_MODULES)]
     if err == 0 {
-        err = sys::register_module_notifier();
+        // SAFETY: once, at boot (`boot`).
+        err = unsafe { sys::register_module_notifier() };
     }
 
     state::set_initialized(err == 0);
     // The sysctl is the optimizer's (`debug.kprobes-optimization`).
+    // SAFETY: once, at boot (`boot`).
     #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
-    sys::kprobe_sysctls_init();
+    unsafe {
+        sys::kprobe_sysctls_init()
+    };
     err
 }
 

@@ -84,9 +84,9 @@ fn register_with(j: JProbe<'_>, how: Registration<'_>) -> Result {
     if j.entry().is_null() {
         return Err(EINVAL);
     }
-    // Not registered: `check_entry()` refused a registered `kp.addr`, and with
-    // only a symbol `kp.addr` is null, which no registered probe has.
-    j.set_pre_handler(Some(jprobe_pre_handler));
+    // SAFETY: not registered: `check_entry()` refused a registered `kp.addr`,
+    // and with only a symbol `kp.addr` is null, which no registered probe has.
+    unsafe { j.set_pre_handler(Some(jprobe_pre_handler)) };
     how.register_kprobe(kp)
 }
 

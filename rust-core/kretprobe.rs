@@ -97,20 +97,23 @@ fn register_kretprobe_with(r: RetProbe<'_>, how: Registration<'_>) -> Result {
     }
 
     let rp = r.as_ptr();
-    // SAFETY: `rp` is live and not registered yet (a `RetProbe`; `register_kprobe()`
-    // below refuses a re-registration), so its fields may be written plainly.
+    // `rp` is live and not registered yet (a `RetProbe`; `register_kprobe()`
+    // below refuses a re-registration), so its fields may be read and written
+    // plainly: the reason of each unsafe access below.
+    // SAFETY: as said above.
+    if unsafe { (*rp).data_size } > KRETPROBE_MAX_DATA_SIZE {
+        return Err(E2BIG);
+    }
+    // SAFETY: as said above.
     unsafe {
-        if (*rp).data_size > KRETPROBE_MAX_DATA_SIZE {
-            return Err(E2BIG);
-        }
-
         (*rp).kp.pre_handler = Some(pre_handler_kretprobe);
         (*rp).kp.post_handler = None;
-
-        // Pre-allocate memory for max kretprobe instances.
-        if (*rp).maxactive <= 0 {
-            (*rp).maxactive = core::cmp::max(10, 2 * sys::num_possible_cpus()) as c_int;
-        }
+    }
+    // Pre-allocate memory for max kretprobe instances.
+    // SAFETY: as said above.
+    if unsafe { (*rp).maxactive } <= 0 {
+        // SAFETY: as said above.
+        unsafe { (*rp).maxactive = core::cmp::max(10, 2 * sys::num_possible_cpus()) as c_int };
     }
     // We may sleep (process context) in the backend's allocation.
     backend::alloc_instances(r)?;

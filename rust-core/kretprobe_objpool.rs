@@ -129,7 +129,7 @@ ftrace_export! {
         if !crate::state::initialized() {
             return;
         }
-        crate::aggr::busy_begin();
+        let busy = crate::aggr::busy_begin();
         // `__llist_del_all(&tk->kretprobe_instances)`.
         // SAFETY: `tk` is dead (this function's `# Safety`): no one else walks
         // or changes its list.
@@ -141,7 +141,7 @@ ftrace_export! {
             // SAFETY: `ri` was taken off the dead task's list just above.
             unsafe { recycle_rp_inst(ri) };
         }
-        crate::aggr::busy_end();
+        drop(busy);
     }
 }
 crate::nokprobe_symbol!(kprobe_flush_task);

@@ -15,15 +15,28 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 /// `LIST_POISON2` (`0x122 + POISON_POINTER_DELTA`).
 pub const LIST_POISON2: usize = 0x122 + crate::arch::POISON_POINTER_DELTA;
 
-/// The `next` field of `l` as an atomic.
+/// Loads the `next` field of `l` atomically (`READ_ONCE()`, or
+/// `rcu_dereference()` with `Acquire`).
 ///
 /// # Safety
 /// `l` must point to a live `ListHead`.
 #[inline]
-unsafe fn next_atomic<'a>(l: *mut ListHead) -> &'a AtomicPtr<ListHead> {
-    // SAFETY: `l` is live (caller), the field is aligned and only accessed
-    // atomically or under the list's writer lock.
-    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*l).next)) }
+unsafe fn load_next(l: *mut ListHead, order: Ordering) -> *mut ListHead {
+    // SAFETY: `l` is live (this function's `# Safety`), the field is aligned
+    // and only accessed atomically or under the list's writer lock; the
+    // atomic view lives for this load only.
+    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*l).next)) }.load(order)
+}
+
+/// Stores `v` into the `next` field of `l` atomically (`WRITE_ONCE()`, or
+/// `rcu_assign_pointer()` with `Release`).
+///
+/// # Safety
+/// `l` must point to a live `ListHead`.
+#[inline]
+unsafe fn store_next(l: *mut ListHead, v: *mut ListHead, order: Ordering) {
+    // SAFETY: as for `load_next()`; the atomic view lives for this store only.
+    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*l).next)) }.store(v, order)
 }
 
 /// `INIT_LIST_HEAD()`.
@@ -34,7 +47,7 @@ unsafe fn next_atomic<'a>(l: *mut ListHead) -> &'a AtomicPtr<ListHead> {
 pub unsafe fn init_list_head(l: *mut ListHead) {
     // SAFETY: caller guarantees `l` is valid; WRITE_ONCE of next as in C.
     unsafe {
-        next_atomic(l).store(l, Ordering::Relaxed);
+        store_next(l, l, Ordering::Relaxed);
         (*l).prev = l;
     }
 }
@@ -46,7 +59,7 @@ pub unsafe fn init_list_head(l: *mut ListHead) {
 #[inline]
 pub unsafe fn list_empty(head: *mut ListHead) -> bool {
     // SAFETY: caller guarantees `head` is live.
-    unsafe { next_atomic(head).load(Ordering::Relaxed) == head }
+    unsafe { load_next(head, Ordering::Relaxed) == head }
 }
 
 /// `list_is_singular()`: the list has exactly one entry.
@@ -71,7 +84,7 @@ pub unsafe fn list_add_rcu(new: *mut ListHead, head: *mut ListHead) {
         (*new).next = next;
         (*new).prev = head;
         // rcu_assign_pointer(list_next_rcu(prev), new)
-        next_atomic(head).store(new, Ordering::Release);
+        store_next(head, new, Ordering::Release);
         (*next).prev = new;
     }
 }
@@ -87,7 +100,7 @@ pub unsafe fn list_add_tail_rcu(new: *mut ListHead, head: *mut ListHead) {
         let prev = (*head).prev;
         (*new).next = head;
         (*new).prev = prev;
-        next_atomic(prev).store(new, Ordering::Release);
+        store_next(prev, new, Ordering::Release);
         (*head).prev = new;
     }
 }
@@ -104,7 +117,7 @@ pub unsafe fn list_del_rcu(entry: *mut ListHead) {
         let prev = (*entry).prev;
         let next = (*entry).next;
         (*next).prev = prev;
-        next_atomic(prev).store(next, Ordering::Relaxed);
+        store_next(prev, next, Ordering::Relaxed);
         (*entry).prev = LIST_POISON2 as *mut ListHead;
     }
 }
@@ -117,7 +130,7 @@ pub unsafe fn list_del_rcu(entry: *mut ListHead) {
 #[inline]
 pub unsafe fn next_rcu(l: *mut ListHead) -> *mut ListHead {
     // SAFETY: caller guarantees `l` is live.
-    unsafe { next_atomic(l).load(Ordering::Acquire) }
+    unsafe { load_next(l, Ordering::Acquire) }
 }
 
 /// Iterator over the entries of an RCU list (`list_for_each_rcu()`), yielding
@@ -226,7 +239,7 @@ pub unsafe fn list_add(new: *mut ListHead, head: *mut ListHead) {
         (*next).prev = new;
         (*new).next = next;
         (*new).prev = head;
-        next_atomic(head).store(new, Ordering::Relaxed);
+        store_next(head, new, Ordering::Relaxed);
     }
 }
 
@@ -242,7 +255,7 @@ unsafe fn list_del_entry(entry: *mut ListHead) {
         let prev = (*entry).prev;
         let next = (*entry).next;
         (*next).prev = prev;
-        next_atomic(prev).store(next, Ordering::Relaxed);
+        store_next(prev, next, Ordering::Relaxed);
     }
 }
 
@@ -293,6 +306,11 @@ pub unsafe fn list_move(entry: *mut ListHead, head: *mut ListHead) {
 /// The entries of a list, collected first so the loop body may unlink or
 /// move the current entry (`list_for_each_entry_safe()`: the C macro reads
 /// `next` before the body runs; this does the same, one step at a time).
+///
+/// # Invariants
+/// The list's lock is held while the iterator is used ([`iter_safe`]'s
+/// `# Safety`); `pos` is the head or an entry, and the loop body unlinks
+/// at most the entry last returned.
 pub struct SafeIter {
     head: *mut ListHead,
     pos: *mut ListHead,
@@ -303,7 +321,8 @@ pub struct SafeIter {
 /// entry.
 ///
 /// # Safety
-/// `head` is live and the caller holds the list's lock while iterating.
+/// `head` is live and the caller holds the list's lock while iterating;
+/// the loop body unlinks or moves at most the entry last returned.
 #[inline]
 pub unsafe fn iter_safe(head: *mut ListHead) -> SafeIter {
     // SAFETY: `head` is live and the caller holds the list's lock (this function's
@@ -327,8 +346,8 @@ impl Iterator for SafeIter {
         }
         let cur = self.pos;
         self.pos = self.next;
-        // SAFETY: `self.pos` is an entry (or the head) of the locked list;
-        // the caller may only have unlinked `cur`.
+        // SAFETY: by the type invariant, `self.pos` (`cur`'s successor when it
+        // was returned) is still the head or an entry of the locked list.
         self.next = unsafe { (*self.pos).next };
         Some(cur)
     }
@@ -394,6 +413,11 @@ pub unsafe fn init_hlist_node(n: *mut HlistNode) {
 /// the current one is yielded, so the body may unhash it
 /// (`hlist_for_each_entry_safe()`-like; the C code uses the non-safe form
 /// where it does not unhash).
+///
+/// # Invariants
+/// While the iterator is used, the chain's update-side lock is held or an
+/// RCU read-side section is open ([`hlist_iter`]'s `# Safety`), so `pos`
+/// is null or a live node.
 pub struct HlistIter {
     pos: *mut HlistNode,
 }
@@ -401,7 +425,8 @@ pub struct HlistIter {
 /// Iterates over the hash chain at `head`.
 ///
 /// # Safety
-/// `head` is live; lock held or RCU read side.
+/// `head` is live, and the lock is held or an RCU read-side section open
+/// for as long as the iterator is used.
 #[inline]
 pub unsafe fn hlist_iter(head: *mut HlistHead) -> HlistIter {
     HlistIter {
@@ -419,7 +444,7 @@ impl Iterator for HlistIter {
             return None;
         }
         let cur = self.pos;
-        // SAFETY: `cur` is live for the caller's section.
+        // SAFETY: `cur` is a live node (the type invariant).
         self.pos = unsafe { hlist_next_rcu(cur) };
         Some(cur)
     }

@@ -117,8 +117,9 @@ impl Deref for KprobeMutexGuard {
 impl Drop for KprobeMutexGuard {
     #[inline]
     fn drop(&mut self) {
-        // The type invariant: this guard's lock is held.
-        sys::kprobe_mutex_unlock();
+        // SAFETY: by the type invariant, the current task holds `kprobe_mutex`
+        // until now.
+        unsafe { sys::kprobe_mutex_unlock() };
     }
 }
 
@@ -190,7 +191,9 @@ impl Deref for CpusReadGuard<'_> {
 impl Drop for CpusReadGuard<'_> {
     #[inline]
     fn drop(&mut self) {
-        sys::cpus_read_unlock();
+        // SAFETY: `cpus_read()` took the lock for this guard, which releases
+        // it once, here.
+        unsafe { sys::cpus_read_unlock() };
     }
 }
 
@@ -272,11 +275,16 @@ impl<'a, const JL: bool> Deref for TextGuard<'a, JL> {
 impl<const JL: bool> Drop for TextGuard<'_, JL> {
     #[inline(always)]
     fn drop(&mut self) {
-        sys::text_mutex_unlock();
-        if JL {
-            sys::jump_label_unlock();
+        // SAFETY: `text_guard()` took these locks for this guard (the
+        // jump label lock if `JL`), which releases each once, here, in the
+        // reverse order.
+        unsafe {
+            sys::text_mutex_unlock();
+            if JL {
+                sys::jump_label_unlock();
+            }
+            sys::cpus_read_unlock();
         }
-        sys::cpus_read_unlock();
     }
 }
 
@@ -296,7 +304,9 @@ pub fn jump_label() -> JumpLabelGuard {
 impl Drop for JumpLabelGuard {
     #[inline]
     fn drop(&mut self) {
-        sys::jump_label_unlock();
+        // SAFETY: `jump_label()` took the lock for this guard, which releases
+        // it once, here.
+        unsafe { sys::jump_label_unlock() };
     }
 }
 
@@ -318,11 +328,17 @@ pub fn sysctl() -> SysctlGuard {
 impl Drop for SysctlGuard {
     #[inline]
     fn drop(&mut self) {
-        sys::sysctl_mutex_unlock();
+        // SAFETY: `sysctl()` took the mutex for this guard, which releases it
+        // once, here.
+        unsafe { sys::sysctl_mutex_unlock() };
     }
 }
 
 /// An RCU read-side critical section (`rcu_read_lock()`) until dropped.
+///
+/// # Invariants
+/// The current task is in the read-side section [`rcu_read`] began, until
+/// the guard is dropped.
 pub struct RcuReadGuard {
     _held: NotThreadSafe,
 }
@@ -337,7 +353,59 @@ pub fn rcu_read() -> RcuReadGuard {
 impl Drop for RcuReadGuard {
     #[inline(always)]
     fn drop(&mut self) {
-        sys::rcu_read_unlock();
+        // SAFETY: by the type invariant, the section `rcu_read()` began is
+        // open; this ends it, once.
+        unsafe { sys::rcu_read_unlock() };
+    }
+}
+
+/// A `preempt_disable()` section on this CPU until dropped
+/// (`preempt_enable()`).
+///
+/// # Invariants
+/// Preemption is disabled on this CPU from [`preempt_disable`] until the
+/// guard is dropped; the guard stays on the CPU (not `Send`).
+pub struct PreemptGuard {
+    _held: NotThreadSafe,
+}
+
+/// `preempt_disable()`.
+#[inline(always)]
+pub fn preempt_disable() -> PreemptGuard {
+    sys::preempt_disable();
+    // INVARIANT: disabled just above; enabled only by `drop()`.
+    PreemptGuard { _held: PhantomData }
+}
+
+impl PreemptGuard {
+    /// The guard of a section whose `preempt_disable()` was done by someone
+    /// else (a guard left in place); dropping it ends the section.
+    ///
+    /// # Safety
+    /// Preemption is disabled on this CPU by a `preempt_disable()` that
+    /// nothing else will end.
+    #[inline(always)]
+    pub unsafe fn resume() -> PreemptGuard {
+        // INVARIANT: the section is open, and ended only by `drop()` (this
+        // function's `# Safety`).
+        PreemptGuard { _held: PhantomData }
+    }
+
+    /// The proof that preemption is disabled, for the guard's lifetime.
+    #[inline(always)]
+    pub fn token(&self) -> crate::types::PreemptOff<'_> {
+        // SAFETY: by the type invariant, preemption stays disabled while
+        // `self`, which the token borrows, lives.
+        unsafe { crate::types::PreemptOff::assume() }
+    }
+}
+
+impl Drop for PreemptGuard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: by the type invariant, `preempt_disable()` began the section
+        // this guard ends, once.
+        unsafe { sys::preempt_enable() };
     }
 }
 
@@ -362,11 +430,11 @@ impl MutexGuard {
 /// `mutex_lock(m)`.
 ///
 /// # Safety
-/// `m` points to an initialized mutex that outlives the guard; process
-/// context (it may sleep).
+/// `m` points to an initialized mutex that outlives the guard.  (It may
+/// sleep, which `might_sleep()` checks.)
 #[inline]
 pub unsafe fn mutex(m: *mut sys::Mutex) -> MutexGuard {
-    // SAFETY: `m` is initialized and we may sleep (this function's `# Safety`).
+    // SAFETY: `m` is initialized (this function's `# Safety`).
     unsafe { sys::mutex_lock(m) };
     // INVARIANT: locked just above; `m` outlives the guard (`# Safety`).
     MutexGuard { m }

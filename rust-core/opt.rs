@@ -109,19 +109,19 @@ fn kprobe_optready(p: Probe<'_>) -> bool {
 }
 
 /// `kprobe_disarmed()`: is `p` (which must be hashed) disarmed?
-pub fn kprobe_disarmed(p: Probe<'_>) -> bool {
+pub fn kprobe_disarmed(km: &KprobeMutex, p: Probe<'_>) -> bool {
     // If kprobe is not aggr/opt probe, just return kprobe is disabled.
     match p.aggr() {
         None => p.disabled(),
-        Some(a) => aggr_disarmed(a),
+        Some(a) => aggr_disarmed(km, a),
     }
 }
 
 /// `kprobe_disarmed()` of a hashed aggregate.
 #[inline(always)]
-pub fn aggr_disarmed(a: Aggr<'_>) -> bool {
+pub fn aggr_disarmed(_km: &KprobeMutex, a: Aggr<'_>) -> bool {
     // SAFETY: `a` is a live aggregate; its `op->list` changes only under
-    // `kprobe_mutex`, which every caller holds.
+    // `kprobe_mutex`, which `_km` proves held.
     a.probe().disabled() && unsafe { list::list_empty(a.op_list()) }
 }
 
@@ -268,7 +268,7 @@ fn get_optimized_kprobe_at<'k>(
             continue;
         };
         // A disabled probe can have prepared, but inactive, optinsns.
-        if !kprobe_optready(*p) || kprobe_disarmed(*p) {
+        if !kprobe_optready(*p) || kprobe_disarmed(km, *p) {
             continue;
         }
         let Some(a) = p.aggr() else { continue };
@@ -530,7 +530,7 @@ fn force_unoptimize_kprobe(tl: &TextLocks<'_>, ap: Aggr<'_>) {
 /// locks).
 pub fn unoptimize_kprobe(km: &KprobeMutex, p: Probe<'_>, force: Option<&TextLocks<'_>>) {
     let Some(ap) = p.aggr() else { return }; // This is not an optprobe nor optimized.
-    if kprobe_disarmed(p) || !p.optimized() {
+    if kprobe_disarmed(km, p) || !p.optimized() {
         return;
     }
     let l = ap.op_list();

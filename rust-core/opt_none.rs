@@ -47,13 +47,13 @@ pub unsafe fn free_aggr_kprobe(p: *mut Kprobe) {
 
 /// `kprobe_disarmed()`: `kprobe_disabled()` (no optimizer to wait for).
 #[inline(always)]
-pub fn kprobe_disarmed(p: Probe<'_>) -> bool {
+pub fn kprobe_disarmed(_km: &KprobeMutex, p: Probe<'_>) -> bool {
     p.disabled()
 }
 
 /// `kprobe_disarmed()` of a hashed aggregate.
 #[inline(always)]
-pub fn aggr_disarmed(a: Aggr<'_>) -> bool {
+pub fn aggr_disarmed(_km: &KprobeMutex, a: Aggr<'_>) -> bool {
     a.probe().disabled()
 }
 

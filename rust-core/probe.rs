@@ -729,16 +729,19 @@ impl<'a> JProbe<'a> {
 
     /// `entry`.
     pub fn entry(self) -> *mut core::ffi::c_void {
-        // SAFETY: the jprobe is live (type invariant); `entry` is written by
-        // no one while it is registered, and by the caller only, before.
+        // SAFETY: the jprobe is live, and no other CPU writes its `entry`
+        // (type invariant: not while it is registered, and before that no
+        // other CPU touches it).
         unsafe { addr_of!((*self.jp.as_ptr()).entry).read() }
     }
 
-    /// Sets `kp.pre_handler` to `h` (the jprobes' pre-handler).  Only
-    /// before `kp` is registered: the caller has checked that it is not.
-    pub fn set_pre_handler(self, h: KprobePreHandler) {
-        // SAFETY: the jprobe is live and not registered (the caller's check),
-        // so no other CPU reads or writes it (type invariant).
+    /// Sets `kp.pre_handler` to `h` (the jprobes' pre-handler).
+    ///
+    /// # Safety
+    /// `kp` is not registered (a handler may read `pre_handler` once it is).
+    pub unsafe fn set_pre_handler(self, h: KprobePreHandler) {
+        // SAFETY: the jprobe is live and not registered (this function's
+        // `# Safety`), so no other CPU reads or writes it (type invariant).
         unsafe { (*self.jp.as_ptr()).kp.pre_handler = h };
     }
 }

@@ -305,7 +305,7 @@ fn unregister_top_inline(km: &KprobeMutex, p: Probe<'_>) -> Result {
         // (`kprobe_disarmed(ap)` of the aggregate `a` just found.)
         // SAFETY: `ap`'s child list is guarded by the mutex `km` proves held.
         if !(unsafe { list::list_is_singular(ap.list()) }
-            && a.map_or_else(|| ap.disabled(), opt::aggr_disarmed))
+            && a.map_or_else(|| ap.disabled(), |a| opt::aggr_disarmed(km, a)))
         {
             // If disabling probe has special handlers, update aggrprobe.
             if p.post_handler().is_some() && !p.gone() {

@@ -167,9 +167,7 @@ impl<'a> Cache<'a> {
     #[inline(always)]
     fn lock(self) -> Locked<'a> {
         // SAFETY: `mutex` is initialized and lives for `'a` (type invariants), as long as the
-        // `Locked<'a>` that releases it; we may sleep: the only callers, `get_insn_slot()` and
-        // `free_insn_slot()`, run in process context, as `__get_insn_slot()`/`__free_insn_slot()`
-        // require.
+        // `Locked<'a>` that releases it.
         let guard = unsafe { locks::mutex(ptr::addr_of_mut!((*self.as_ptr()).mutex)) };
         // INVARIANT: the guard holds this cache's mutex, taken just above,
         // until the `Locked` is dropped; `spp` is the cache's.
@@ -210,8 +208,8 @@ impl<'a> Cache<'a> {
         match unsafe { (*self.as_ptr()).alloc } {
             // SAFETY: `alloc` is the page allocator the cache's owner
             // installed (`alloc_insn_page()`, `alloc_optinsn_page()`): it
-            // takes no argument and only needs process context, which
-            // `get_insn_slot()`, the only caller, has.
+            // takes no argument (it may sleep, which `might_sleep()`
+            // checks).
             Some(alloc) => (unsafe { alloc() }).cast::<KprobeOpcode>(),
             None => ptr::null_mut(),
         }

@@ -106,14 +106,18 @@ extern "C" {
 /// depends on the lock debugging options).
 #[inline]
 pub fn kprobe_mutex_lock() {
-    // SAFETY: a static, initialized mutex; process context, as every caller.
+    // SAFETY: a static, initialized mutex (`mutex_lock()` may sleep, which
+    // `might_sleep()` checks; memory safety does not depend on the context).
     unsafe { mutex_lock(core::ptr::addr_of_mut!(kprobe_mutex)) }
 }
 
 /// `mutex_unlock(&kprobe_mutex)`.
+///
+/// # Safety
+/// The current task holds `kprobe_mutex` (taken with `kprobe_mutex_lock()`).
 #[inline]
-pub fn kprobe_mutex_unlock() {
-    // SAFETY: paired with `kprobe_mutex_lock()`.
+pub unsafe fn kprobe_mutex_unlock() {
+    // SAFETY: the current task holds `kprobe_mutex` (this function's `# Safety`).
     unsafe { mutex_unlock(core::ptr::addr_of_mut!(kprobe_mutex)) }
 }
 
@@ -126,10 +130,13 @@ pub fn sysctl_mutex_lock() {
 }
 
 /// `mutex_unlock(&kprobe_sysctl_mutex)`.
+///
+/// # Safety
+/// The current task holds `kprobe_sysctl_mutex` (taken with `sysctl_mutex_lock()`).
 #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline]
-pub fn sysctl_mutex_unlock() {
-    // SAFETY: paired with `sysctl_mutex_lock()`.
+pub unsafe fn sysctl_mutex_unlock() {
+    // SAFETY: the current task holds the mutex (this function's `# Safety`).
     unsafe { kprobes_rust_sysctl_mutex_unlock() }
 }
 
@@ -141,9 +148,12 @@ pub fn text_mutex_lock() {
 }
 
 /// `mutex_unlock(&text_mutex)`.
+///
+/// # Safety
+/// The current task holds `text_mutex` (taken with `text_mutex_lock()`).
 #[inline]
-pub fn text_mutex_unlock() {
-    // SAFETY: paired with `text_mutex_lock()`.
+pub unsafe fn text_mutex_unlock() {
+    // SAFETY: the current task holds `text_mutex` (this function's `# Safety`).
     unsafe { mutex_unlock(core::ptr::addr_of_mut!(text_mutex)) }
 }
 
@@ -203,9 +213,13 @@ pub fn cpus_read_lock() {
 }
 
 /// `cpus_read_unlock()`.
+///
+/// # Safety
+/// The current task holds the CPU hotplug lock for reading (taken with
+/// `cpus_read_lock()`).
 #[inline]
-pub fn cpus_read_unlock() {
-    // SAFETY: paired with `cpus_read_lock()`.
+pub unsafe fn cpus_read_unlock() {
+    // SAFETY: the current task holds the lock (this function's `# Safety`).
     #[cfg(CONFIG_HOTPLUG_CPU)]
     unsafe {
         b::cpus_read_unlock()
@@ -230,7 +244,7 @@ pub fn synchronize_rcu_tasks() {
 #[inline]
 pub fn kick_optimizer() {
     // SAFETY: the shim's driver is statically initialized and may be kicked
-    // in any context; callers hold `kprobe_mutex`, which mainline's asserts.
+    // in any context (mainline's checks `kprobe_mutex` with lockdep only).
     unsafe { kprobes_rust_kick_optimizer() }
 }
 
@@ -269,9 +283,12 @@ pub fn optimizer_sleep() -> bool {
 
 #[cfg(CONFIG_OPTPROBES)]
 /// Starts the optimizer's thread, where there is one (boot).
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`).
 #[inline]
-pub fn start_optimizer() {
-    // SAFETY: called once, from `init_kprobes()`.
+pub unsafe fn start_optimizer() {
+    // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { kprobes_rust_start_optimizer() }
 }
 
@@ -427,9 +444,12 @@ pub unsafe fn arch_trampoline_kprobe(p: *mut Kprobe) -> bool {
 }
 
 /// `arch_init_kprobes()`.
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`), as upstream.
 #[inline]
-pub fn arch_init_kprobes() -> c_int {
-    // SAFETY: called once from init_kprobes(), as upstream.
+pub unsafe fn arch_init_kprobes() -> c_int {
+    // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { b::arch_init_kprobes() }
 }
 
@@ -777,26 +797,38 @@ pub unsafe fn seq_list_next(
 }
 
 /// `register_die_notifier(&kprobe_exceptions_nb)` (the shim's block).
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`): a notifier block is
+/// registered at most once.
 #[inline]
-pub fn register_die_notifier() -> c_int {
-    // SAFETY: called once at init.
+pub unsafe fn register_die_notifier() -> c_int {
+    // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { kprobes_rust_register_die_notifier() }
 }
 
 /// `register_module_notifier(&kprobe_module_nb)` (the shim's block).
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`): a notifier block is
+/// registered at most once.
 #[cfg(CONFIG_MODULES)]
 #[inline]
-pub fn register_module_notifier() -> c_int {
-    // SAFETY: called once at init.
+pub unsafe fn register_module_notifier() -> c_int {
+    // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { kprobes_rust_register_module_notifier() }
 }
 
 /// `kprobe_sysctls_init()`: registers `debug.kprobes-optimization` (the
 /// shim's table).  `__init`.
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`): the table is registered at
+/// most once, and its code is `__init`.
 #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline(always)]
-pub fn kprobe_sysctls_init() {
-    // SAFETY: called once at init.
+pub unsafe fn kprobe_sysctls_init() {
+    // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { kprobes_rust_sysctls_init() }
 }
 
@@ -829,7 +861,7 @@ pub unsafe fn mutex_unlock(m: *mut Mutex) {
 pub fn rcu_read_lock() {
     #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
     // SAFETY: the shim's `rcu_read_lock()` wrapper takes no argument and may be
-    // called in any context; callers pair it with `rcu_read_unlock()`.
+    // called in any context.
     unsafe {
         kprobes_rust_rcu_read_lock()
     }
@@ -838,10 +870,15 @@ pub fn rcu_read_lock() {
 }
 
 /// `rcu_read_unlock()` (see [`rcu_read_lock`]).
+///
+/// # Safety
+/// Ends an RCU read-side section that `rcu_read_lock()` began on the
+/// current task.
 #[inline(always)]
-pub fn rcu_read_unlock() {
+pub unsafe fn rcu_read_unlock() {
     #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
-    // SAFETY: paired with `rcu_read_lock()` by the callers.
+    // SAFETY: the current task is in a read-side section (this function's
+    // `# Safety`).
     unsafe {
         kprobes_rust_rcu_read_unlock()
     }
@@ -856,8 +893,9 @@ pub fn rcu_read_unlock() {
 /// `rcupdate.rcu_normal=1` (real-time systems) it is a normal grace period.
 #[inline]
 pub fn synchronize_rcu_expedited() {
-    // SAFETY: called from process context by the callers.  With tiny RCU
-    // (!SMP) it is a static inline calling synchronize_rcu().
+    // SAFETY: takes no argument (it sleeps, which `might_sleep()` checks;
+    // memory safety does not depend on the context).  With tiny RCU (!SMP) it
+    // is a static inline calling synchronize_rcu().
     #[cfg(not(CONFIG_TINY_RCU))]
     unsafe {
         b::synchronize_rcu_expedited()
@@ -869,7 +907,8 @@ pub fn synchronize_rcu_expedited() {
 /// `synchronize_rcu()`; sleeps.
 #[inline]
 pub fn synchronize_rcu() {
-    // SAFETY: called from process context by the callers.
+    // SAFETY: takes no argument (it sleeps, which `might_sleep()` checks;
+    // memory safety does not depend on the context).
     unsafe { b::synchronize_rcu() }
 }
 
@@ -1098,32 +1137,43 @@ pub use crate::types::ModuleAreas;
 #[cfg(CONFIG_MODULES)]
 #[inline]
 pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
+    use core::ptr::addr_of;
     // No `&struct module`: other CPUs write its state and reference count.
-    // SAFETY: `m` is live (caller); these fields, read through the pointer, are
-    // set by the loader before MODULE_STATE_COMING and never written after;
-    // `kprobe_blacklist` has `num_kprobe_blacklist` entries when non-null.
-    unsafe {
-        use core::ptr::addr_of;
-        let bl = *addr_of!((*m).kprobe_blacklist);
-        let ksyms = if bl.is_null() {
-            &[][..]
-        } else {
-            core::slice::from_raw_parts(
-                bl.cast_const(),
-                *addr_of!((*m).num_kprobe_blacklist) as usize,
-            )
-        };
-        ModuleAreas {
-            ksyms,
-            kprobes_text: (
-                *addr_of!((*m).kprobes_text_start) as usize,
-                *addr_of!((*m).kprobes_text_size) as usize,
-            ),
-            noinstr_text: (
-                *addr_of!((*m).noinstr_text_start) as usize,
-                *addr_of!((*m).noinstr_text_size) as usize,
-            ),
-        }
+    // `m` is live (this function's `# Safety`); the fields read below, through
+    // the pointer, are set by the loader before MODULE_STATE_COMING and never
+    // written after: the reason of each unsafe read.
+    // SAFETY: as said above.
+    let (bl, n) = unsafe {
+        (
+            *addr_of!((*m).kprobe_blacklist),
+            *addr_of!((*m).num_kprobe_blacklist),
+        )
+    };
+    let ksyms = if bl.is_null() {
+        &[][..]
+    } else {
+        // SAFETY: a non-null `kprobe_blacklist` has `num_kprobe_blacklist`
+        // entries, live with the module and not written after loading.
+        unsafe { core::slice::from_raw_parts(bl.cast_const(), n as usize) }
+    };
+    // SAFETY: as said above.
+    let kprobes_text = unsafe {
+        (
+            *addr_of!((*m).kprobes_text_start),
+            *addr_of!((*m).kprobes_text_size),
+        )
+    };
+    // SAFETY: as said above.
+    let noinstr_text = unsafe {
+        (
+            *addr_of!((*m).noinstr_text_start),
+            *addr_of!((*m).noinstr_text_size),
+        )
+    };
+    ModuleAreas {
+        ksyms,
+        kprobes_text: (kprobes_text.0 as usize, kprobes_text.1 as usize),
+        noinstr_text: (noinstr_text.0 as usize, noinstr_text.1 as usize),
     }
 }
 
@@ -1132,7 +1182,7 @@ pub unsafe fn module_areas<'a>(m: *mut Module) -> ModuleAreas<'a> {
 pub fn preempt_disable() {
     #[cfg(CONFIG_PREEMPT_COUNT)]
     // SAFETY: the shim's `preempt_disable()` wrapper takes no argument and may be
-    // called in any context; callers pair it with `preempt_enable()`.
+    // called in any context.
     unsafe {
         kprobes_rust_preempt_disable()
     }
@@ -1141,10 +1191,13 @@ pub fn preempt_disable() {
 }
 
 /// `preempt_enable()`: a compiler barrier without `CONFIG_PREEMPT_COUNT`.
+///
+/// # Safety
+/// Ends a section that `preempt_disable()` began on this CPU.
 #[inline(always)]
-pub fn preempt_enable() {
+pub unsafe fn preempt_enable() {
     #[cfg(CONFIG_PREEMPT_COUNT)]
-    // SAFETY: paired with `preempt_disable()` by the callers.
+    // SAFETY: ends a `preempt_disable()` section (this function's `# Safety`).
     unsafe {
         kprobes_rust_preempt_enable()
     }
@@ -1249,9 +1302,14 @@ pub fn core_kernel_text(addr: usize) -> bool {
 }
 
 /// `__module_text_address()`; preemption must be disabled.
+///
+/// # Safety
+/// Preemption is disabled, or an RCU read-side section is open: the
+/// module returned is live only until it ends.
 #[inline]
-pub fn module_text_address(addr: usize) -> *mut Module {
-    // SAFETY: callers disable preemption, as required.
+pub unsafe fn module_text_address(addr: usize) -> *mut Module {
+    // SAFETY: preemption is disabled or a read-side section is open (this
+    // function's `# Safety`), as `__module_text_address()` requires.
     #[cfg(CONFIG_MODULES)]
     unsafe {
         b::__module_text_address(addr)
@@ -1328,9 +1386,12 @@ pub fn jump_label_lock() {
 }
 
 /// `jump_label_unlock()`.
+///
+/// # Safety
+/// The current task holds `jump_label_mutex` (taken with `jump_label_lock()`).
 #[inline]
-pub fn jump_label_unlock() {
-    // SAFETY: paired with jump_label_lock().
+pub unsafe fn jump_label_unlock() {
+    // SAFETY: the current task holds the lock (this function's `# Safety`).
     #[cfg(CONFIG_JUMP_LABEL)]
     unsafe {
         kprobes_rust_jump_label_unlock()

@@ -353,7 +353,8 @@ impl ModuleRef {
         unsafe { sys::module_is_coming(self.ptr.as_ptr()) }
     }
 
-    /// The module (tests compare it).
+    /// The module (host tests compare it).
+    #[cfg(test)]
     pub fn as_ptr(&self) -> *mut sys::Module {
         self.ptr.as_ptr()
     }
@@ -386,8 +387,9 @@ impl<'a> Boot<'a> {
     ///
     /// # Safety
     /// Called by the early initcall only (before `smp_init()`, before any
-    /// use of the core, before init memory is freed), and the token does
-    /// not outlive the initcall.
+    /// use of the core, before init memory is freed), once per boot (the
+    /// token stands for the initcall's one run: what takes it by value
+    /// runs once), and the token does not outlive the initcall.
     #[inline(always)]
     pub unsafe fn assume() -> Boot<'a> {
         // INVARIANT: this function's `# Safety`.

@@ -109,9 +109,9 @@ extern "C" {
     reason = "stores the pointer value, never dereferences it"
 )]
 pub fn set_kprobe_instance(_po: PreemptOff<'_>, kp: *mut Kprobe) {
-    // SAFETY: `kprobe_instance` is a per-CPU variable; the callers (the
-    // aggregate handlers) run with preemption disabled, so this CPU's copy
-    // is ours, as for `__this_cpu_write()`.
+    // SAFETY: `kprobe_instance` is a per-CPU variable and `_po` proves
+    // preemption disabled, so this CPU's copy is ours, as for
+    // `__this_cpu_write()`.
     unsafe { this_cpu_ptr(addr_of_mut!(kprobe_instance)).write_volatile(kp) }
 }
 
@@ -122,9 +122,8 @@ pub fn set_kprobe_instance(_po: PreemptOff<'_>, kp: *mut Kprobe) {
     reason = "stores the pointer value, never dereferences it"
 )]
 pub fn set_current_kprobe(_po: PreemptOff<'_>, p: *mut Kprobe) {
-    // SAFETY: `current_kprobe` is arm64's per-CPU `struct kprobe *`; the
-    // callers (the handlers) run with preemption disabled, as for
-    // `set_kprobe_instance()`.
+    // SAFETY: `current_kprobe` is arm64's per-CPU `struct kprobe *`, and
+    // `_po` proves preemption disabled, as for `set_kprobe_instance()`.
     unsafe {
         this_cpu_ptr(addr_of_mut!(b::current_kprobe))
             .cast::<*mut Kprobe>()
@@ -147,8 +146,8 @@ pub fn kprobe_running(_po: PreemptOff<'_>) -> *mut Kprobe {
 /// arm64).
 #[inline(always)]
 pub fn set_kprobe_status(_po: PreemptOff<'_>, status: c_ulong) {
-    // SAFETY: `kprobe_ctlblk` is arm64's per-CPU control block; the callers
-    // run with preemption disabled, as for `set_kprobe_instance()`; the
+    // SAFETY: `kprobe_ctlblk` is arm64's per-CPU control block, and `_po`
+    // proves preemption disabled, as for `set_kprobe_instance()`; the
     // status field is written through a raw pointer.
     unsafe {
         let kcb = this_cpu_ptr(addr_of_mut!(b::kprobe_ctlblk));

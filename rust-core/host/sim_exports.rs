@@ -57,21 +57,26 @@ pub unsafe extern "C" fn __free_insn_slot(
 
 /// `kprobe_add_area_blacklist()` (x86's `arch_populate_kprobe_blacklist()`
 /// calls it).
+///
+/// # Safety
+/// The current task holds `kprobe_mutex`.
 #[cfg(not(KP_MODEL))]
 #[no_mangle]
-pub extern "C" fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int {
-    crate::exports::kprobe_add_area_blacklist(start, end)
+pub unsafe extern "C" fn kprobe_add_area_blacklist(start: c_ulong, end: c_ulong) -> c_int {
+    // SAFETY: `kprobe_mutex` is held (this function's `# Safety`), as the
+    // export requires.
+    unsafe { crate::exports::kprobe_add_area_blacklist(start, end) }
 }
 
 /// `kprobe_disarmed()` (x86's `arch_check_optimized_kprobe()` calls it).
 ///
 /// # Safety
-/// `p` is hashed.
+/// `p` is hashed, and the current task holds `kprobe_mutex`.
 #[cfg(not(KP_MODEL))]
 #[no_mangle]
 pub unsafe extern "C" fn kprobe_disarmed(p: *mut Kprobe) -> bool {
-    // SAFETY: `p` is hashed (this function's `# Safety`), as the export
-    // requires.
+    // SAFETY: `p` is hashed and `kprobe_mutex` held (this function's
+    // `# Safety`), as the export requires.
     unsafe { crate::exports::kprobe_disarmed(p) }
 }
 

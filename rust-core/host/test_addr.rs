@@ -41,7 +41,7 @@ fn kernel() {
         i.bugs = vec![B + 0x30];
         i.gate = (TEXT + 0x500, TEXT + 0x540);
     });
-    crate::blacklist::add_ksym_blacklist(TEXT + 0x400).unwrap();
+    crate::blacklist::add_ksym_blacklist(&crate::locks::kprobe_mutex(), TEXT + 0x400).unwrap();
 }
 
 fn resolve(addr: usize, sym: Option<&std::ffi::CStr>, offset: usize) -> (isize, bool) {

@@ -236,7 +236,8 @@ fn busy_marks_the_cpu_with_the_get_kprobe_dummy() {
     );
     assert_eq!(st, sys::KPROBE_HIT_ACTIVE);
     assert_eq!(pre, 1, "preemption disabled");
-    kprobe_busy_end();
+    // SAFETY: after `kprobe_busy_begin()` on this (simulated) CPU.
+    unsafe { kprobe_busy_end() };
     assert_eq!(cpu(|c| (c.current_kprobe, c.preempt)), (0, 0));
 }
 

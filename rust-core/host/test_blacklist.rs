@@ -56,6 +56,21 @@ fn entries() -> Vec<(usize, usize)> {
     v
 }
 
+/// The export `kprobe_add_ksym_blacklist()`, as the arch calls it: under
+/// `kprobe_mutex`.
+fn add_ksym(entry: c_ulong) -> crate::ffi::c_int {
+    let _km = crate::locks::kprobe_mutex();
+    // SAFETY: `kprobe_mutex` is held (`_km`).
+    unsafe { kprobe_add_ksym_blacklist(entry) }
+}
+
+/// The export `kprobe_add_area_blacklist()`, under `kprobe_mutex`.
+fn add_area(start: c_ulong, end: c_ulong) -> crate::ffi::c_int {
+    let _km = crate::locks::kprobe_mutex();
+    // SAFETY: `kprobe_mutex` is held (`_km`).
+    unsafe { kprobe_add_area_blacklist(start, end) }
+}
+
 fn populate(section: &[usize]) -> i32 {
     let v: Vec<c_ulong> = section.iter().map(|&a| a as c_ulong).collect();
     crate::error::to_errno(crate::blacklist::populate(&v))
@@ -112,7 +127,7 @@ fn populate_fails_with_enomem_and_keeps_what_it_added() {
     // Second allocation fails.
     let v: Vec<c_ulong> = vec![A as c_ulong, B as c_ulong];
     // Let the first kmalloc through, fail the second one.
-    assert_eq!(blacklist::add_ksym_blacklist(C), Ok(0x60));
+    assert_eq!(blacklist::add_ksym_blacklist(&crate::locks::kprobe_mutex(), C), Ok(0x60));
     record(|r| r.fail_kmalloc = 1);
     let r = crate::blacklist::populate(&v);
     assert_eq!(r, Err(crate::error::code::ENOMEM));
@@ -141,14 +156,14 @@ fn noinstr_area_error_stops_populate_before_the_arch() {
 fn add_ksym_returns_the_size_or_einval() {
     let _g = sys::exclusive();
     kernel();
-    assert_eq!(kprobe_add_ksym_blacklist(A as c_ulong), 0x100);
+    assert_eq!(add_ksym(A as c_ulong), 0x100);
     assert_eq!(
-        kprobe_add_ksym_blacklist(0x5000_0000),
+        add_ksym(0x5000_0000),
         -sys::EINVAL,
         "not text"
     );
     assert_eq!(
-        kprobe_add_ksym_blacklist((TEXT + 0x9000) as c_ulong),
+        add_ksym((TEXT + 0x9000) as c_ulong),
         -sys::EINVAL,
         "text, no symbol"
     );
@@ -160,7 +175,7 @@ fn add_ksym_mid_symbol_keeps_upstreams_range() {
     // Upstream records [entry, entry + size), not the symbol's own range.
     let _g = sys::exclusive();
     kernel();
-    assert_eq!(kprobe_add_ksym_blacklist((A + 0x10) as c_ulong), 0x100);
+    assert_eq!(add_ksym((A + 0x10) as c_ulong), 0x100);
     assert_eq!(entries(), vec![(A + 0x10, A + 0x110)]);
 }
 
@@ -170,7 +185,7 @@ fn add_area_propagates_the_first_error() {
     kernel();
     // func_a, func_b, then the gap after func_b: -EINVAL, nothing more.
     assert_eq!(
-        kprobe_add_area_blacklist(A as c_ulong, (C + 0x100) as c_ulong),
+        add_area(A as c_ulong, (C + 0x100) as c_ulong),
         -sys::EINVAL
     );
     assert_eq!(entries(), vec![(A, A + 0x100), (B, B + 0x80)]);
@@ -180,7 +195,7 @@ fn add_area_propagates_the_first_error() {
 fn within_checks_ranges_with_exclusive_end() {
     let _g = sys::exclusive();
     kernel();
-    kprobe_add_ksym_blacklist(B as c_ulong);
+    add_ksym(B as c_ulong);
     assert!(within_kprobe_blacklist(B as c_ulong));
     assert!(within_kprobe_blacklist((B + 0x7f) as c_ulong));
     assert!(!within_kprobe_blacklist((B + 0x80) as c_ulong));
@@ -200,7 +215,7 @@ fn within_covers_kprobes_text_through_the_arch_hook_without_entries() {
 fn within_follows_suffixed_copies_of_blacklisted_functions() {
     let _g = sys::exclusive();
     kernel();
-    kprobe_add_ksym_blacklist(B as c_ulong);
+    add_ksym(B as c_ulong);
     assert!(
         within_kprobe_blacklist((B_COLD + 8) as c_ulong),
         "func_b.cold of blacklisted func_b"
@@ -209,7 +224,7 @@ fn within_follows_suffixed_copies_of_blacklisted_functions() {
         !within_kprobe_blacklist((C_ISRA + 8) as c_ulong),
         "func_c is not blacklisted"
     );
-    kprobe_add_ksym_blacklist(C as c_ulong);
+    add_ksym(C as c_ulong);
     assert!(
         within_kprobe_blacklist((C_ISRA + 8) as c_ulong),
         "func_c.isra.0"
@@ -226,7 +241,7 @@ fn within_ignores_a_suffixed_symbol_whose_base_is_unknown() {
         i.symbols
             .push(Sym::new("orphan.part.1", TEXT + 0x9000, 0x10))
     });
-    kprobe_add_area_blacklist(A as c_ulong, (A + 0x100) as c_ulong);
+    add_area(A as c_ulong, (A + 0x100) as c_ulong);
     assert!(!within_kprobe_blacklist((TEXT + 0x9004) as c_ulong));
 }
 
@@ -241,7 +256,7 @@ fn module() -> Module {
 fn module_blacklist_comes_and_goes() {
     let _g = sys::exclusive();
     kernel();
-    kprobe_add_ksym_blacklist(A as c_ulong);
+    add_ksym(A as c_ulong);
     let mut m = module();
     // SAFETY: `m` is a module that outlives the view and is not written
     // while the view lives.
@@ -285,8 +300,8 @@ fn module_without_sections_adds_nothing() {
 fn remove_area_only_drops_entries_starting_inside() {
     let _g = sys::exclusive();
     kernel();
-    kprobe_add_ksym_blacklist((A + 0x10) as c_ulong); // [A+0x10, A+0x110) overlaps B
-    kprobe_add_ksym_blacklist(B as c_ulong);
+    add_ksym((A + 0x10) as c_ulong); // [A+0x10, A+0x110) overlaps B
+    add_ksym(B as c_ulong);
     blacklist::remove_area_blacklist(&crate::locks::kprobe_mutex(), B, B + 1);
     assert_eq!(entries(), vec![(A + 0x10, A + 0x110)]);
 }
@@ -344,7 +359,7 @@ fn assert_index_agrees(addrs: &[usize]) -> usize {
 
 fn add_ranges(ranges: &[(usize, usize)]) {
     for &(s, e) in ranges {
-        blacklist::add_range(s, e).unwrap();
+        blacklist::add_range(&crate::locks::kprobe_mutex(), s, e).unwrap();
     }
 }
 
@@ -468,7 +483,7 @@ fn a_list_change_withdraws_the_index_until_it_is_published_again() {
         "populate publishes an index"
     );
     let freed = image(|i| i.kfree_rcu);
-    kprobe_add_ksym_blacklist(C as c_ulong);
+    add_ksym(C as c_ulong);
     assert_eq!(blacklist::index_len(), None, "withdrawn by the change");
     assert_eq!(
         image(|i| i.kfree_rcu),
@@ -587,10 +602,10 @@ fn without_memory_for_the_index_checks_walk_the_list() {
     assert!(within_kprobe_blacklist((A + 4) as c_ulong));
     assert!(!within_kprobe_blacklist((0x3000_0000 + 4) as c_ulong));
     // A publish that fails leaves none, and the next change retries.
-    blacklist::add_range(0x10, 0x20).unwrap();
+    blacklist::add_range(&crate::locks::kprobe_mutex(), 0x10, 0x20).unwrap();
     publish();
     assert_eq!(blacklist::index_len(), Some(entries().len()));
-    blacklist::add_range(0x30, 0x40).unwrap();
+    blacklist::add_range(&crate::locks::kprobe_mutex(), 0x30, 0x40).unwrap();
     record(|r| r.fail_kmalloc = 1);
     publish();
     assert_eq!(blacklist::index_len(), None);

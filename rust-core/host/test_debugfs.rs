@@ -197,7 +197,7 @@ fn seq_positions_cover_the_table() {
 fn blacklist_lines_match_upstream_format() {
     let _g = sys::exclusive();
     kernel();
-    crate::blacklist::add_ksym_blacklist(F).unwrap();
+    crate::blacklist::add_ksym_blacklist(&crate::locks::kprobe_mutex(), F).unwrap();
     // SAFETY: the blacklist's first entry.
     let node = unsafe { crate::blacklist::KPROBE_BLACKLIST.next } as *mut c_void;
     let mut m = SeqFile::sim(true);

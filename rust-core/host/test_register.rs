@@ -53,7 +53,7 @@ fn kernel() -> Teardown {
         a.optimizable = vec![F0 + 8, F0 + 0x10];
         a.init_area = (INIT, INIT + 0x1000);
     });
-    crate::blacklist::add_ksym_blacklist(BL).unwrap();
+    crate::blacklist::add_ksym_blacklist(&crate::locks::kprobe_mutex(), BL).unwrap();
     // The kretprobe blacklist is resolved at init, as upstream does.
     // SAFETY: the simulated arch table.
     unsafe {
@@ -582,10 +582,14 @@ fn optimizer_queue_transitions() {
         // Disabling an optimized probe queues it for unoptimization ...
         assert_eq!(disable_kprobe(p), 0);
         assert!(optprobe_queued_unopt(op));
-        assert!(
-            !kprobe_disarmed(ap),
-            "still a jump until the optimizer runs"
-        );
+        {
+            // (The export's contract: under `kprobe_mutex`.)
+            let _km = crate::locks::kprobe_mutex();
+            assert!(
+                !kprobe_disarmed(ap),
+                "still a jump until the optimizer runs"
+            );
+        }
         // ... and re-enabling before the optimizer ran just dequeues it:
         // the jump is still in the text, nothing is patched (intended
         // divergence: upstream writes an int3 over the live jump here).
@@ -856,9 +860,11 @@ fn model_unbalanced_unlocks_are_fatal() {
         unsafe { sys::mutex_unlock(&mut m) }
     };
     let cases: [(fn(), &str); 5] = [
-        (sys::rcu_read_unlock, "FATAL: rcu_read_unlock underflow"),
-        (sys::preempt_enable, "FATAL: preempt_enable underflow"),
-        (sys::cpus_read_unlock, "FATAL: cpus_read_unlock underflow"),
+        // SAFETY (the three unbalanced calls): the model's checks of the
+        // contract they break stop the test before any use of the state.
+        (|| unsafe { sys::rcu_read_unlock() }, "FATAL: rcu_read_unlock underflow"),
+        (|| unsafe { sys::preempt_enable() }, "FATAL: preempt_enable underflow"),
+        (|| unsafe { sys::cpus_read_unlock() }, "FATAL: cpus_read_unlock underflow"),
         (
             sys::lockdep_assert_cpus_held,
             "FATAL: lockdep: cpus_read_lock not held",
@@ -905,7 +911,9 @@ fn model_c_program_percpu_cells_m0_and_trace_sink() {
     // image is reset below, before it is freed), this thread's.
     unsafe { sys::install_model_m0(m0) };
     assert_eq!(sys::hd_m0(), m0);
-    assert!(sys::module_text_address(sys::HD_M).is_null(), "unloaded");
+    // SAFETY: the simulated CPU has one thread and no preemption; only the
+    // pointer's value is read.
+    assert!(unsafe { sys::module_text_address(sys::HD_M) }.is_null(), "unloaded");
     // The driver's `module-load m0`, in C: the state and the text ranges.
     // SAFETY: `m0` is live and this thread's.
     unsafe {
@@ -914,7 +922,8 @@ fn model_c_program_percpu_cells_m0_and_trace_sink() {
         (*m0).core_start = sys::HD_M as c_ulong;
         (*m0).core_end = (sys::HD_M + 0xc0) as c_ulong;
     }
-    assert_eq!(sys::module_text_address(sys::HD_M + 0x40), m0);
+    // SAFETY: as above.
+    assert_eq!(unsafe { sys::module_text_address(sys::HD_M + 0x40) }, m0);
     assert_eq!(sys::p_s(sys::HD_M + 0x44), "m0_fn2+0x4/0x40 [m0]");
 
     sys::set_trace_sink(Some(|l| SUNK.with(|s| s.borrow_mut().push(l.into()))));

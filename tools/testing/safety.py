@@ -26,16 +26,34 @@ simulated kernel and its tests):
   exports-lines        lines of exports.rs; target <= 424 (half of 849)
   manual-lock-calls    lock and unlock calls (`kprobe_mutex`, `text_mutex`,
                        `cpus_read_lock()`, `jump_label_lock()`, the sysctl
-                       and slot-cache mutexes, `rcu_read_lock()`) outside
-                       rust-core/locks.rs, whose guards are the only way
-                       to take them, and sys_kernel.rs, which wraps them;
-                       target 0
+                       and slot-cache mutexes, `rcu_read_lock()`,
+                       `preempt_disable()`) outside rust-core/locks.rs,
+                       whose guards are the only way to take them, and
+                       sys_kernel.rs, which wraps them; target 0
+  caller-reliant-safe-fns  safe functions (rust-core/, arch/) whose SAFETY
+                       comments rest on their callers ("the caller(s)",
+                       "paired with", "called once"): a function whose
+                       soundness depends on its caller is an `unsafe fn`
+                       with a `# Safety` section, or takes a token that
+                       proves the condition; target 0
+  unbounded-lifetimes  safe functions whose return type borrows for a
+                       lifetime that no parameter carries (a reference
+                       that may outlive its referent); target 0
+  test-code-in-kernel  functions documented as for the host tests that the
+                       kernel build compiles (no `#[cfg(test)]` or
+                       `#[cfg(not(CONFIG_RUST))]`); target 0
+  long-unsafe-blocks   `unsafe` blocks of more than 10 lines (rust-core/,
+                       arch/): an unsafe block covers one operation, with
+                       its own SAFETY reason; target 0
 
 Output: one `FIGURE name value target met|not-met` line per figure, then
 `PASS|FAIL lint/safety-ratchet` (FAIL when a figure is worse than the
-committed baseline, tools/testing/safety-baseline.json) and one
+committed baseline, tools/testing/safety-baseline.json), one
 `PASS|FAIL lint/safety-target-NAME` line for each target that the
-baseline records as met (a met target may not be lost again).
+baseline records as met (a met target may not be lost again), and one
+`PASS|FAIL lint/safety-selftest-NAME` line per self-test of the
+soundness checks (SELFTESTS: each must find a made-up fault and pass the
+same source without it).
 """
 import glob
 import json
@@ -62,9 +80,108 @@ TARGETS = {  # name: (limit, lower is better)
     "modules-in-cycles": 0,
     "exports-lines": 424,
     "manual-lock-calls": 0,
+    "caller-reliant-safe-fns": 0,
+    "unbounded-lifetimes": 0,
+    "test-code-in-kernel": 0,
+    "long-unsafe-blocks": 0,
 }
 LOCKCALL = re.compile(r"\b(?:sys::(?:kprobe_mutex|text_mutex|cpus_read|jump_label|sysctl_mutex|rcu_read)_(?:lock|unlock)"
-                      r"|sys::mutex_(?:lock|unlock)|state::(?:lock|unlock))\s*\(")
+                      r"|sys::mutex_(?:lock|unlock)|sys::preempt_(?:disable|enable)|state::(?:lock|unlock))\s*\(")
+# A SAFETY reason that rests on the function's callers.
+CALLER = re.compile(r"\b(paired with|called once|(the |its |every |by the )?callers?\b|caller's)", re.I)
+FNDECL = re.compile(r"^(\s*)(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(unsafe\s+)?(?:extern\s+\"C\"\s+)?fn\s+(\w+)")
+
+
+def edge_src():
+    """[(path, text)] of the in-kernel Rust: rust-core/*.rs and arch/*/*.rs."""
+    return [(f, open(f).read()) for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("arch/*/*.rs"))]
+
+
+def comment_at(lines, i):
+    """The comment starting at line i, with its continuation lines."""
+    txt = lines[i]
+    j = i + 1
+    while j < len(lines) and lines[j].strip().startswith("//") and "SAFETY" not in lines[j]:
+        txt += " " + lines[j].strip()[2:]
+        j += 1
+    return txt
+
+
+def caller_reliant(files=None):
+    """file:line name of SAFETY comments in safe functions that cite their callers."""
+    out = []
+    for f, text in files or edge_src():
+        lines = text.split("\n")
+        stack = []  # (indent, unsafe, name) of the enclosing fn declarations
+        for i, l in enumerate(lines):
+            m = FNDECL.match(l)
+            if m:
+                ind = len(m.group(1))
+                stack = [s for s in stack if s[0] < ind] + [(ind, bool(m.group(2)), m.group(3))]
+            if "SAFETY:" in l and CALLER.search(comment_at(lines, i)):
+                ind = len(l) - len(l.lstrip())
+                enc = [s for s in stack if s[0] < ind]
+                if enc and not enc[-1][1]:
+                    out.append("%s:%d %s" % (f, i + 1, enc[-1][2]))
+    return out
+
+
+def unbounded_lifetimes(files=None):
+    """Safe functions returning a borrow for a lifetime no parameter has."""
+    out = []
+    for f, text in files or edge_src():
+        src = re.sub(r"//[^\n]*", "", text)
+        for m in re.finditer(r"(?<![\w\"])(unsafe\s+)?(?:extern\s+\"C\"\s+)?fn\s+(\w+)\s*<([^>]*)>\s*\(", src):
+            if m.group(1):
+                continue
+            # The parameters: up to the parenthesis that closes the list.
+            depth, k = 1, m.end()
+            while k < len(src) and depth:
+                depth += {"(": 1, ")": -1}.get(src[k], 0)
+                k += 1
+            params = src[m.end():k - 1]
+            ret = re.match(r"\s*->\s*([^{;]*)", src[k:])
+            for lt in re.findall(r"'(\w+)", m.group(3)):
+                if ret and "'" + lt in ret.group(1) and "'" + lt not in params:
+                    out.append("%s:%d %s" % (f, src[:m.start()].count("\n") + 1, m.group(2)))
+    return out
+
+
+def test_code_in_kernel(files=None):
+    """Functions documented as for host tests without a cfg keeping them out of the kernel."""
+    out = []
+    for f, text in files or edge_src():
+        lines = text.split("\n")
+        for i, l in enumerate(lines):
+            m = FNDECL.match(l)
+            if not m:
+                continue
+            j, doc, attrs = i - 1, [], []
+            while j >= 0 and lines[j].strip().startswith(("///", "#[")):
+                (doc if lines[j].strip().startswith("///") else attrs).append(lines[j])
+                j -= 1
+            if re.search(r"\bhost tests\b|\(tests\b", " ".join(doc)) and not any(
+                    re.search(r"cfg\((test|not\(CONFIG_RUST\))\)", a) for a in attrs):
+                out.append("%s:%d %s" % (f, i + 1, m.group(3)))
+    return out
+
+
+def long_unsafe_blocks(files=None, limit=10):
+    """file:line (lines) of unsafe blocks longer than `limit` lines."""
+    out = []
+    for f, text in files or edge_src():
+        lines = text.split("\n")
+        for i, l in enumerate(lines):
+            if not re.search(r"\bunsafe\s*\{\s*$", l.split("//")[0]):
+                continue
+            ind = len(l) - len(l.lstrip())
+            j = i + 1
+            while j < len(lines) and not (lines[j].strip().startswith("}") and
+                                          len(lines[j]) - len(lines[j].lstrip()) == ind):
+                j += 1
+            if j - i - 1 > limit:
+                out.append("%s:%d (%d lines)" % (f, i + 1, j - i - 1))
+    return out
 
 
 def src(m):
@@ -213,14 +330,50 @@ def figures():
         "modules-in-cycles": sum(len(c) for c in cyc),
         "exports-lines": src("exports").count("\n"),
         "manual-lock-calls": len(lock_calls()),
+        "caller-reliant-safe-fns": len(caller_reliant()),
+        "unbounded-lifetimes": len(unbounded_lifetimes()),
+        "test-code-in-kernel": len(test_code_in_kernel()),
+        "long-unsafe-blocks": len(long_unsafe_blocks()),
     }
     notes = {
         "unsafe-fn-in-logic": "not counted: %d C symbols these modules own (unsafe extern \"C\" fn, ftrace_export!)" % cabi,
         "boilerplate-safety-%": "%d of %d SAFETY comments" % (boiler, total),
         "modules-in-cycles": "; ".join(" ".join(c) for c in cyc) or "none",
         "manual-lock-calls": " ".join(lock_calls()[:8]) or "none",
+        "caller-reliant-safe-fns": "; ".join(caller_reliant()[:8]) or "none",
+        "unbounded-lifetimes": "; ".join(unbounded_lifetimes()[:8]) or "none",
+        "test-code-in-kernel": "; ".join(test_code_in_kernel()[:8]) or "none",
+        "long-unsafe-blocks": "; ".join(long_unsafe_blocks()[:12]) or "none",
     }
     return f, notes
+
+
+# Each new check's self-test: (name, checker, source with the fault, the
+# same source without it).  The check must find the first and not the
+# second, so it can fail and passes only for the right reason.
+SELFTESTS = [
+    ("caller-reliant", caller_reliant,
+     "pub fn unlock() {\n    // SAFETY: paired with `lock()` by the callers.\n    unsafe { raw_unlock() }\n}\n",
+     "/// # Safety\n/// Held.\npub unsafe fn unlock() {\n    // SAFETY: paired with `lock()` by the callers.\n"
+     "    unsafe { raw_unlock() }\n}\n"),
+    ("unbounded-lifetime", unbounded_lifetimes,
+     "fn get<'a>(p: *mut T) -> &'a T {\n    // SAFETY: x.\n    unsafe { &*p }\n}\n",
+     "fn get<'a>(p: &'a Holder) -> &'a T {\n    &p.t\n}\n"),
+    ("test-code", test_code_in_kernel,
+     "/// Resets the index (host tests).\npub fn reset() {}\n",
+     "/// Resets the index (host tests).\n#[cfg(not(CONFIG_RUST))]\npub fn reset() {}\n"),
+    ("long-unsafe", long_unsafe_blocks,
+     "fn f() {\n    // SAFETY: x.\n    unsafe {\n" + "        a();\n" * 11 + "    }\n}\n",
+     "fn f() {\n    // SAFETY: x.\n    unsafe {\n" + "        a();\n" * 10 + "    }\n}\n"),
+]
+
+
+def selftest():
+    for name, check, bad, good in SELFTESTS:
+        found, clean = check([("t.rs", bad)]), check([("t.rs", good)])
+        ok = bool(found) and not clean
+        print("%s lint/safety-selftest-%s%s" % ("PASS" if ok else "FAIL", name,
+                                               "" if ok else " (fault found: %s; clean source flagged: %s)" % (found, clean)))
 
 
 def main():
@@ -243,6 +396,7 @@ def main():
         ok = f[k] <= TARGETS[k]
         print("%s lint/safety-target-%s%s" % ("PASS" if ok else "FAIL", k,
                                               "" if ok else " (%s > %s)" % (f[k], TARGETS[k])))
+    selftest()
 
 
 main()

@@ -131,7 +131,10 @@ pub fn preempt_disable() {
 }
 
 /// `preempt_enable()`.
-pub fn preempt_enable() {
+///
+/// # Safety
+/// Ends a section that `preempt_disable()` began on this CPU.
+pub unsafe fn preempt_enable() {
     image(|i| i.lock_log.push("preempt_enable"));
     if cpu(|c| c.preempt) <= 0 {
         // model.c's fatal error, else a failed assertion.
@@ -175,7 +178,10 @@ pub fn optimizer_sleep() -> bool {
 }
 
 /// Starts the optimizer's thread: none in the simulation.
-pub fn start_optimizer() {}
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`).
+pub unsafe fn start_optimizer() {}
 
 /// Runs the optimizer's delayed work if it is queued, traced as `~work
 /// run` (the simulated workqueue; tests call it to let "time pass", as the

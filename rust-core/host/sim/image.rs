@@ -6,7 +6,7 @@
 
 use super::link;
 use super::model::present;
-use super::module::module_text_address;
+use super::module::module_at;
 use super::text::arch;
 use super::ERANGE;
 use super::KSYM_NAME_LEN;
@@ -171,7 +171,7 @@ pub(super) fn lookup(addr: usize) -> Option<Sym> {
 /// [`Image::as_model`], loaded modules' text, as model.c's).
 pub fn kernel_text_address(addr: usize) -> bool {
     (image(|i| i.text.iter().any(|&(s, e)| addr >= s && addr < e)) && !freed_init(addr))
-        || (model() && !module_text_address(addr).is_null())
+        || (model() && !module_at(addr).is_null())
 }
 
 /// `kallsyms_lookup_size_offset()`: true and the symbol's size and the
@@ -348,7 +348,7 @@ pub unsafe fn kallsyms_lookup(
             *offset = (addr - s.addr) as c_ulong;
             // model.c: the module's name for a module's symbol.
             let m = if model() {
-                module_text_address(addr)
+                module_at(addr)
             } else {
                 core::ptr::null_mut()
             };
@@ -387,6 +387,10 @@ pub fn kprobe_blacklist_end() -> *const c_ulong {
 }
 
 /// `register_die_notifier()`.
-pub fn register_die_notifier() -> c_int {
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`): a notifier block is
+/// registered at most once.
+pub unsafe fn register_die_notifier() -> c_int {
     0
 }

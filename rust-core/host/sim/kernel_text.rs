@@ -152,7 +152,8 @@ fn int3_idle(a: usize) -> bool {
     let p: *mut Kprobe = unsafe { link::get_kprobe(a as *mut _) };
     // SAFETY: `p`, if not null, is hashed: live while preemption is off.
     let idle = !p.is_null() && unsafe { disabled(p) && link::hd_kprobe_aggrprobe(p) };
-    preempt_enable();
+    // SAFETY: ends the `preempt_disable()` section above.
+    unsafe { preempt_enable() };
     idle
 }
 

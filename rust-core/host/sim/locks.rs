@@ -85,7 +85,10 @@ pub fn jump_label_lock() {
 }
 
 /// `jump_label_unlock()`.
-pub fn jump_label_unlock() {
+///
+/// # Safety
+/// The current task holds `jump_label_mutex` (taken with `jump_label_lock()`).
+pub unsafe fn jump_label_unlock() {
     image(|i| i.lock_log.push("jump_label_unlock"));
     arch(|a| a.jump_label = false);
 }
@@ -100,7 +103,10 @@ pub fn kprobe_mutex_lock() {
 }
 
 /// `mutex_unlock(&kprobe_mutex)`.
-pub fn kprobe_mutex_unlock() {
+///
+/// # Safety
+/// The current task holds `kprobe_mutex` (taken with `kprobe_mutex_lock()`).
+pub unsafe fn kprobe_mutex_unlock() {
     arch(|a| {
         assert!(a.kprobe_mutex, "kprobe_mutex unlocked but not held");
         a.kprobe_mutex = false;
@@ -117,7 +123,10 @@ pub fn sysctl_mutex_lock() {
 }
 
 /// `mutex_unlock(&kprobe_sysctl_mutex)`.
-pub fn sysctl_mutex_unlock() {
+///
+/// # Safety
+/// The current task holds `kprobe_sysctl_mutex` (taken with `sysctl_mutex_lock()`).
+pub unsafe fn sysctl_mutex_unlock() {
     arch(|a| a.sysctl_mutex = false);
 }
 
@@ -134,7 +143,10 @@ pub fn text_mutex_lock() {
 }
 
 /// `mutex_unlock(&text_mutex)`.
-pub fn text_mutex_unlock() {
+///
+/// # Safety
+/// The current task holds `text_mutex` (taken with `text_mutex_lock()`).
+pub unsafe fn text_mutex_unlock() {
     arch(|a| {
         assert!(a.text_mutex);
         a.text_mutex = false;
@@ -177,7 +189,11 @@ pub fn cpus_read_lock() {
 }
 
 /// `cpus_read_unlock()`.
-pub fn cpus_read_unlock() {
+///
+/// # Safety
+/// The current task holds the CPU hotplug lock for reading (taken with
+/// `cpus_read_lock()`).
+pub unsafe fn cpus_read_unlock() {
     if arch(|a| a.cpus_read) == 0 {
         model_fatal("cpus_read_unlock underflow");
     }

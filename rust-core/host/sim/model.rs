@@ -16,7 +16,7 @@
 use super::image::{image, Image, Sym};
 use super::kernel_text::hd_text_forget;
 use super::link;
-use super::module::module_text_address;
+use super::module::module_at;
 use super::text::arch;
 use super::trace::ev;
 use super::{ModState, Module, MODULE_STATE_COMING, MODULE_STATE_GOING, MODULE_STATE_LIVE};
@@ -171,7 +171,7 @@ pub fn model_sym(addr: usize) -> Option<&'static ModelSym> {
 /// module maps its start (m0's init text: until it is freed).
 pub(super) fn present(addr: usize) -> bool {
     match model_sym(addr) {
-        Some(s) if s.module != SymModule::Vmlinux => !module_text_address(s.addr).is_null(),
+        Some(s) if s.module != SymModule::Vmlinux => !module_at(s.addr).is_null(),
         _ => true,
     }
 }

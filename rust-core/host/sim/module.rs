@@ -102,7 +102,17 @@ unsafe fn init_text(m: *const Module) -> (usize, usize) {
 }
 
 /// `__module_text_address()`.
-pub fn module_text_address(addr: usize) -> *mut Module {
+///
+/// # Safety
+/// Preemption is disabled, or an RCU read-side section is open: the
+/// module returned is live only until it ends.
+pub unsafe fn module_text_address(addr: usize) -> *mut Module {
+    module_at(addr)
+}
+
+/// The simulation's own lookup of `__module_text_address()`: its modules
+/// stay live while the image lists them, so it needs no section.
+pub(super) fn module_at(addr: usize) -> *mut Module {
     let mods = image(|i| i.modules.clone());
     for m in mods {
         let m = m as *mut Module;
@@ -184,6 +194,10 @@ pub unsafe fn within_module_core(addr: usize, m: *mut Module) -> bool {
 }
 
 /// `register_module_notifier()`.
-pub fn register_module_notifier() -> c_int {
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`): a notifier block is
+/// registered at most once.
+pub unsafe fn register_module_notifier() -> c_int {
     0
 }

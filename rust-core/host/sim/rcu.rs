@@ -22,7 +22,11 @@ pub fn rcu_read_lock() {
 }
 
 /// `rcu_read_unlock()`.
-pub fn rcu_read_unlock() {
+///
+/// # Safety
+/// Ends an RCU read-side section that `rcu_read_lock()` began on the
+/// current task.
+pub unsafe fn rcu_read_unlock() {
     if record(|r| r.rcu_nesting) == 0 {
         // model.c's fatal error, else a failed assertion.
         if model() {

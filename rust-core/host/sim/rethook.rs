@@ -473,7 +473,8 @@ pub fn hd_rethook_return() -> c_int {
             }
         }
     }
-    preempt_enable();
+    // SAFETY: ends the `preempt_disable()` section above.
+    unsafe { preempt_enable() };
     arch(|a| {
         let keep = a.hooked.len() - nodes.len();
         a.hooked.truncate(keep);

@@ -352,4 +352,8 @@ pub unsafe fn seq_list_next(v: *mut c_void, head: *mut ListHead, pos: *mut i64) 
 }
 
 /// `kprobe_sysctls_init()`.
-pub fn kprobe_sysctls_init() {}
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`): the table is registered at
+/// most once, and its code is `__init`.
+pub unsafe fn kprobe_sysctls_init() {}

@@ -449,7 +449,10 @@ pub unsafe fn arch_trampoline_kprobe(_p: *mut Kprobe) -> bool {
 }
 
 /// `arch_init_kprobes()`.
-pub fn arch_init_kprobes() -> c_int {
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`), as upstream.
+pub unsafe fn arch_init_kprobes() -> c_int {
     0
 }
 

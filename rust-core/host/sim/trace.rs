@@ -7,7 +7,7 @@
 
 use super::image::{lookup, lookup_any, model};
 use super::memory::page_name;
-use super::module::module_text_address;
+use super::module::module_at;
 use super::text::arch;
 use crate::ffi::{c_char, c_uint};
 use crate::types::KprobeOpcode;
@@ -172,7 +172,7 @@ fn module_suffix(a: usize) -> String {
     if !model() {
         return String::new();
     }
-    let m = module_text_address(a);
+    let m = module_at(a);
     if m.is_null() {
         return String::new();
     }

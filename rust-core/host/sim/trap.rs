@@ -114,7 +114,8 @@ fn int3_handler(a: usize, regs: *mut PtRegs) {
         unsafe { run_handlers(p, regs) };
         set_current(core::ptr::null_mut());
     }
-    preempt_enable();
+    // SAFETY: ends the `preempt_disable()` section this function began.
+    unsafe { preempt_enable() };
 }
 
 /// x86's `optimized_callback()` for the jump of `op`.
@@ -142,7 +143,8 @@ unsafe fn optimized_callback(op: *mut OptimizedKprobe, regs: *mut PtRegs) {
         unsafe { link::opt_pre_handler(kp, regs) };
         set_current(core::ptr::null_mut());
     }
-    preempt_enable();
+    // SAFETY: ends the `preempt_disable()` section this function began.
+    unsafe { preempt_enable() };
 }
 
 /// x86's `kprobe_ftrace_handler()` for the ftrace site `ip` (the kprobe
@@ -178,7 +180,8 @@ pub fn kprobe_ftrace_handler(ip: usize) {
             set_current(core::ptr::null_mut());
         }
     }
-    preempt_enable();
+    // SAFETY: ends the `preempt_disable()` section this function began.
+    unsafe { preempt_enable() };
     cpu(|c| c.ftrace_recursion -= 1);
 }
 

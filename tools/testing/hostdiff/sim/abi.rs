@@ -541,24 +541,35 @@ pub extern "C" fn ftrace_location(ip: c_ulong) -> c_ulong {
 /// `register_module_notifier()`: the driver calls `nb` (`hd_module_nb`).
 ///
 /// # Safety
-/// `nb` lives as long as the program.
+/// `nb` lives as long as the program; called once, at boot (kprobes.c's
+/// `init_kprobes()`).
 #[no_mangle]
 pub unsafe extern "C" fn register_module_notifier(nb: *mut NotifierBlock) -> c_int {
     // SAFETY: a valid C pointer of this thread's program (`kpsim_init()`).
     unsafe { links().module_nb.write(nb) };
-    sim::register_module_notifier()
+    // SAFETY: once, at boot (this function's `# Safety`).
+    unsafe { sim::register_module_notifier() }
 }
 
 /// `register_die_notifier()`.
+///
+/// # Safety
+/// Called once, at boot (kprobes.c's `init_kprobes()`).
 #[no_mangle]
-pub extern "C" fn register_die_notifier(_nb: *mut NotifierBlock) -> c_int {
-    sim::register_die_notifier()
+pub unsafe extern "C" fn register_die_notifier(_nb: *mut NotifierBlock) -> c_int {
+    // SAFETY: once, at boot (this function's `# Safety`).
+    unsafe { sim::register_die_notifier() }
 }
 
 /// `__module_text_address()`.
+///
+/// # Safety
+/// Preemption is disabled or an RCU read-side section is open, as in the
+/// kernel.
 #[no_mangle]
-pub extern "C" fn __module_text_address(addr: c_ulong) -> *mut Module {
-    sim::module_text_address(addr as usize)
+pub unsafe extern "C" fn __module_text_address(addr: c_ulong) -> *mut Module {
+    // SAFETY: preemption is disabled or a read-side section open (this function's `# Safety`).
+    unsafe { sim::module_text_address(addr as usize) }
 }
 
 /// `try_module_get()`; NULL (the core kernel) succeeds, as the kernel's.
@@ -641,17 +652,18 @@ pub unsafe extern "C" fn mutex_lock(m: *mut Mutex) {
 /// `mutex_unlock()`.
 ///
 /// # Safety
-/// `m` is a live mutex.
+/// `m` is a live mutex that the current task holds.
 #[no_mangle]
 pub unsafe extern "C" fn mutex_unlock(m: *mut Mutex) {
     // SAFETY: `m` is live (this function's `# Safety`).
     unsafe { sim::mutex_unlock(m) };
     // SAFETY: `m` is live (this function's `# Safety`).
     let kprobe_mutex = unsafe { is_kprobe_mutex(m) };
+    // SAFETY: the current task holds `m` (this function's `# Safety`).
     if m == links().text_mutex {
-        sim::text_mutex_unlock();
+        unsafe { sim::text_mutex_unlock() };
     } else if kprobe_mutex {
-        sim::kprobe_mutex_unlock();
+        unsafe { sim::kprobe_mutex_unlock() };
     }
 }
 
@@ -662,9 +674,13 @@ pub extern "C" fn cpus_read_lock() {
 }
 
 /// `cpus_read_unlock()`.
+///
+/// # Safety
+/// The caller holds the CPU hotplug lock for reading.
 #[no_mangle]
-pub extern "C" fn cpus_read_unlock() {
-    sim::cpus_read_unlock()
+pub unsafe extern "C" fn cpus_read_unlock() {
+    // SAFETY: the lock is held (this function's `# Safety`).
+    unsafe { sim::cpus_read_unlock() }
 }
 
 /// `lockdep_assert_cpus_held()`.
@@ -680,9 +696,13 @@ pub extern "C" fn jump_label_lock() {
 }
 
 /// `jump_label_unlock()`.
+///
+/// # Safety
+/// The caller holds the jump label lock.
 #[no_mangle]
-pub extern "C" fn jump_label_unlock() {
-    sim::jump_label_unlock()
+pub unsafe extern "C" fn jump_label_unlock() {
+    // SAFETY: the lock is held (this function's `# Safety`).
+    unsafe { sim::jump_label_unlock() }
 }
 
 /// `preempt_disable()`.
@@ -692,9 +712,13 @@ pub extern "C" fn preempt_disable() {
 }
 
 /// `preempt_enable()`.
+///
+/// # Safety
+/// Ends a section that `preempt_disable()` began.
 #[no_mangle]
-pub extern "C" fn preempt_enable() {
-    sim::preempt_enable()
+pub unsafe extern "C" fn preempt_enable() {
+    // SAFETY: ends a `preempt_disable()` section (this function's `# Safety`).
+    unsafe { sim::preempt_enable() }
 }
 
 /// `rcu_read_lock()`.
@@ -704,9 +728,13 @@ pub extern "C" fn rcu_read_lock() {
 }
 
 /// `rcu_read_unlock()`.
+///
+/// # Safety
+/// Ends a read-side section that `rcu_read_lock()` began.
 #[no_mangle]
-pub extern "C" fn rcu_read_unlock() {
-    sim::rcu_read_unlock()
+pub unsafe extern "C" fn rcu_read_unlock() {
+    // SAFETY: ends a read-side section (this function's `# Safety`).
+    unsafe { sim::rcu_read_unlock() }
 }
 
 /// `synchronize_rcu()`.
@@ -1168,9 +1196,17 @@ pub unsafe extern "C" fn kstrtobool_from_user(
 
 /// `register_sysctl_init()` (model.c's `hd_register_sysctl_init()`): the
 /// driver writes through `hd_sysctl_table`.
+///
+/// # Safety
+/// Called once, at boot (kprobes.c's `init_kprobes()`).
 #[no_mangle]
-pub extern "C" fn hd_register_sysctl_init(_path: *const c_char, table: *mut CtlTable, _n: usize) {
-    sim::kprobe_sysctls_init();
+pub unsafe extern "C" fn hd_register_sysctl_init(
+    _path: *const c_char,
+    table: *mut CtlTable,
+    _n: usize,
+) {
+    // SAFETY: once, at boot (this function's `# Safety`).
+    unsafe { sim::kprobe_sysctls_init() };
     // SAFETY: a valid C pointer of this thread's program (`kpsim_init()`).
     unsafe { links().sysctl_table.write(table) };
 }
@@ -1255,9 +1291,13 @@ pub unsafe extern "C" fn arch_trampoline_kprobe(p: *mut Kprobe) -> c_int {
 }
 
 /// `arch_init_kprobes()`.
+///
+/// # Safety
+/// Called once, at boot (kprobes.c's `init_kprobes()`).
 #[no_mangle]
-pub extern "C" fn arch_init_kprobes() -> c_int {
-    sim::arch_init_kprobes()
+pub unsafe extern "C" fn arch_init_kprobes() -> c_int {
+    // SAFETY: once, at boot (this function's `# Safety`).
+    unsafe { sim::arch_init_kprobes() }
 }
 
 /// `arch_populate_kprobe_blacklist()` (`kpsim.c` defines the strong

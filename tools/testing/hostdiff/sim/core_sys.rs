@@ -134,15 +134,23 @@ pub unsafe fn rethook_hook(n: *mut RethookNode, regs: *mut PtRegs, mcount: bool)
 
 /// `register_module_notifier(&kprobe_module_nb)` (the shim's block, which
 /// the driver calls).
-pub fn register_module_notifier() -> c_int {
-    // SAFETY: once, at init.
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`): a notifier block is
+/// registered at most once.
+pub unsafe fn register_module_notifier() -> c_int {
+    // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { kprobes_rust_register_module_notifier() }
 }
 
 /// `kprobe_sysctls_init()` (the shim's table, which the driver writes
 /// through).
-pub fn kprobe_sysctls_init() {
-    // SAFETY: once, at init.
+///
+/// # Safety
+/// Called once, at boot (`init_kprobes()`): the table is registered at
+/// most once, and its code is `__init`.
+pub unsafe fn kprobe_sysctls_init() {
+    // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { kprobes_rust_sysctls_init() }
 }
 

@@ -70,8 +70,9 @@ pub fn init_kprobes(boot: Boot<'_>) -> c_int {
         (*sys::optinsn_slots()).insn_size = sys::max_optinsn_size()
     };
     // The optimizer's thread (mainline; 6.12's optimizer is delayed work).
-    // SAFETY (here and below): `boot`, taken by value, proves the early
-    // initcall's one run: each of these is called once, at boot.
+    // `boot`, taken by value, proves the early initcall's one run: each of
+    // the calls below is made once, at boot.
+    // SAFETY: once, at boot (`boot`).
     #[cfg(CONFIG_OPTPROBES)]
     unsafe {
         sys::start_optimizer()

@@ -127,7 +127,10 @@ fn populate_fails_with_enomem_and_keeps_what_it_added() {
     // Second allocation fails.
     let v: Vec<c_ulong> = vec![A as c_ulong, B as c_ulong];
     // Let the first kmalloc through, fail the second one.
-    assert_eq!(blacklist::add_ksym_blacklist(&crate::locks::kprobe_mutex(), C), Ok(0x60));
+    assert_eq!(
+        blacklist::add_ksym_blacklist(&crate::locks::kprobe_mutex(), C),
+        Ok(0x60)
+    );
     record(|r| r.fail_kmalloc = 1);
     let r = crate::blacklist::populate(&v);
     assert_eq!(r, Err(crate::error::code::ENOMEM));
@@ -157,11 +160,7 @@ fn add_ksym_returns_the_size_or_einval() {
     let _g = sys::exclusive();
     kernel();
     assert_eq!(add_ksym(A as c_ulong), 0x100);
-    assert_eq!(
-        add_ksym(0x5000_0000),
-        -sys::EINVAL,
-        "not text"
-    );
+    assert_eq!(add_ksym(0x5000_0000), -sys::EINVAL, "not text");
     assert_eq!(
         add_ksym((TEXT + 0x9000) as c_ulong),
         -sys::EINVAL,
@@ -184,10 +183,7 @@ fn add_area_propagates_the_first_error() {
     let _g = sys::exclusive();
     kernel();
     // func_a, func_b, then the gap after func_b: -EINVAL, nothing more.
-    assert_eq!(
-        add_area(A as c_ulong, (C + 0x100) as c_ulong),
-        -sys::EINVAL
-    );
+    assert_eq!(add_area(A as c_ulong, (C + 0x100) as c_ulong), -sys::EINVAL);
     assert_eq!(entries(), vec![(A, A + 0x100), (B, B + 0x80)]);
 }
 

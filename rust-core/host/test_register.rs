@@ -860,11 +860,23 @@ fn model_unbalanced_unlocks_are_fatal() {
         unsafe { sys::mutex_unlock(&mut m) }
     };
     let cases: [(fn(), &str); 5] = [
-        // SAFETY (the three unbalanced calls): the model's checks of the
-        // contract they break stop the test before any use of the state.
-        (|| unsafe { sys::rcu_read_unlock() }, "FATAL: rcu_read_unlock underflow"),
-        (|| unsafe { sys::preempt_enable() }, "FATAL: preempt_enable underflow"),
-        (|| unsafe { sys::cpus_read_unlock() }, "FATAL: cpus_read_unlock underflow"),
+        // Three unbalanced calls: the model's checks of the contract they
+        // break stop the test before any use of the state.
+        (
+            // SAFETY: as said above.
+            || unsafe { sys::rcu_read_unlock() },
+            "FATAL: rcu_read_unlock underflow",
+        ),
+        (
+            // SAFETY: as said above.
+            || unsafe { sys::preempt_enable() },
+            "FATAL: preempt_enable underflow",
+        ),
+        (
+            // SAFETY: as said above.
+            || unsafe { sys::cpus_read_unlock() },
+            "FATAL: cpus_read_unlock underflow",
+        ),
         (
             sys::lockdep_assert_cpus_held,
             "FATAL: lockdep: cpus_read_lock not held",
@@ -913,7 +925,10 @@ fn model_c_program_percpu_cells_m0_and_trace_sink() {
     assert_eq!(sys::hd_m0(), m0);
     // SAFETY: the simulated CPU has one thread and no preemption; only the
     // pointer's value is read.
-    assert!(unsafe { sys::module_text_address(sys::HD_M) }.is_null(), "unloaded");
+    assert!(
+        unsafe { sys::module_text_address(sys::HD_M) }.is_null(),
+        "unloaded"
+    );
     // The driver's `module-load m0`, in C: the state and the text ranges.
     // SAFETY: `m0` is live and this thread's.
     unsafe {

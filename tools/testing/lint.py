@@ -46,7 +46,7 @@ for f in sorted(glob.glob("rust-core/*.rs") + glob.glob("rust-core/host/**/*.rs"
     for i, l in enumerate(lines):
         code = l.split("//")[0]
         if re.search(r"\bunsafe\s*\{", code) or re.match(r"\s*unsafe impl\b", code):
-            if not any("SAFETY" in x for x in lines[max(0, i - 4):i + 1]):
+            if not any("SAFETY:" in x for x in lines[max(0, i - 4):i + 1]):
                 bad.append("%s:%d" % (f, i + 1))
 check("lint/rust-unsafe-has-SAFETY-comment", bad)
 

@@ -39,7 +39,8 @@ echo 1 > $T/tracing_on
 m1=$(mkdir /tmp/kpc-d1 2>&1; echo "rc=$?")
 m2=$(mkdir /tmp/kpc-d2 2>&1; echo "rc=$?")
 echo 0 > $T/tracing_on
-tr=$(trace_lines | sed 's/__x64_sys_mkdir+0x[0-9a-f]*\/0x[0-9a-f]*/__x64_sys_mkdir/' | join)
+# (the comm normalized: one tracing has not saved yet prints as <...>)
+tr=$(trace_lines | sed -E 's/^[^ ]+ (mkr?: )/mkdir \1/; s/__x64_sys_mkdir[+]0x[0-9a-f]*\/0x[0-9a-f]*/__x64_sys_mkdir/' | join)
 echo > $F/inject
 l2=$(klist __x64_sys_mkdir)
 if err=$(echo 0 2>&1 > $T/events/kpc/mk/enable); then dis="disable: ok"; else dis="disable: ${err##*: }"; fi

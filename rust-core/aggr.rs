@@ -63,13 +63,6 @@ impl Busy {
     }
 }
 
-/// Ends a section: `current_kprobe` cleared, then preemption enabled (by
-/// dropping `preempt`).
-#[inline(always)]
-fn busy_end(preempt: PreemptGuard) {
-    sys::clear_current_kprobe(preempt.token());
-}
-
 impl Drop for Busy {
     #[inline(always)]
     fn drop(&mut self) {
@@ -134,8 +127,13 @@ ftrace_export! {
     /// After `kprobe_busy_begin()` on this CPU, whose section it ends
     /// (upstream's contract: they pair).
     unsafe fn kprobe_busy_end() {
-        // SAFETY: `kprobe_busy_begin()` disabled preemption on this CPU for the
-        // section, which this call ends (this function's `# Safety`).
-        busy_end(unsafe { PreemptGuard::resume() })
+        // INVARIANT: `kprobe_busy_begin()` began the section on this CPU and
+        // left it to this call (this function's `# Safety`); dropping the
+        // guard ends it.
+        drop(Busy {
+            // SAFETY: `kprobe_busy_begin()` disabled preemption on this CPU for
+            // the section, which this call ends (this function's `# Safety`).
+            preempt: unsafe { PreemptGuard::resume() },
+        })
     }
 }

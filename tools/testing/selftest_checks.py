@@ -23,6 +23,11 @@ that a case cannot pass by the script failing for another reason.  One
                                declared config-dependent
   faults-one-kernel-site       a failing allocation met on one kernel only
                                is a SKIP line, not counted as passed
+  differential-expected-report a divergence-boot WARN report that an
+                               entry's console: field describes passes on
+                               the Rust kernel; without it the entry's
+                               expected-report check fails, and any other
+                               WARN fails console-rust-divergence
   hostdiff-unresolved          an intended divergence that resync could not
                                look past fails hostdiff/every-divergence-
                                resolved (the rest of its sequence was not
@@ -59,22 +64,28 @@ def result(name, ok, detail=""):
     print("%s harness/selftest-%s%s" % ("PASS" if ok else "FAIL", name, "" if ok else " " + detail))
 
 
-def differential(tmp, c_kpd, rust_kpd, listed, intended="# none\n", recorded=None, tree="6.12", fixed=""):
+def differential(tmp, c_kpd, rust_kpd, listed, intended="# none\n", recorded=None, tree="6.12", fixed="",
+                 div=None):
     """compare.py's check lines for the two kernels' KPD lines.
 
     intended: the divergences.txt; recorded: {path under divergences/: lines};
     tree: KP_TREE; fixed: KP_DIFF_FIXED.  The divergence boot is the
-    default run's directories."""
+    default run's directories, or div: {variant: (KPD lines, console.log)}."""
     d = os.path.join(tmp, "diff-%d" % len(os.listdir(tmp)))
     for v, kpd in (("c", c_kpd), ("rust", rust_kpd)):
         write(os.path.join(d, v, "results.log"), "".join(l + "\n" for l in kpd) + "KPD-END\n")
         write(os.path.join(d, v, "console.log"), CONSOLE)
+    for v, (kpd, con) in (div or {}).items():
+        write(os.path.join(d, v + "-div", "results.log"), "".join(l + "\n" for l in kpd) + "KPD-END\n")
+        write(os.path.join(d, v + "-div", "console.log"), con)
+    dd = "-div" if div else ""
     write(os.path.join(d, "list.txt"), "".join(n + "\n" for n in listed))
     write(os.path.join(d, "divergences.txt"), intended)
     for path, lines in (recorded or {}).items():
         write(os.path.join(d, "divergences", path), "".join(l + "\n" for l in lines))
     rc, out = run([os.path.join(HERE, "differential", "compare.py"), os.path.join(d, "out"),
-                   os.path.join(d, "c"), os.path.join(d, "rust"), os.path.join(d, "c"), os.path.join(d, "rust")],
+                   os.path.join(d, "c"), os.path.join(d, "rust"), os.path.join(d, "c" + dd),
+                   os.path.join(d, "rust" + dd)],
                   {"KP_DIFF_SCENARIOS": os.path.join(d, "list.txt"), "KP_ARCH": "x86_64",
                    "KP_DIFF_DIVERGENCES": os.path.join(d, "divergences.txt"), "KP_TREE": tree,
                    "KP_DIFF_FIXED": fixed})
@@ -116,6 +127,26 @@ def check_differential(tmp):
     rc6, c6 = differential(tmp, c, rust, listed + ["arm.a"], entry, rec, "7.3", "arm.a")
     result("differential-fixed-divergence", base_ok and rc5 == 0 and rc6 != 0,
            "rc=%d/%d/%d: %s" % (rc0, rc5, rc6, " ".join(l for l in c6.splitlines() if l.startswith("FAIL"))))
+    # The report the right behaviour prints (an entry's console: field) is
+    # allowed in the Rust kernel's divergence boot, and required there.
+    c = ["KPD div.x again.rc=0"]
+    rust = ["KPD div.x again.rc=-22"]
+    entry = "div.x | C: 0 | Rust: -22 | why: made up | repro: none | console: register_kprobe.*ph_div_x\n"
+    rec = {"div.x.c": ["KPD div.x again.rc=0"], "div.x.rust": ["KPD div.x again.rc=-22"]}
+    warn = ("kprobes: WARN_ON at rust-core/register.rs:1\nWARNING: CPU: 0 PID: 1 at shim.c:2 w+0x1\n"
+            "Call Trace:\n register_kprobe+0x1\n ph_div_x+0x1 [m]\n---[ end trace 0 ]---\n")
+    other = warn.replace("ph_div_x", "ph_other")
+    def boot(con):
+        return {"c": (c, CONSOLE + other), "rust": (rust, con)}
+    rc7, c7 = differential(tmp, good, good, listed, entry, rec, div=boot(CONSOLE + warn))
+    rc8, c8 = differential(tmp, good, good, listed, entry, rec, div=boot(CONSOLE))
+    rc9, c9 = differential(tmp, good, good, listed, entry, rec, div=boot(CONSOLE + other))
+    exp = "console-rust-divergence/expected-report-div.x"
+    result("differential-expected-report", base_ok and rc7 == 0 and rc8 != 0 and rc9 != 0
+           and "FAIL " + exp in c8 and "FAIL console-rust-divergence/no-reports" in c9,
+           "rc=%d/%d/%d/%d: %s | %s" % (rc0, rc7, rc8, rc9,
+                                        " ".join(l for l in c7.splitlines() if l.startswith("FAIL")),
+                                        " ".join(l for l in c8.splitlines() if l.startswith("FAIL"))))
 
 
 def check_cross_variant(tmp):

@@ -92,6 +92,21 @@ div_optimized_probe_module_reload() {
 	lst $s
 }
 
+# A kretprobe whose registration failed, unregistered (twice): upstream
+# dereferences its NULL rethook with kprobe_mutex held, and the shell that
+# wrote the phase is killed.  The phase runs in a child shell, and its output
+# is read only if it returned (the module's lock is held otherwise); it is
+# the last div.* entry, since nothing of kprobes works after it on C.
+div_unregister_failed_kretprobe() {
+	s=div.unregister_failed_kretprobe
+	ph div_kret_fail_reg
+	sh -c "echo div_kret_fail_unreg >$K/ctl" 2>/dev/null
+	st=$?
+	echo "KPD $s unregister_shell_status=$st"
+	[ $st = 0 ] && cat $K/out
+	lst $s 'kpd_fa\+'
+}
+
 # kpd.divergence=1: only the intended divergences named div.* in
 # divergences.txt, each a module phase named like its scenario; the C core
 # is left in a bad state by them, so nothing else runs and the driver stays

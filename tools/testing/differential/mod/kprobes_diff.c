@@ -29,6 +29,7 @@
 #include <linux/ctype.h>
 #include <linux/ftrace.h>
 #include <linux/seq_file.h>
+#include <linux/hash.h>
 #include "kprobes_diff.h"
 
 /*
@@ -151,6 +152,10 @@ KPD_FN(kpd_fi1, 61)
 KPD_FN(kpd_fi2, 67)
 KPD_FN(kpd_fi3, 71)
 KPD_FN(kpd_feq, 73)
+KPD_FN(kpd_fr1, 79)
+KPD_FN(kpd_fr2, 83)
+KPD_FN(kpd_fr3, 89)
+KPD_FN(kpd_fr4, 97)
 
 #ifdef KPD_OPTPROBES
 /*
@@ -655,6 +660,84 @@ static void ph_div_ftrace_post(void)
 	call_order(D1, kpd_fd);
 	rc = disable_kprobe(&b1.kp);
 	R(D1, "disable_after_unregister.rc=%d", rc);
+}
+
+#define D4 "div.reregister_by_addr_offset"
+/* kernel/kprobes.c's KPROBE_HASH_BITS: the kprobe_table bucket of an address. */
+#define KPD_HASH_BITS 6
+
+static void ph_div_rereg_offset(void)
+{
+	int (*fns[])(int) = { kpd_fr1, kpd_fr2, kpd_fr3, kpd_fr4 };
+	unsigned long lo, hi, d;
+	int i, j, rc;
+
+	/*
+	 * A live probe given by .addr = X - d and .offset = d (X < Y function
+	 * entries, d = Y - X) is registered at X.  register_kprobe() stores X
+	 * in .addr but keeps .offset, so upstream resolves a second
+	 * register_kprobe() of it to X + d = Y, misses the live probe and
+	 * hashes it a second time.  The pair is one whose kprobe_table buckets
+	 * differ: in one bucket the probe would be linked to itself and a walk
+	 * of it would never end.  No function of the pair is called: on the C
+	 * core a hit at X would find no probe there.
+	 */
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		for (j = i + 1; j < ARRAY_SIZE(fns); j++) {
+			lo = min((unsigned long)fns[i], (unsigned long)fns[j]);
+			hi = max((unsigned long)fns[i], (unsigned long)fns[j]);
+			d = hi - lo;
+			kpi(&b1, 'A', NULL, d, true, false);
+			b1.kp.addr = (void *)(lo - d);
+			rc = register_kprobe(&b1.kp);
+			if (rc) {
+				R(D4, "A.rc=%d", rc);
+				return;
+			}
+			if (hash_ptr(b1.kp.addr, KPD_HASH_BITS) !=
+			    hash_ptr((void *)b1.kp.addr + d, KPD_HASH_BITS))
+				goto found;
+			unregister_kprobe(&b1.kp);
+		}
+	}
+	R(D4, "pair=none");
+	return;
+found:
+	R(D4, "A.rc=%d", rc);
+	R(D4, "A.at_entry=%d", b1.kp.addr == (void *)lo || b1.kp.addr == (void *)lo + 4);
+	R(D4, "again.rc=%d", register_kprobe(&b1.kp));
+	R(D4, "A.moved=%d", b1.kp.addr != (void *)lo && b1.kp.addr != (void *)lo + 4);
+	/* Upstream unhashes it at Y; its link at X stays (kprobes/list). */
+	unregister_kprobe(&b1.kp);
+}
+
+#define D5 "div.unregister_failed_kretprobe"
+static struct kretprobe d5_rp;
+
+/*
+ * A kretprobe whose registration failed, then unregistered, as a module's
+ * error or exit path may do.  kprobe_on_func_entry() refuses kpd_fa+16
+ * before the rethook (or, without rethook, the instance pool's holder) is
+ * allocated, so rp->rh (rp->rph) stays NULL; upstream's
+ * unregister_kretprobes() then frees it unconditionally: a NULL pointer
+ * dereference with kprobe_mutex held.  The job runs the unregister phase
+ * last, in a child shell, and reads its output only if it returned.
+ */
+static void ph_div_kret_fail_reg(void)
+{
+	memset(&d5_rp, 0, sizeof(d5_rp));
+	d5_rp.kp.symbol_name = "kpd_fa";
+	d5_rp.kp.offset = 16;
+	d5_rp.handler = kpd_rp_ret;
+	R(D5, "register.rc=%d", register_kretprobe(&d5_rp));
+}
+
+static void ph_div_kret_fail_unreg(void)
+{
+	unregister_kretprobe(&d5_rp);
+	R(D5, "unregister=returned kp.addr=%s", d5_rp.kp.addr ? "set" : "NULL");
+	unregister_kretprobe(&d5_rp);
+	R(D5, "unregister_again=returned");
 }
 
 /* ---- phase: aggregation ------------------------------------------------------- */
@@ -2336,6 +2419,9 @@ static const struct {
 	{ "bad", ph_bad },
 	{ "unsafe", ph_unsafe },
 	{ D1, ph_div_ftrace_post },
+	{ D4, ph_div_rereg_offset },
+	{ "div_kret_fail_reg", ph_div_kret_fail_reg },
+	{ "div_kret_fail_unreg", ph_div_kret_fail_unreg },
 	{ "aggr", ph_aggr },
 	{ "reent", ph_reent },
 	{ "opt_reg", ph_opt_reg },

@@ -75,6 +75,8 @@ typedef u8 kprobe_opcode_t;
 static inline void *ERR_PTR(long error) { return (void *)error; }
 static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
 static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE((unsigned long)ptr); }
+static inline bool IS_ERR_OR_NULL(const void *ptr) { return !ptr || IS_ERR(ptr); }
+#define BIT(nr) (1UL << (nr))
 
 /* errno values (asm-generic/errno-base.h, errno.h) */
 #define ENOENT 2

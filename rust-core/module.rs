@@ -75,25 +75,22 @@ pub unsafe fn module_callback(val: c_ulong, m: *mut Module) -> c_int {
     // notified, only '.init.text' section would be freed. We need to
     // disable kprobes which have been inserted in the sections.
     let km = locks::kprobe_mutex();
-    // SAFETY: `for_each_hashed()` yields hashed probes, as `kill_kprobe()` needs.
-    unsafe {
-        registry::for_each_hashed(&km, |p| {
-            let a = p.addr() as usize;
-            if mv.within_init(a) || (checkcore && mv.within_core(a)) {
-                // The vaddr this probe is installed will soon be vfreed but
-                // not synced to disk. Hence, disarming the breakpoint isn't
-                // needed.
-                //
-                // Note, this will also move any optimized probes that are
-                // pending to be removed from their corresponding lists to
-                // the 'freeing_list' and will not be touched by the delayed
-                // kprobe_optimizer() work handler.
-                kill_kprobe(&km, p);
-            }
-        });
-        if val == MODULE_STATE_GOING {
-            crate::blacklist::remove_module(&km, &crate::views::ModuleView::from_raw(m));
+    registry::for_each_hashed(&km, |p| {
+        let a = p.addr() as usize;
+        if mv.within_init(a) || (checkcore && mv.within_core(a)) {
+            // The vaddr this probe is installed will soon be vfreed but
+            // not synced to disk. Hence, disarming the breakpoint isn't
+            // needed.
+            //
+            // Note, this will also move any optimized probes that are
+            // pending to be removed from their corresponding lists to
+            // the 'freeing_list' and will not be touched by the delayed
+            // kprobe_optimizer() work handler.
+            kill_kprobe(&km, p);
         }
+    });
+    if val == MODULE_STATE_GOING {
+        crate::blacklist::remove_module(&km, &mv);
     }
     drop(km);
     sys::NOTIFY_DONE

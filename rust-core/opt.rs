@@ -305,74 +305,84 @@ fn do_optimize_kprobes(_tl: &TextLocks<'_>) {
 fn do_unoptimize_kprobes(tl: &TextLocks<'_>) {
     sys::lockdep_assert_held_text_mutex();
     sys::lockdep_assert_cpus_held();
-    // SAFETY: `tl` proves `kprobe_mutex`, the CPU hotplug lock and `text_mutex`
-    // held, as the arch code, the flags writes and the list walks need; the
-    // entries of the staging lists are live aggregates.
-    unsafe {
-        if !list::list_empty(unoptimizing_list()) {
-            sys::arch_unoptimize_kprobes(unoptimizing_list(), freeing_list());
+    // SAFETY: `tl` proves `kprobe_mutex` held, the staging lists' lock.
+    if unsafe { !list::list_empty(unoptimizing_list()) } {
+        // SAFETY: `tl` proves the three locks the arch code needs held; both
+        // lists link the `list` members of live optimized aggregates only.
+        unsafe { sys::arch_unoptimize_kprobes(unoptimizing_list(), freeing_list()) };
+    }
+    // Loop on 'freeing_list' for disarming and removing from kprobe hash list.
+    // SAFETY: `tl` proves `kprobe_mutex` held, which guards the list; the body
+    // unlinks only the entry it is at (`unhash()` or `list_del_init()`).
+    for l in unsafe { list::iter_safe(freeing_list()) } {
+        // SAFETY: `l` is an entry of the freeing list, which links only the
+        // `list` members of live optimized aggregates, and it stays linked
+        // until this iteration unlinks it.
+        let kp = unsafe { Aggr::from_raw(addr_of_mut!((*op_of_list(l)).kp)) }.probe();
+        // Switching from detour code to origin.
+        kp.clear_flags(tl, KPROBE_FLAG_OPTIMIZED);
+        // Disarm probes if marked disabled and not gone.
+        //
+        // Intended divergence: also while all probes are disarmed
+        // (`kprobes/enabled` = 0).  A probe disabled while optimized
+        // (its unoptimization queued), then enabled while all are
+        // disarmed, has its DISABLED flag cleared without being armed
+        // (divergence 2; upstream leaves it DISABLED there, so it is
+        // disarmed here).  Unoptimized now, its text is an int3 again;
+        // left armed while probing is off, and then unregistered (no
+        // disarming while all are disarmed), it would be unhashed with
+        // the int3 in the text, and its next hit would oops ("Oops:
+        // int3").  `disarm_kprobe_locked()` takes the probes it forcibly
+        // unoptimized and disarmed off this list, so none is disarmed
+        // twice.
+        if (kp.disabled() || state::all_disarmed()) && !kp.gone() {
+            // SAFETY: `kp` is hashed, so prepared, and `tl` proves
+            // `text_mutex` and the CPU hotplug lock held.
+            unsafe { sys::arch_disarm_kprobe(kp.as_ptr()) };
         }
-        // Loop on 'freeing_list' for disarming and removing from kprobe hash list.
-        for l in list::iter_safe(freeing_list()) {
-            let ap = Aggr::from_raw(addr_of_mut!((*op_of_list(l)).kp));
-            let kp = ap.probe();
-            // Switching from detour code to origin.
-            kp.clear_flags(tl, KPROBE_FLAG_OPTIMIZED);
-            // Disarm probes if marked disabled and not gone.
-            //
-            // Intended divergence: also while all probes are disarmed
-            // (`kprobes/enabled` = 0).  A probe disabled while optimized
-            // (its unoptimization queued), then enabled while all are
-            // disarmed, has its DISABLED flag cleared without being armed
-            // (divergence 2; upstream leaves it DISABLED there, so it is
-            // disarmed here).  Unoptimized now, its text is an int3 again;
-            // left armed while probing is off, and then unregistered (no
-            // disarming while all are disarmed), it would be unhashed with
-            // the int3 in the text, and its next hit would oops ("Oops:
-            // int3").  `disarm_kprobe_locked()` takes the probes it forcibly
-            // unoptimized and disarmed off this list, so none is disarmed
-            // twice.
-            if (kp.disabled() || state::all_disarmed()) && !kp.gone() {
-                sys::arch_disarm_kprobe(kp.as_ptr());
-            }
-            if kprobe_unused(tl, kp) {
-                // Remove unused probes from hash list. After waiting for
-                // synchronization, these probes are reclaimed (by
-                // do_free_cleaned_kprobes()).
-                registry::unhash(tl, Hashed::from_raw(kp.as_ptr()));
-            } else {
-                list::list_del_init(l);
-            }
+        if kprobe_unused(tl, kp) {
+            // Remove unused probes from hash list. After waiting for
+            // synchronization, these probes are reclaimed (by
+            // do_free_cleaned_kprobes()).
+            // SAFETY: an aggregate on the freeing list is still hashed.
+            registry::unhash(tl, unsafe { Hashed::from_raw(kp.as_ptr()) });
+        } else {
+            // SAFETY: `l` is linked in the freeing list, whose lock `tl` proves.
+            unsafe { list::list_del_init(l) };
         }
     }
 }
 
 /// `do_free_cleaned_kprobes()`: reclaims the probes on `freeing_list`.
 fn do_free_cleaned_kprobes(km: &KprobeMutex) {
-    // SAFETY: `km` proves `kprobe_mutex` held, which guards the list; the entries
-    // were unhashed before an RCU tasks grace period.
-    unsafe {
-        for l in list::iter_safe(freeing_list()) {
-            list::list_del_init(l);
-            let kp = Aggr::from_raw(addr_of_mut!((*op_of_list(l)).kp)).probe();
-            if !kprobe_unused(km, kp) {
-                // This must not happen, but if there is a kprobe still in
-                // use, keep it on kprobes hash list.
-                crate::warn_once!();
-                continue;
-            }
-            // The aggregator was holding back another probe while it sat
-            // on the unoptimizing/freeing lists.  Now that the aggregator
-            // has been fully reverted we can safely retry the optimization
-            // of that sibling (mainline).  Unhashed, not freed yet: still
-            // counted in `NEAR`.
-            if tree::REOPT_SIBLING_AFTER_FREE {
-                if let Some(sibling) = get_optimized_kprobe_at(km, kp.addr(), true) {
-                    optimize_kprobe(km, sibling.probe());
-                }
-            }
-            free_aggr_kprobe(kp.as_ptr());
+    // SAFETY: `km` proves `kprobe_mutex` held, which guards the list; the body
+    // unlinks the entry it is at first.
+    for l in unsafe { list::iter_safe(freeing_list()) } {
+        // SAFETY: `l` is the `list` of an optimized aggregate on the freeing
+        // list, unhashed before an RCU tasks grace period and freed below
+        // after its last use.
+        let kp = unsafe { Aggr::from_raw(addr_of_mut!((*op_of_list(l)).kp)) }.probe();
+        // SAFETY: `l` is linked in the freeing list, whose lock `km` proves.
+        unsafe { list::list_del_init(l) };
+        if !kprobe_unused(km, kp) {
+            // This must not happen, but if there is a kprobe still in
+            // use, keep it on kprobes hash list.
+            crate::warn_once!();
+            continue;
         }
+        // The aggregator was holding back another probe while it sat
+        // on the unoptimizing/freeing lists.  Now that the aggregator
+        // has been fully reverted we can safely retry the optimization
+        // of that sibling (mainline).  Unhashed, not freed yet: still
+        // counted in `NEAR`.
+        if tree::REOPT_SIBLING_AFTER_FREE {
+            if let Some(sibling) = get_optimized_kprobe_at(km, kp.addr(), true) {
+                optimize_kprobe(km, sibling.probe());
+            }
+        }
+        // SAFETY: `kp` is unused and unhashed since an RCU tasks grace
+        // period, so no reader sees it; it is not used after this.
+        unsafe { free_aggr_kprobe(kp.as_ptr()) };
     }
 }
 

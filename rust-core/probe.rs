@@ -368,24 +368,24 @@ unsafe fn run_pre_handlers(p: *mut Kprobe, regs: *mut PtRegs, stop: bool) -> c_i
     // SAFETY: handler context (this function's `# Safety`): preemption is
     // disabled.
     let po = unsafe { PreemptOff::assume() };
-    // SAFETY: `p` is a live aggregate and we run in handler context, an RCU read
-    // side (this function's `# Safety`); each enabled child's own `pre_handler`
-    // gets the child and the trap's `regs`.
-    unsafe {
-        Aggr::from_raw(p).for_each_child_rcu(|kp| {
-            if let Some(h) = kp.pre_handler() {
-                if !kp.disabled() {
-                    sys::set_kprobe_instance(po, kp.as_ptr());
-                    if h(kp.as_ptr(), regs) != 0 && stop {
-                        ret = 1;
-                        return false;
-                    }
+    let run = |kp: Probe<'_>| {
+        if let Some(h) = kp.pre_handler() {
+            if !kp.disabled() {
+                sys::set_kprobe_instance(po, kp.as_ptr());
+                // SAFETY: `h` is the enabled child's own pre-handler, called
+                // with the child and the trap's `regs` in handler context.
+                if unsafe { h(kp.as_ptr(), regs) } != 0 && stop {
+                    ret = 1;
+                    return false;
                 }
             }
-            sys::reset_kprobe_instance(po);
-            true
-        });
-    }
+        }
+        sys::reset_kprobe_instance(po);
+        true
+    };
+    // SAFETY: `p` is a live aggregate and we run in handler context, an RCU
+    // read side (this function's `# Safety`), as the walk of its children needs.
+    unsafe { Aggr::from_raw(p).for_each_child_rcu(run) };
     ret
 }
 

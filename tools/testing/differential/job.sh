@@ -102,8 +102,16 @@ div_unregister_failed_kretprobe() {
 	ph div_kret_fail_reg
 	sh -c "echo div_kret_fail_unreg >$K/ctl" 2>/dev/null
 	st=$?
-	echo "KPD $s unregister_shell_status=$st"
-	[ $st = 0 ] && cat $K/out
+	# Killed: by SIGKILL after a page fault oops, SIGSEGV after a general
+	# protection fault (KASAN's shadow check) or on arm64.
+	if [ $st = 0 ]; then
+		echo "KPD $s unregister_shell=returned"
+		cat $K/out
+	elif [ $st -gt 128 ]; then
+		echo "KPD $s unregister_shell=killed"
+	else
+		echo "KPD $s unregister_shell=exit$st"
+	fi
 	lst $s 'kpd_fa\+'
 }
 

@@ -99,19 +99,23 @@ def divergences(path, tree):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        fields = [f.strip() for f in line.split("|")]
-        trees = [f.split(":", 1)[1].split() for f in fields[1:] if f.startswith("trees:")]
-        if trees and tree not in trees[0]:
+        trees = entry_field(line, "trees")
+        if trees is not None and tree not in trees.split():
             continue
-        out[fields[0]] = line
+        out[line.split("|")[0].strip()] = line
     return out
+
+
+def entry_field(line, key):
+    """The value of an entry's optional `key:` field, or None."""
+    fields = [f.strip() for f in line.split("|")][1:]
+    return next((f.split(":", 1)[1].strip() for f in fields if f.startswith(key + ":")), None)
 
 
 def console_allowance(line):
     """The entry's `console:` regular expression, or None."""
-    fields = [f.strip() for f in line.split("|")]
-    c = [f.split(":", 1)[1].strip() for f in fields[1:] if f.startswith("console:")]
-    return re.compile(c[0], re.S) if c else None
+    c = entry_field(line, "console")
+    return re.compile(c, re.S) if c is not None else None
 
 
 def drop_allowed_reports(con, allowed):

@@ -92,6 +92,75 @@ div_optimized_probe_module_reload() {
 	lst $s
 }
 
+# kprobes/enabled = 0 while an optimized probe's unoptimization is queued
+# (intended divergence 6).  The sysctl's writer queues the unoptimization and
+# waits for the optimizer; the optimizer (a kthread on 7.3, a kworker on
+# 6.12) is SCHED_NORMAL, so SCHED_FIFO spinners on every CPU (no system
+# calls: a spinner that blocks, even for a moment, lets it run), with RT
+# throttling and the fair server off, keep it from running while the job
+# (SCHED_FIFO above them) writes kprobes/enabled = 0 and calls the probed
+# function; then the spinners stop, the optimizer runs, and it is called
+# again.  Each writer runs in a child that leaves a file once it returned.
+# Its entry comes first in divergences.txt: on C, the probes later entries
+# leave behind would be disarmed by kprobes/enabled = 0 too.
+div_disarm_all_unopt_queued() {
+	s=div.disarm_all_unopt_queued
+	has optprobes || return 0
+	# A starved task that holds a lock kprobes/enabled needs would hold the
+	# writer off too: first let x86's switch from the boot clocksource
+	# (tsc-early; a kworker that flips static keys under text_mutex) finish.
+	cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
+	i=0
+	while [ "$(cat $cs 2>/dev/null)" = tsc-early ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	ph div_dq_reg
+	rt=/proc/sys/kernel/sched_rt_runtime_us
+	rt_saved=$(cat $rt)
+	fs=$(ls $D/sched/fair_server/cpu*/runtime 2>/dev/null)
+	fs_saved=$(cat $D/sched/fair_server/cpu0/runtime 2>/dev/null)
+	rm -f /tmp/kpd.dq.*
+	echo sched_fifo >$K/ctl
+	echo -1 >$rt
+	for f in $fs; do echo 0 >$f; done
+	pids=
+	c=0
+	while [ $c -lt "$(nproc)" ]; do
+		taskset -c $c sh -c "echo sched_fifo_low >$K/ctl; while :; do :; done" &
+		pids="$pids $!"
+		c=$((c + 1))
+	done
+	sleep 0.5
+	sh -c "echo 0 >$OPT; touch /tmp/kpd.dq.sysctl" &
+	sleep 1
+	[ -e /tmp/kpd.dq.sysctl ] && a=returned || a=waiting
+	sh -c "echo 0 >$D/kprobes/enabled; touch /tmp/kpd.dq.enabled" &
+	sleep 1
+	[ -e /tmp/kpd.dq.enabled ] && b=returned || b=waiting
+	echo div_dq_call >$K/ctl && cat $K/out >/tmp/kpd.dq.during
+	kill -9 $pids
+	wait $pids 2>/dev/null
+	for f in $fs; do echo "$fs_saved" >$f; done
+	echo "$rt_saved" >$rt
+	echo sched_normal >$K/ctl
+	i=0
+	while [ $i -lt 100 ] && ! [ -e /tmp/kpd.dq.sysctl -a -e /tmp/kpd.dq.enabled ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "KPD $s optimizer_held sysctl_writer=$a enabled_writer=$b"
+	sed 's/ \(text0\|order\)=/ during.\1=/' /tmp/kpd.dq.during
+	[ -e /tmp/kpd.dq.sysctl ] && a=returned || a=waiting
+	[ -e /tmp/kpd.dq.enabled ] && b=returned || b=waiting
+	echo "KPD $s optimizer_run sysctl_writer=$a enabled_writer=$b"
+	ph div_dq_call | sed 's/ \(text0\|order\)=/ after.\1=/'
+	echo 1 >$D/kprobes/enabled
+	echo 1 >$OPT
+	ph div_dq_unreg
+	lst $s kpd_fdq
+}
+
 # A kretprobe whose registration failed, unregistered (twice): upstream
 # dereferences its NULL rethook with kprobe_mutex held, and the shell that
 # wrote the phase is killed.  The phase runs in a child shell, and its output

@@ -30,6 +30,7 @@
 #include <linux/ftrace.h>
 #include <linux/seq_file.h>
 #include <linux/hash.h>
+#include <linux/sched.h>
 #include "kprobes_diff.h"
 
 /*
@@ -156,6 +157,7 @@ KPD_FN(kpd_fr1, 79)
 KPD_FN(kpd_fr2, 83)
 KPD_FN(kpd_fr3, 89)
 KPD_FN(kpd_fr4, 97)
+KPD_FN(kpd_fdq, 101)
 
 #ifdef KPD_OPTPROBES
 /*
@@ -1275,6 +1277,46 @@ static void ph_opt_enable_queued_unreg(void)
 		msleep(20);
 	R(KPD_EQ, "unregistered.text0=%s", kpd_text0(&eq.kp));
 	call_order(KPD_EQ, kpd_feq);
+}
+
+/*
+ * Intended divergence 6 (divergences.txt): kprobes/enabled = 0 while an
+ * optimized probe's unoptimization is queued.  The job's
+ * div_disarm_all_unopt_queued() writes debug.kprobes-optimization = 0 from a
+ * child that then waits for the optimizer, keeps the optimizer from running
+ * (real-time spinners on every CPU; phases sched_*), writes kprobes/enabled
+ * = 0 and calls the probed function through phase div_dq_call, then lets
+ * the optimizer run and calls it again.  Upstream's disarm_all_kprobes()
+ * forcibly unoptimizes the probe but does not disarm it, since it is queued
+ * (now on the freeing list), and the optimizer disarms only disabled probes
+ * there: the int3 stays and the probe fires while all are disarmed.  The
+ * Rust core disarms it at once.
+ */
+#define KPD_DQ "div.disarm_all_unopt_queued"
+static struct kpd_kp dq;
+
+static void ph_div_dq_reg(void)
+{
+	kpi(&dq, 'P', "kpd_fdq", KPD_MID, true, false);
+	reg(KPD_DQ, &dq);
+	R(KPD_DQ, "jump_written=%d", kpd_wait_jump(dq.kp.addr, true));
+}
+
+static void ph_div_dq_call(void)
+{
+	R(KPD_DQ, "text0=%s", kpd_text0(&dq.kp));
+	call_order(KPD_DQ, kpd_fdq);
+}
+
+static void ph_div_dq_unreg(void)
+{
+	int i;
+
+	unregister_kprobe(&dq.kp);
+	for (i = 0; i < 500 && READ_ONCE(*(const u8 *)dq.kp.addr) != dq.kp.opcode; i++)
+		msleep(20);
+	R(KPD_DQ, "unregistered.text0=%s", kpd_text0(&dq.kp));
+	call_order(KPD_DQ, kpd_fdq);
 }
 #endif /* KPD_OPTPROBES */
 
@@ -2410,6 +2452,27 @@ static void ph_arm_fail_cleanup(void)
 }
 #endif /* KPD_KPROBES_ON_FTRACE */
 
+/*
+ * The writer's scheduling policy (the job's race set-ups): SCHED_FIFO above
+ * the spinners, SCHED_FIFO below everything else real-time, or back to
+ * SCHED_NORMAL.  sched_setscheduler() is not exported, and busybox has no
+ * chrt.
+ */
+static void ph_sched_fifo(void)
+{
+	sched_set_fifo(current);
+}
+
+static void ph_sched_fifo_low(void)
+{
+	sched_set_fifo_low(current);
+}
+
+static void ph_sched_normal(void)
+{
+	sched_set_normal(current, 0);
+}
+
 /* ---- debugfs control ---------------------------------------------------------- */
 
 static const struct {
@@ -2422,6 +2485,9 @@ static const struct {
 	{ D4, ph_div_rereg_offset },
 	{ "div_kret_fail_reg", ph_div_kret_fail_reg },
 	{ "div_kret_fail_unreg", ph_div_kret_fail_unreg },
+	{ "sched_fifo", ph_sched_fifo },
+	{ "sched_fifo_low", ph_sched_fifo_low },
+	{ "sched_normal", ph_sched_normal },
 	{ "aggr", ph_aggr },
 	{ "reent", ph_reent },
 	{ "opt_reg", ph_opt_reg },
@@ -2462,6 +2528,9 @@ static const struct {
 	{ "sib_unreg", ph_sib_unreg },
 	{ "opt_enable_queued", ph_opt_enable_queued },
 	{ "opt_enable_queued_unreg", ph_opt_enable_queued_unreg },
+	{ "div_dq_reg", ph_div_dq_reg },
+	{ "div_dq_call", ph_div_dq_call },
+	{ "div_dq_unreg", ph_div_dq_unreg },
 #endif
 #ifdef KPD_KPROBES_ON_FTRACE
 	{ "arm_fail_single", ph_arm_fail_single },

@@ -1268,15 +1268,21 @@ static void ph_opt_enable_queued(void)
 	show(KPD_EQ, &eq);
 }
 
-static void ph_opt_enable_queued_unreg(void)
+/* Unregister, wait for the original first byte (the optimizer's pass), call. */
+static void unreg_call(const char *scn, struct kpd_kp *k, int (*f)(int))
 {
 	int i;
 
-	unregister_kprobe(&eq.kp);
-	for (i = 0; i < 500 && READ_ONCE(*(const u8 *)eq.kp.addr) != eq.kp.opcode; i++)
+	unregister_kprobe(&k->kp);
+	for (i = 0; i < 500 && READ_ONCE(*(const u8 *)k->kp.addr) != k->kp.opcode; i++)
 		msleep(20);
-	R(KPD_EQ, "unregistered.text0=%s", kpd_text0(&eq.kp));
-	call_order(KPD_EQ, kpd_feq);
+	R(scn, "unregistered.text0=%s", kpd_text0(&k->kp));
+	call_order(scn, f);
+}
+
+static void ph_opt_enable_queued_unreg(void)
+{
+	unreg_call(KPD_EQ, &eq, kpd_feq);
 }
 
 /*
@@ -1310,13 +1316,7 @@ static void ph_div_dq_call(void)
 
 static void ph_div_dq_unreg(void)
 {
-	int i;
-
-	unregister_kprobe(&dq.kp);
-	for (i = 0; i < 500 && READ_ONCE(*(const u8 *)dq.kp.addr) != dq.kp.opcode; i++)
-		msleep(20);
-	R(KPD_DQ, "unregistered.text0=%s", kpd_text0(&dq.kp));
-	call_order(KPD_DQ, kpd_fdq);
+	unreg_call(KPD_DQ, &dq, kpd_fdq);
 }
 #endif /* KPD_OPTPROBES */
 

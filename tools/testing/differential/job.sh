@@ -49,18 +49,26 @@ biglst() {
 # kernel config (debugfs kprobes_diff/features: optprobes, kprobes_on_ftrace).
 has() { grep -qx "$1" $K/features; }
 
+# poll TRIES COMMAND...: run COMMAND up to TRIES times, 0.1 s apart, until
+# it succeeds; the status is whether it did.
+poll() {
+	tries=$1
+	shift
+	while [ "$tries" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
 # wait_list REGEX present|absent: poll kprobes/list (the optimizer is
 # delayed work) for up to 10 s; the listing printed afterwards shows the
 # state either way.
+listed() { grep -qE "$1" $D/kprobes/list; }
+unlisted() { ! listed "$1"; }
 wait_list() {
-	i=0
-	while [ $i -lt 100 ]; do
-		if grep -qE "$1" $D/kprobes/list; then [ "$2" = present ] && return 0
-		else [ "$2" = absent ] && return 0; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	if [ "$2" = present ]; then poll 100 listed "$1"; else poll 100 unlisted "$1"; fi
 }
 
 section differential
@@ -92,6 +100,15 @@ div_optimized_probe_module_reload() {
 	lst $s
 }
 
+# Of div_disarm_all_unopt_queued() below: x86's boot clocksource is
+# replaced; `writer sysctl|enabled`: whether that writer's child returned
+# (returned|waiting); both did.
+past_tsc_early() {
+	[ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" != tsc-early ]
+}
+writer() { if [ -e /tmp/kpd.dq.$1 ]; then echo returned; else echo waiting; fi; }
+both_returned() { [ -e /tmp/kpd.dq.sysctl ] && [ -e /tmp/kpd.dq.enabled ]; }
+
 # kprobes/enabled = 0 while an optimized probe's unoptimization is queued
 # (intended divergence 6).  The sysctl's writer queues the unoptimization and
 # waits for the optimizer; the optimizer (a kthread on 7.3, a kworker on
@@ -109,12 +126,7 @@ div_disarm_all_unopt_queued() {
 	# A starved task that holds a lock kprobes/enabled needs would hold the
 	# writer off too: first let x86's switch from the boot clocksource
 	# (tsc-early; a kworker that flips static keys under text_mutex) finish.
-	cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
-	i=0
-	while [ "$(cat $cs 2>/dev/null)" = tsc-early ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	poll 300 past_tsc_early
 	ph div_dq_reg
 	rt=/proc/sys/kernel/sched_rt_runtime_us
 	rt_saved=$(cat $rt)
@@ -134,26 +146,20 @@ div_disarm_all_unopt_queued() {
 	sleep 0.5
 	sh -c "echo 0 >$OPT; touch /tmp/kpd.dq.sysctl" &
 	sleep 1
-	[ -e /tmp/kpd.dq.sysctl ] && a=returned || a=waiting
+	a=$(writer sysctl)
 	sh -c "echo 0 >$D/kprobes/enabled; touch /tmp/kpd.dq.enabled" &
 	sleep 1
-	[ -e /tmp/kpd.dq.enabled ] && b=returned || b=waiting
+	b=$(writer enabled)
 	echo div_dq_call >$K/ctl && cat $K/out >/tmp/kpd.dq.during
 	kill -9 $pids
 	wait $pids 2>/dev/null
 	for f in $fs; do echo "$fs_saved" >$f; done
 	echo "$rt_saved" >$rt
 	echo sched_normal >$K/ctl
-	i=0
-	while [ $i -lt 100 ] && ! [ -e /tmp/kpd.dq.sysctl -a -e /tmp/kpd.dq.enabled ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	poll 100 both_returned
 	echo "KPD $s optimizer_held sysctl_writer=$a enabled_writer=$b"
 	sed 's/ \(text0\|order\)=/ during.\1=/' /tmp/kpd.dq.during
-	[ -e /tmp/kpd.dq.sysctl ] && a=returned || a=waiting
-	[ -e /tmp/kpd.dq.enabled ] && b=returned || b=waiting
-	echo "KPD $s optimizer_run sysctl_writer=$a enabled_writer=$b"
+	echo "KPD $s optimizer_run sysctl_writer=$(writer sysctl) enabled_writer=$(writer enabled)"
 	ph div_dq_call | sed 's/ \(text0\|order\)=/ after.\1=/'
 	echo 1 >$D/kprobes/enabled
 	echo 1 >$OPT

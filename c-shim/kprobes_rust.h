@@ -237,6 +237,14 @@ int kprobes_rust_init_optprobes(void);
 #endif
 
 #if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+int kretprobe_init_inst(void *nod, void *context);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+int kretprobe_fini_pool(struct objpool_head *_head, void *context);
+#endif
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
 void free_rp_inst_rcu(struct rcu_head *head);
 #endif
 

@@ -8,11 +8,6 @@
  * do not edit.  Only c-shim/kprobes_layout.c includes it.
  */
 
-struct kprobes_rust_view_rcu_head {
-	struct kprobes_rust_view_rcu_head *next;
-	void (*func)(struct kprobes_rust_view_rcu_head *head);
-};
-
 struct kprobes_rust_view_hlist_node {
 	struct kprobes_rust_view_hlist_node *next;
 	struct kprobes_rust_view_hlist_node **pprev;
@@ -42,6 +37,23 @@ struct kprobes_rust_view_jprobe {
 	void *entry;
 };
 
+struct kprobes_rust_view_kprobe_insn_cache {
+	struct mutex mutex; /* the C struct's lock: see include/linux/kprobes.h */
+	void *(*alloc)(void);
+	void (*free)(void *page);
+	const char *sym;
+	struct kprobes_rust_view_list_head pages;
+	size_t insn_size;
+	int nr_garbage;
+};
+
+#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+struct kprobes_rust_view_kretprobe_holder {
+	struct kprobes_rust_view_kretprobe *rp;
+	struct objpool_head pool;
+};
+#endif
+
 struct kprobes_rust_view_kretprobe {
 	struct kprobes_rust_view_kprobe kp;
 	kretprobe_handler_t handler;
@@ -57,12 +69,29 @@ struct kprobes_rust_view_kretprobe {
 #endif
 };
 
-#if !defined(CONFIG_KRETPROBE_ON_RETHOOK)
-struct kprobes_rust_view_kretprobe_holder {
-	struct kprobes_rust_view_kretprobe *rp;
-	struct objpool_head pool;
+#if defined(CONFIG_OPTPROBES)
+struct kprobes_rust_view_optimized_kprobe {
+	struct kprobes_rust_view_kprobe kp;
+	struct kprobes_rust_view_list_head list;
+	struct arch_optimized_insn optinsn;
 };
 #endif
+
+struct kprobes_rust_view_hlist_head {
+	struct kprobes_rust_view_hlist_node *first;
+};
+
+struct kprobes_rust_view_rcu_head {
+	struct kprobes_rust_view_rcu_head *next;
+	void (*func)(struct kprobes_rust_view_rcu_head *head);
+};
+
+struct kprobes_rust_view_kprobe_blacklist_entry {
+	struct kprobes_rust_view_list_head list;
+	size_t start_addr;
+	size_t end_addr;
+	struct kprobes_rust_view_rcu_head rcu;
+};
 
 #if defined(CONFIG_KRETPROBE_ON_RETHOOK)
 struct kprobes_rust_view_kretprobe_instance {
@@ -81,35 +110,6 @@ struct kprobes_rust_view_kretprobe_instance {
 	u8 data[];
 };
 #endif
-
-struct kprobes_rust_view_kprobe_insn_cache {
-	struct mutex mutex; /* the C struct's lock: see include/linux/kprobes.h */
-	void *(*alloc)(void);
-	void (*free)(void *page);
-	const char *sym;
-	struct kprobes_rust_view_list_head pages;
-	size_t insn_size;
-	int nr_garbage;
-};
-
-#if defined(CONFIG_OPTPROBES)
-struct kprobes_rust_view_optimized_kprobe {
-	struct kprobes_rust_view_kprobe kp;
-	struct kprobes_rust_view_list_head list;
-	struct arch_optimized_insn optinsn;
-};
-#endif
-
-struct kprobes_rust_view_hlist_head {
-	struct kprobes_rust_view_hlist_node *first;
-};
-
-struct kprobes_rust_view_kprobe_blacklist_entry {
-	struct kprobes_rust_view_list_head list;
-	size_t start_addr;
-	size_t end_addr;
-	struct kprobes_rust_view_rcu_head rcu;
-};
 
 struct kprobes_rust_view_kretprobe_blackpoint {
 	const char *name;

@@ -493,3 +493,34 @@ static int __init debugfs_kprobe_init(void)
 
 late_initcall(debugfs_kprobe_init);
 #endif /* CONFIG_DEBUG_FS */
+
+/* --- kCFI ----------------------------------------------------------------- */
+
+/*
+ * The core's callbacks that C calls through a pointer of another name have
+ * that pointer's type: their kCFI type id is then the one the call checks
+ * (kcfi_check.py compares it with the id rustc gave them).  The core's
+ * other entry points are stored by C initializers above, which the compiler
+ * type-checks.
+ */
+#define SAME_TYPE(f, t) \
+	static_assert(__builtin_types_compatible_p(typeof(&f), t), \
+		      #f " is not a " #t)
+
+SAME_TYPE(aggr_pre_handler, kprobe_pre_handler_t);
+SAME_TYPE(aggr_post_handler, kprobe_post_handler_t);
+SAME_TYPE(pre_handler_kretprobe, kprobe_pre_handler_t);
+#ifdef CONFIG_KPROBES_RUST_JPROBES
+SAME_TYPE(jprobe_pre_handler, kprobe_pre_handler_t);
+#endif
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+SAME_TYPE(kretprobe_rethook_handler, rethook_handler_t);
+#else
+SAME_TYPE(kretprobe_init_inst, objpool_init_obj_cb);
+SAME_TYPE(kretprobe_fini_pool, objpool_fini_cb);
+SAME_TYPE(free_rp_inst_rcu, rcu_callback_t);
+#endif
+
+#if defined(CONFIG_CFI) || defined(CONFIG_CFI_CLANG)
+#include "kprobes_rust_cfi.h"
+#endif

@@ -5,6 +5,21 @@
 //! (`ftrace_export!`), and the first instructions of such a function.
 //! Declared first in the crate root (`#[macro_use]`), so that every module
 //! can export the functions it owns.
+//!
+//! With kCFI, C's indirect call of a function checks the type id in the
+//! function's preamble against the id of the pointer's C type.  Every
+//! function of the core that C may call through a pointer is declared in C
+//! with its C prototype (`c-shim/kprobes_rust.h`), and C takes its address
+//! (`c-shim/kprobes_rust_cfi.h`), so that clang defines its id as
+//! `__kcfi_typeid_NAME`.  An entry stub carries that symbol in its preamble
+//! (`arch_entry_stub!`): C's id by construction.  A function rustc compiles
+//! (the aggregate handlers, the kretprobe and RCU callbacks) carries rustc's
+//! id, which encodes a `#[repr(C)]` struct by its name: the structs in
+//! those signatures are named as C names them (`kprobe`,
+//! `kretprobe_instance`, `callback_head`; the core's code uses CamelCase
+//! aliases), and `c-shim/kcfi_check.py` fails the build when an id differs
+//! from clang's.  The same names give the core's own calls of C's handlers
+//! (`pre_handler`, `post_handler`, a kretprobe's `handler`) C's ids.
 
 /// `ftrace_export! { DOC ATTRS [unsafe] fn name(args) [-> ret] BODY }`: the
 /// C symbol `name`, written once.

@@ -35,13 +35,20 @@ pub struct HlistNode {
 }
 
 /// `struct rcu_head` (`struct callback_head`).
+///
+/// Named as C names it: kCFI encodes a `#[repr(C)]` struct in a function
+/// type by its name, so an `rcu_callback_t` of the core carries C's type id
+/// only if the struct is called `callback_head` (`abi.rs`).
 #[repr(C)]
-pub struct RcuHead {
+#[allow(non_camel_case_types)]
+pub struct callback_head {
     /// Next callback.
-    pub next: *mut RcuHead,
+    pub next: *mut callback_head,
     /// The callback.
-    pub func: Option<unsafe extern "C" fn(head: *mut RcuHead)>,
+    pub func: Option<unsafe extern "C" fn(head: *mut callback_head)>,
 }
+/// `struct rcu_head`.
+pub type RcuHead = callback_head;
 
 /// `CStr::from_ptr()` for a C string the kernel passes (`const char *`).
 ///

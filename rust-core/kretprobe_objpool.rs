@@ -49,6 +49,7 @@ fn ri_of(n: *mut LlistNode) -> *mut KretprobeInstance {
 /// # Safety
 /// objpool's: `nod` is an object of the pool's object size, `context` the
 /// holder given to `objpool_init()`.
+#[no_mangle]
 unsafe extern "C" fn kretprobe_init_inst(nod: *mut c_void, context: *mut c_void) -> c_int {
     // SAFETY: `nod` is a fresh object of at least `size_of::<KretprobeInstance>()`
     // bytes, not yet handed out (this function's `# Safety`).
@@ -62,6 +63,7 @@ unsafe extern "C" fn kretprobe_init_inst(nod: *mut c_void, context: *mut c_void)
 /// # Safety
 /// objpool's: called once, when the pool's last object is gone; `context`
 /// is the holder `alloc_instances()` allocated.
+#[no_mangle]
 unsafe extern "C" fn kretprobe_fini_pool(
     _head: *mut sys::ObjpoolHead,
     context: *mut c_void,

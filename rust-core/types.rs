@@ -8,7 +8,7 @@
 //! the size and the offset of every field with the bindgen'd C definition,
 //! so a mismatch is a compile error.
 
-pub use crate::ctypes::{HlistHead, HlistNode, KprobeOpcode, ListHead, RcuHead};
+pub use crate::ctypes::{callback_head, HlistHead, HlistNode, KprobeOpcode, ListHead, RcuHead};
 use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// `struct pt_regs` (only passed through).
@@ -41,9 +41,10 @@ pub type KprobePreHandler = Option<unsafe extern "C" fn(*mut Kprobe, *mut PtRegs
 /// `kprobe_post_handler_t`.
 pub type KprobePostHandler = Option<unsafe extern "C" fn(*mut Kprobe, *mut PtRegs, c_ulong)>;
 
-/// `struct kprobe`.
+/// `struct kprobe`, named as C names it for kCFI (`abi.rs`).
 #[repr(C)]
-pub struct Kprobe {
+#[allow(non_camel_case_types)]
+pub struct kprobe {
     /// Entry in the `kprobe_table` bucket.
     pub hlist: HlistNode,
     /// List of kprobes for multi-handler support (aggregates).
@@ -68,6 +69,8 @@ pub struct Kprobe {
     /// this kprobe is registered.
     pub flags: u32,
 }
+/// `struct kprobe`.
+pub type Kprobe = kprobe;
 
 /// Breakpoint has already gone.
 pub const KPROBE_FLAG_GONE: u32 = 1;
@@ -90,7 +93,7 @@ pub struct KprobeBlacklistEntry {
     /// One past the last blacklisted address.
     pub end_addr: usize,
     /// For `kfree_rcu()`.
-    pub rcu: RcuHead,
+    pub rcu: callback_head,
 }
 
 /// The blacklist-related areas of a module, as `sys::module_areas()` reads
@@ -142,7 +145,7 @@ pub type ArchOptimizedInsn = crate::ktypes::ArchOptimizedInsn;
 #[repr(C)]
 pub struct OptimizedKprobe {
     /// The aggregate probe itself.
-    pub kp: Kprobe,
+    pub kp: kprobe,
     /// Entry in the optimizing/unoptimizing/freeing list, or empty.
     pub list: ListHead,
     /// The arch's detour buffer state.
@@ -164,7 +167,7 @@ pub type KretprobeHandler =
 #[repr(C)]
 pub struct Kretprobe {
     /// The entry probe.
-    pub kp: Kprobe,
+    pub kp: kprobe,
     /// Called on return.
     pub handler: KretprobeHandler,
     /// Called on entry; non-zero means no return handler for this call.
@@ -206,7 +209,7 @@ pub type LlistNode = crate::ktypes::LlistNode;
 #[repr(C)]
 pub struct Jprobe {
     /// The entry probe.
-    pub kp: Kprobe,
+    pub kp: kprobe,
     /// The handler, with the probed function's prototype.
     pub entry: *mut c_void,
 }
@@ -215,7 +218,8 @@ pub struct Jprobe {
 /// node followed by `data_size` bytes of private data.
 #[cfg(CONFIG_KRETPROBE_ON_RETHOOK)]
 #[repr(C)]
-pub struct KretprobeInstance {
+#[allow(non_camel_case_types)]
+pub struct kretprobe_instance {
     /// The rethook node (first: the instance is its container).
     pub node: RethookNode,
     /// The private data.
@@ -227,9 +231,10 @@ pub struct KretprobeInstance {
 /// data.
 #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
 #[repr(C)]
-pub struct KretprobeInstance {
+#[allow(non_camel_case_types)]
+pub struct kretprobe_instance {
     /// For `call_rcu()` once its kretprobe is gone.
-    pub rcu: RcuHead,
+    pub rcu: callback_head,
     /// On its task's `kretprobe_instances` list.
     pub llist: LlistNode,
     /// Its kretprobe's holder.
@@ -241,6 +246,9 @@ pub struct KretprobeInstance {
     /// The private data.
     pub data: [u8; 0],
 }
+
+/// `struct kretprobe_instance`.
+pub type KretprobeInstance = kretprobe_instance;
 
 /// `struct kretprobe_blackpoint`: a function kretprobes may not probe.
 #[repr(C)]

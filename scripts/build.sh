@@ -50,9 +50,13 @@ configure() { # VARIANT
 	frag_v=$o/kprobes-variant.config
 	mkdir -p "$o"
 	# The rust variant also has the jprobes layer (it only adds API; the
-	# configs still differ only in CONFIG_KPROBES_RUST*).
-	if [ "$v" = rust ]; then want="CONFIG_KPROBES_RUST=y
-CONFIG_KPROBES_RUST_JPROBES=y"; else want="# CONFIG_KPROBES_RUST is not set"; fi
+	# configs still differ only in CONFIG_KPROBES_RUST*), unless the row
+	# turns it off (kCFI: its Kconfig excludes jprobes).
+	if [ "$v" != rust ]; then want="# CONFIG_KPROBES_RUST is not set"
+	elif grep -qx "# CONFIG_KPROBES_RUST_JPROBES is not set" $(frag_files "$KCONFIG_FRAG"); then
+		want="CONFIG_KPROBES_RUST=y"
+	else want="CONFIG_KPROBES_RUST=y
+CONFIG_KPROBES_RUST_JPROBES=y"; fi
 	{ cat $(frag_files "$KCONFIG_FRAG"); echo "$want"; } >"$frag_v.new"
 	local key
 	key=$(cat "$frag_v.new" "$WORK/kernel-source-version" | sha256sum | cut -c1-16)

@@ -31,3 +31,16 @@ for pair in kprobes_rust.h:cbindgen.toml kprobes_rust_layout.h:cbindgen-layout.t
 		info "wrote $hdr"
 	fi
 done
+# c-shim/kprobes_rust_cfi.h: the functions of kprobes_rust.h the core
+# defines, address-taken for their kCFI type ids (from the header just
+# checked or written).
+hdr=$ROOT/c-shim/kprobes_rust_cfi.h
+python3 "$ROOT/scripts/kcfi-decls.py" "$ROOT/c-shim/kprobes_rust.h" "$ROOT"/rust-core/*.rs \
+	"$ROOT"/rust-core/tree/*.rs "$ROOT"/arch/*/*.rs >"$tmp" || die "scripts/kcfi-decls.py failed"
+if [ "${1:-}" = --check ]; then
+	diff -u "$hdr" "$tmp" || die "c-shim/kprobes_rust_cfi.h is stale" "run scripts/gen-header.sh and commit the result"
+	info "c-shim/kprobes_rust_cfi.h is up to date"
+else
+	cp "$tmp" "$hdr"
+	info "wrote $hdr"
+fi

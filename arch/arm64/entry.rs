@@ -99,6 +99,34 @@ macro_rules! entry_record {
     };
 }
 
+// kCFI (CONFIG_CFI on 7.3, CONFIG_CFI_CLANG on 6.12): an indirect call
+// compares the type id in the word before the callee with the one of the
+// pointer's C type.  An assembly function of this kernel puts
+// `__kcfi_typeid_NAME` there (cfi_types.h's `SYM_TYPED_START()`); clang
+// defines that symbol from C's declaration of NAME in every object that
+// takes its address (`c-shim/kprobes_rust_cfi.h` takes them all), so the id
+// is C's by construction, and a symbol no C code declares is a link error.
+// arm64 selects CALL_OPS only without kCFI, whose ops literal would sit
+// where the id goes.
+#[cfg(all(
+    CONFIG_RUST,
+    any(CONFIG_CFI, CONFIG_CFI_CLANG),
+    CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS
+))]
+compile_error!("KPROBES_RUST on arm64 cannot have both kCFI and DYNAMIC_FTRACE_WITH_CALL_OPS");
+#[cfg(all(CONFIG_RUST, any(CONFIG_CFI, CONFIG_CFI_CLANG)))]
+macro_rules! entry_cfi {
+    ($name:ident) => {
+        concat!(".4byte __kcfi_typeid_", stringify!($name))
+    };
+}
+#[cfg(all(CONFIG_RUST, not(any(CONFIG_CFI, CONFIG_CFI_CLANG))))]
+macro_rules! entry_cfi {
+    ($name:ident) => {
+        ""
+    };
+}
+
 /// `arch_entry_stub!(name, body)`: the C symbol `name`, a stub that
 /// branches to `body` after the instructions a C function of this kernel
 /// starts with (see above), for `ftrace_export!` (`rust-core/abi.rs`).
@@ -110,6 +138,7 @@ macro_rules! arch_entry_stub {
             concat!(".globl ", stringify!($name)),
             concat!(".type ", stringify!($name), ", %function"),
             entry_pre!(),
+            entry_cfi!($name),
             concat!(stringify!($name), ":"),
             entry_bti!(),
             entry_site!(),
@@ -153,6 +182,7 @@ macro_rules! arch_get_kprobe {
             ".globl get_kprobe",
             ".type get_kprobe, %function",
             entry_pre!(),
+            entry_cfi!(get_kprobe),
             "get_kprobe:",
             entry_bti!(),
             entry_site!(),

@@ -71,6 +71,70 @@ macro_rules! entry_align {
     };
 }
 
+// kCFI (CONFIG_CFI on 7.3, CONFIG_CFI_CLANG on 6.12): an indirect call
+// compares the type id that the callee's preamble carries with the one of
+// the pointer's C type.  The preamble of an assembly function of this
+// kernel (linkage.h's `__CFI_TYPE()`, `SYM_TYPED_FUNC_START()`) is the
+// local function `__cfi_NAME`: `mov $__kcfi_typeid_NAME, %eax` and the
+// padding up to the function alignment, after that mov with CALL_PADDING,
+// before it without.  clang defines `__kcfi_typeid_NAME` from C's
+// declaration of NAME in every object that takes its address
+// (`c-shim/kprobes_rust_cfi.h` takes them all), so the id is C's by
+// construction, and a symbol no C code declares is a link error.
+#[cfg(all(CONFIG_RUST, any(CONFIG_CFI, CONFIG_CFI_CLANG), CONFIG_CALL_PADDING))]
+macro_rules! cfi_padding {
+    (pre) => {
+        ""
+    };
+    (post) => {
+        concat!(".skip ", function_alignment!(), " - 5, 0x90")
+    };
+}
+#[cfg(all(
+    CONFIG_RUST,
+    any(CONFIG_CFI, CONFIG_CFI_CLANG),
+    not(CONFIG_CALL_PADDING)
+))]
+macro_rules! cfi_padding {
+    (pre) => {
+        concat!(".skip ", function_alignment!(), " - 5, 0x90")
+    };
+    (post) => {
+        ""
+    };
+}
+#[cfg(all(CONFIG_RUST, any(CONFIG_CFI, CONFIG_CFI_CLANG)))]
+macro_rules! entry_cfi {
+    ($name:ident) => {
+        concat!(
+            ".type __cfi_",
+            stringify!($name),
+            ", @function\n",
+            "__cfi_",
+            stringify!($name),
+            ":\n",
+            cfi_padding!(pre),
+            "\n",
+            ".byte 0xb8\n",
+            ".long __kcfi_typeid_",
+            stringify!($name),
+            "\n",
+            cfi_padding!(post),
+            "\n",
+            ".size __cfi_",
+            stringify!($name),
+            ", .-__cfi_",
+            stringify!($name)
+        )
+    };
+}
+#[cfg(all(CONFIG_RUST, not(any(CONFIG_CFI, CONFIG_CFI_CLANG))))]
+macro_rules! entry_cfi {
+    ($name:ident) => {
+        ""
+    };
+}
+
 // A return of an assembly function of this kernel (linkage.h's `RET`): the
 // jump to the return thunk with MITIGATION_RETHUNK (objtool records it in
 // `.return_sites`, as for the compiler's), `ret; int3` with
@@ -109,6 +173,7 @@ macro_rules! arch_entry_stub {
             concat!(".globl ", stringify!($name)),
             concat!(".type ", stringify!($name), ", @function"),
             entry_align!(),
+            entry_cfi!($name),
             concat!(stringify!($name), ":"),
             entry_endbr!(),
             entry_fentry!(),
@@ -166,6 +231,7 @@ macro_rules! arch_get_kprobe {
             ".globl get_kprobe",
             ".type get_kprobe, @function",
             entry_align!(),
+            entry_cfi!(get_kprobe),
             "get_kprobe:",
             entry_endbr!(),
             entry_fentry!(),

@@ -22,7 +22,8 @@ top-level items, a statement line `X::f(...);` naming a module that is not
 staged is dropped, and an item that names one anywhere else is dropped.
 kbuild: an `obj-y += DIR/X.o` or `obj-$(CONFIG_...) += DIR/X.o` line (and the comment lines right above it)
 stays when DIR/X.rs or DIR/X.c is staged or is not a file of the series
-(another tree's).
+(another tree's); a paragraph without obj- lines stays when every file of
+the series it names is staged.
 """
 import os
 import re
@@ -119,6 +120,15 @@ def kbuild(text, staged, every):
     have = {f.rsplit(".", 1)[0] for f in staged}
     # Objects of files that are not the series' (another tree's) stay.
     ours = {f.rsplit(".", 1)[0] for f in every}
+    # A paragraph without obj- lines (a rule of the core's own, with its
+    # comment) goes whole while a series file it names is not staged.
+    paras = []
+    for para in re.split(r"(?<=\n)\n", text):
+        names = {m.group(1) for m in re.finditer(r"\b((?:rust-core|c-shim|arch)/[\w/]+)\.\w+", para)}
+        if not re.search(r"^obj-", para, re.M) and any(n in ours and n not in have for n in names):
+            continue
+        paras.append(para)
+    text = "\n".join(paras)
     out, comments = [], []
     for ln in text.splitlines(keepends=True):
         if ln.startswith("#"):

@@ -11,15 +11,19 @@
 # rust O= directory and only kernel/kprobes_rust/ (with the kernel crate it
 # needs) is built, in $WORK/cfgcheck/.  `make matrix` builds, boots and
 # tests these rows in full.
+# The `cfi` row (kCFI) runs the core's kCFI check there
+# (c-shim/kcfi_check.py, from Kbuild): every function of the core that C
+# declares carries its C prototype's type id.
 #   scripts/suites/cfgcheck.sh        rows from KP_CFGCHECK_ROWS
-#                                     (default: pipeline minimal; any
+#                                     (default: pipeline minimal cfi; any
 #                                     row of scripts/kconfig/ works)
-# Checks: cfgcheck/ROW-compiles, cfgcheck/ROW-no-warnings.
+# Checks: cfgcheck/ROW-compiles, cfgcheck/ROW-no-warnings, and for a row
+# with kCFI cfgcheck/ROW-kcfi-type-ids.
 . "$(dirname "$0")/../lib.sh"
 
 seed=$(outdir rust)
 [ -f "$seed/vmlinux" ] || die "no built pipeline rust kernel in $seed" "run scripts/build.sh rust first"
-for row in ${KP_CFGCHECK_ROWS-pipeline minimal}; do
+for row in ${KP_CFGCHECK_ROWS-pipeline minimal cfi}; do
 	step "cfgcheck: $row (kernel/kprobes_rust/ only)"
 	logs=$WORK/cfgcheck/logs-$row
 	mkdir -p "$logs"
@@ -38,11 +42,24 @@ for row in ${KP_CFGCHECK_ROWS-pipeline minimal}; do
 		KP_TARGETS="CLIPPY=1 kernel/kprobes_rust/" "$ROOT/scripts/build.sh" rust >>"$logs/cfgcheck.log" 2>&1; then
 		info "built in $((SECONDS - t0)) s"
 		echo "PASS cfgcheck/$row-compiles"
+		built=1
 	else
 		grep -E '^error' -A 6 "$logs/build-rust.log" 2>/dev/null | head -n 20 | sed 's/^/    /'
 		echo "FAIL cfgcheck/$row-compiles see $logs/build-rust.log"
-		continue
+		built=0
 	fi
+	# The kCFI check's report, written by Kbuild when it passes.
+	if grep -qx "CONFIG_CFI=y" $(frag_files "$ROOT/scripts/kconfig/$row.config"); then
+		report=$WORK/cfgcheck/$row-rust/kernel/kprobes_rust/c-shim/kcfi_check.txt
+		if [ -s "$report" ]; then
+			info "$(head -n 1 "$report")"
+			echo "PASS cfgcheck/$row-kcfi-type-ids"
+		else
+			grep 'kcfi_check' "$logs/build-rust.log" 2>/dev/null | head -n 10 | sed 's/^/    /'
+			echo "FAIL cfgcheck/$row-kcfi-type-ids no report from c-shim/kcfi_check.py (see $logs/build-rust.log)"
+		fi
+	fi
+	[ "$built" = 1 ] || continue
 	# rustc's, clippy's and clang's warnings on the core's files.
 	w=$(grep -E -A 3 '(^|: )warning' "$logs/build-rust.log" | grep -c 'kprobes_rust/' || true)
 	if [ "$w" = 0 ]; then

@@ -32,6 +32,13 @@ that a case cannot pass by the script failing for another reason.  One
                                look past fails hostdiff/every-divergence-
                                resolved (the rest of its sequence was not
                                compared)
+  kcfi-check-mismatch          the Kbuild kCFI check (c-shim/kcfi_check.py),
+                               on objects compiled here by rustc and clang
+                               with kCFI: a callback whose struct has its
+                               Rust name (`Kprobe`, not C's `kprobe`) fails
+                               it, and so does an assembly preamble naming
+                               another function's type id; with C's name
+                               and the right id it passes
 """
 import json
 import os
@@ -225,6 +232,67 @@ def check_hostdiff():
     result("hostdiff-unresolved", ok, "good=%r bad=%r" % (good, bad))
 
 
+KCFI_C = """struct kprobe;
+struct pt_regs;
+int cb(struct kprobe *p, struct pt_regs *regs);
+int stub(struct kprobe *p, struct pt_regs *regs);
+void *addresses[] = { cb, stub };
+"""
+KCFI_RUST = """#![no_std]
+#![allow(non_camel_case_types)]
+#[repr(C)]
+pub struct STRUCT { x: i32 }
+#[repr(C)]
+pub struct pt_regs { x: i32 }
+#[no_mangle]
+pub unsafe extern "C" fn cb(_p: *mut STRUCT, _r: *mut pt_regs) -> i32 { 1 }
+core::arch::global_asm!(
+    ".pushsection .text, \\"ax\\"", ".globl stub", ".type stub, @function", ".balign 16",
+    ".type __cfi_stub, @function", "__cfi_stub:", ".skip 11, 0x90", ".byte 0xb8",
+    ".long __kcfi_typeid_ID", ".size __cfi_stub, .-__cfi_stub",
+    "stub:", "xorl %eax, %eax", "ret", ".size stub, .-stub", ".popsection",
+    options(att_syntax)
+);
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! { loop {} }
+"""
+
+
+def check_kcfi(tmp):
+    """c-shim/kcfi_check.py on a C object and a Rust object of x86-64 with
+    kCFI: the C prototypes' ids against rustc's preamble and an assembly
+    preamble's relocation."""
+    d = os.path.join(tmp, "kcfi")
+    write(os.path.join(d, "c.c"), KCFI_C)
+    cc = subprocess.run(["clang-19", "-c", "-O2", "-fsanitize=kcfi",
+                         "-fsanitize-cfi-icall-experimental-normalize-integers",
+                         os.path.join(d, "c.c"), "-o", os.path.join(d, "c.o")],
+                        capture_output=True, text=True)
+    if cc.returncode:
+        return result("kcfi-check-mismatch", False, "clang-19: " + cc.stderr[:200])
+    outs = {}
+    for case, struct_name, typeid in (("good", "kprobe", "stub"), ("rust-name", "Kprobe", "stub"),
+                                      ("asm-id", "kprobe", "cb")):
+        src = os.path.join(d, case + ".rs")
+        write(src, KCFI_RUST.replace("STRUCT", struct_name).replace("__kcfi_typeid_ID",
+                                                                     "__kcfi_typeid_" + typeid))
+        rc = subprocess.run(["rustc", "--edition", "2021", "-O", "--crate-type=lib", "--emit=obj",
+                             "-Cpanic=abort", "-Zsanitizer=kcfi", "-Zsanitizer-cfi-normalize-integers",
+                             "-Cunsafe-allow-abi-mismatch=sanitizer,sanitizer-cfi-normalize-integers",
+                             "--target", "x86_64-unknown-linux-gnu", src, "-o", src[:-3] + ".o"],
+                            capture_output=True, text=True, env=dict(os.environ, RUSTC_BOOTSTRAP="1"))
+        if rc.returncode:
+            return result("kcfi-check-mismatch", False, "rustc (%s): %s" % (case, rc.stderr[:200]))
+        p = subprocess.run([sys.executable, "-B", os.path.join(HERE, "..", "..", "c-shim", "kcfi_check.py"),
+                            src[:-3] + ".o", os.path.join(d, "c.o")], capture_output=True, text=True)
+        outs[case] = (p.returncode, p.stdout + p.stderr)
+    good, bad_name, bad_id = outs["good"], outs["rust-name"], outs["asm-id"]
+    ok = (good[0] == 0 and "rustc: cb\n" in good[1] and "assembly: stub\n" in good[1]
+          and bad_name[0] == 1 and "cb: rustc's type id" in bad_name[1]
+          and bad_id[0] == 1 and "stub: the preamble's id is __kcfi_typeid_cb" in bad_id[1])
+    result("kcfi-check-mismatch", ok, repr(outs)[:400])
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="kp-selftest-") as tmp:
         for f in (check_differential, check_cross_variant, check_faults):
@@ -236,6 +304,11 @@ def main():
         check_hostdiff()
     except Exception as e:
         result("hostdiff-unresolved", False, "%s: %s" % (type(e).__name__, e))
+    with tempfile.TemporaryDirectory(prefix="kp-selftest-") as tmp:
+        try:
+            check_kcfi(tmp)
+        except Exception as e:
+            result("kcfi-check-mismatch", False, "%s: %s" % (type(e).__name__, e))
     return 0
 
 

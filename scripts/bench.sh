@@ -58,6 +58,15 @@ if [ "$KP_ARCH" = arm64 ]; then
 	export KPB_RUN KPB_EVN KPB_POLICY_RUN KPB_POLICY_EVN KPB_COST4
 fi
 
+# cfi (KP_CONFIG=cfi make bench): the hit rows only, which kCFI changes (a
+# type-id check before each indirect call of a handler); results in
+# bench/7.3/cfi/.
+if [ "$KP_CONFIG" = cfi ]; then
+	NFUNCS=${KPB_NFUNCS:-5000} NMODS=${KPB_NMODS:-10}
+	: "${KPB_RUN=hits}" "${KPB_EVN=}" "${KPB_POLICY_RUN=}" "${KPB_POLICY_EVN=}" "${KPB_COST4:=0}"
+	export KPB_RUN KPB_EVN KPB_POLICY_RUN KPB_POLICY_EVN KPB_COST4
+fi
+
 # The commit the results name: main's state when the run starts (a commit
 # made while the guests run must not be named instead).
 commit=$(git rev-parse HEAD)

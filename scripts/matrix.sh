@@ -18,8 +18,8 @@
 # command.
 . "$(dirname "$0")/lib.sh"
 
-ALL_ROWS="pipeline debug preempt minimal-up minimal-nofs defconfig debian arm64 randconfig"
-[ "$KP_TREE" = 6.12 ] || ALL_ROWS=${ALL_ROWS/arm64/arm64 cfi}
+ALL_ROWS="pipeline debug preempt minimal-up minimal-nofs defconfig debian arm64 cfi randconfig"
+[ "$KP_TREE" != 6.12 ] || ALL_ROWS=${ALL_ROWS/ cfi/}
 [ $# -gt 0 ] || set -- ${KP_MATRIX:-$ALL_ROWS}
 MDIR=$WORK/results/matrix
 mkdir -p "$MDIR"

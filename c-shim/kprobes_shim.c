@@ -504,7 +504,7 @@ late_initcall(debugfs_kprobe_init);
  * type-checks.
  */
 #define SAME_TYPE(f, t) \
-	static_assert(__builtin_types_compatible_p(typeof(&f), t), \
+	static_assert(__builtin_types_compatible_p(typeof(f) *, t), \
 		      #f " is not a " #t)
 
 SAME_TYPE(aggr_pre_handler, kprobe_pre_handler_t);

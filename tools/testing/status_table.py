@@ -143,10 +143,13 @@ def table():
             "(checks passed/failed/skipped, both variants) and its commit, from "
             "`tools/testing/matrix/results.md`; `not run`: no committed run on "
             "that tree."]
-    bench = [line for line in (
-        bench_line(t, a, "%s/%sresults.json" % (BENCH_DIR[t], "" if a == "x86_64" else a + "/"))
-        for t in TREES for a in ARCHES)
-        if line]
+    # A config's own runs (bench/TREE/CONFIG/, e.g. `cfi`: hit rows only)
+    # follow the architecture's.
+    runs = [(t, a, "%s/%sresults.json" % (BENCH_DIR[t], "" if a == "x86_64" else a + "/"))
+            for t in TREES for a in ARCHES]
+    runs += [(t, "x86_64 `%s`" % c, "%s/%s/results.json" % (BENCH_DIR[t], c))
+             for t in TREES for c in configs if c not in ARCHES and c != "pipeline"]
+    bench = [line for line in (bench_line(t, a, rel) for t, a, rel in runs) if line]
     if bench:
         out += ["", "Benchmark (`make bench`): " + "; ".join(bench) + "."]
     return "\n".join(out) + "\n"

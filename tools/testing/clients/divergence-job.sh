@@ -44,11 +44,15 @@ tr=$(trace_lines | sed -E 's/^[^ ]+ (mkr?: )/mkdir \1/; s/__x64_sys_mkdir[+]0x[0
 echo > $F/inject
 l2=$(klist __x64_sys_mkdir)
 if err=$(echo 0 2>&1 > $T/events/kpc/mk/enable); then dis="disable: ok"; else dis="disable: ${err##*: }"; fi
+# Canonical: no times, CPUs or pids, and no function sizes or code offsets
+# (they differ between configs, e.g. with kCFI).
 warn=$(dmesg | grep -E 'Failed to (disarm|unregister) kprobe-ftrace|WARNING:' |
 	sed -E -e 's/^\[ *[0-9]+\.[0-9]+\] //' -e 's/ at kernel\/kprobes\.c:[0-9]+/ at kernel\/kprobes.c/' \
 	       -e 's/CPU: [0-9]+ PID: [0-9]+/CPU: N PID: N/' \
 	       -e 's/^WARNING: kernel\/kprobes\.c:[0-9]+ at /WARNING: kernel\/kprobes.c at /' \
-	       -e 's/, CPU#[0-9]+: [^ ]+\/[0-9]+$/, CPU#N: COMM\/N/' | join)
+	       -e 's/, CPU#[0-9]+: [^ ]+\/[0-9]+$/, CPU#N: COMM\/N/' \
+	       -e 's/(__x64_sys_mkdir[+]0x[0-9a-f]+)\/0x[0-9a-f]+/\1/' \
+	       -e 's/ (disarm_kprobe_ftrace)[+]0x[0-9a-f]+\/0x[0-9a-f]+/ \1/' | join)
 l3=$(klist __x64_sys_mkdir)
 echo "$l1"; echo "$m1 / $m2"; echo "$tr"; echo "$l2"; echo "$dis"; echo "$warn"; echo "$l3"
 if [ -n "$warn" ]; then

@@ -48,6 +48,7 @@
 #include <linux/kthread.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_buf.h>
@@ -87,12 +88,32 @@ noinline int kps_f_entry(int x)
  * x86 booster runs out of line without trapping back (no post_handler).
  */
 int kps_f_boost(int x);
+/*
+ * With kCFI, kps_f[] calls it through a pointer, which checks the type id
+ * in front of it: the preamble of an assembly function (the kernel's
+ * SYM_TYPED_FUNC_START()), with the id clang gives its declaration above
+ * (__kcfi_typeid_kps_f_boost, defined because kps_f[] takes its address).
+ */
+#if defined(CONFIG_CFI) || defined(CONFIG_CFI_CLANG)
+#ifdef CONFIG_ARM64
+#define KPS_CFI_TYPE ".4byte __kcfi_typeid_kps_f_boost\n"
+#elif defined(CONFIG_CALL_PADDING)
+#define KPS_CFI_TYPE ".balign 16, 0x90\n__cfi_kps_f_boost:\n.byte 0xb8\n" \
+	".long __kcfi_typeid_kps_f_boost\n.skip " __stringify(CONFIG_FUNCTION_PADDING_BYTES) ", 0x90\n"
+#else
+#define KPS_CFI_TYPE ".balign 16, 0x90\n__cfi_kps_f_boost:\n.skip " \
+	__stringify(CONFIG_FUNCTION_PADDING_BYTES) ", 0x90\n.byte 0xb8\n.long __kcfi_typeid_kps_f_boost\n"
+#endif
+#else
+#define KPS_CFI_TYPE ""
+#endif
 #ifdef CONFIG_ARM64
 /* arm64 (issue 12): the same shape, an `add` and a `ret`. */
 asm(".pushsection .text, \"ax\"\n"
     ".globl kps_f_boost\n"
     ".type kps_f_boost, %function\n"
     ".balign 4\n"
+    KPS_CFI_TYPE
     "kps_f_boost:\n"
     "add w0, w0, #1\n"
     "ret\n"
@@ -106,6 +127,7 @@ asm(".pushsection .text, \"ax\"\n"
 asm(".pushsection .text, \"ax\"\n"
     ".globl kps_f_boost\n"
     ".type kps_f_boost, @function\n"
+    KPS_CFI_TYPE
     "kps_f_boost:\n"
     ASM_ENDBR
     "leal 1(%rdi), %eax\n"

@@ -155,7 +155,7 @@ build() { # VARIANT
 [ $# -gt 0 ] || set -- $VARIANTS
 "$ROOT/scripts/setup.sh"
 "$ROOT/scripts/kernel-tree.sh"
-ra=$WORK/.rustavailable-$KP_ARCH
+ra=$WORK/.rustavailable-$KP_ARCH-llvm$KLLVM
 if [ ! -f "$ra" ] || [ "$ra" -ot "$WORK/.setup-done" ]; then
 	step "build: checking 'make ${KARCH_ARGS[*]+${KARCH_ARGS[*]} }LLVM=$KLLVM rustavailable'"
 	make -C "$KSRC" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM=$KLLVM rustavailable 2>&1 | tail -n 3 | sed 's/^/    /'

@@ -30,10 +30,6 @@ case $KP_TREE in
 *)	echo "unknown KP_TREE '$KP_TREE' (7.3 or 6.12)" >&2; exit 1 ;;
 esac
 KSRC_TARBALL=/usr/src/$KSRC_PKG.tar.xz
-# The toolchain each tree needs (scripts/setup.sh installs it): LLVM for
-# `make LLVM=$KLLVM`, and bindgen's libclang pinned to it, as clang-sys
-# otherwise loads the newest libclang installed.
-export LIBCLANG_PATH=$LLVM_DIR/lib
 # bindgen of the tree's version, installed with `cargo install --root`
 # so that the trees' versions live side by side (scripts/setup.sh).
 TOOLS=${KP_TOOLS:-$HOME/.cargo/kp-tools}/bindgen-$BINDGEN_VERSION
@@ -81,7 +77,7 @@ MIRI_TOOLCHAIN=${KP_MIRI_TOOLCHAIN:-nightly-2026-05-20}
 # `# kp-base: TARGET` (the starting config: tinyconfig (default), defconfig,
 # debian), `# kp-mem: MiB`, `# kp-smp: N`, `# kp-cmdline: ARGS`,
 # `# kp-tcg: OPTS` (QEMU `-accel tcg,OPTS` when TCG is used, scripts/vm.sh),
-# `# kp-targets: TARGETS` (build only these).
+# `# kp-targets: TARGETS` (build only these), `# kp-llvm: SUFFIX` (below).
 frag_files() { # [FRAGMENT]: the included fragments, then the fragment
 	local f=${1:-$KCONFIG_FRAG} inc
 	for inc in $(sed -n 's/^# kp-include: *//p' "$f"); do
@@ -107,6 +103,14 @@ frag_directive() { # NAME: its value in the config's fragments (the last one giv
 # boots with qemu-system-aarch64; without it, the host's x86_64 as before.
 KP_ARCH=$(frag_directive arch 2>/dev/null || true)
 KP_ARCH=${KP_ARCH:-x86_64}
+# The toolchain (scripts/setup.sh installs it): the tree's LLVM for
+# `make LLVM=$KLLVM`, or the config's (`# kp-llvm: -19`: 6.12's kCFI needs
+# clang >= 16, which its LLVM 14 is not), and bindgen's libclang pinned to
+# it, as clang-sys otherwise loads the newest libclang installed.
+KP_LLVM=$(frag_directive llvm 2>/dev/null || true)
+[ -z "$KP_LLVM" ] || KLLVM=$KP_LLVM LLVM_DIR=/usr/lib/llvm$KP_LLVM
+export LIBCLANG_PATH=$LLVM_DIR/lib
+
 case $KP_ARCH in
 x86_64) KARCH_ARGS=() KIMAGE_TARGET=bzImage KIMAGE_PATH=arch/x86/boot/bzImage ;;
 arm64)	KARCH_ARGS=(ARCH=arm64) KIMAGE_TARGET=Image KIMAGE_PATH=arch/arm64/boot/Image ;;

@@ -3,8 +3,7 @@
 # `make matrix`: build, boot and test both variants in each configuration.
 #   scripts/matrix.sh [ROW...]        (default: $KP_MATRIX, else every row)
 # A row is a config of scripts/kconfig/ (pipeline, debug, preempt,
-# minimal-up, minimal-nofs, defconfig, debian, arm64; cfi on 7.3, whose
-# toolchain here has kCFI) or `randconfig`
+# minimal-up, minimal-nofs, defconfig, debian, arm64, cfi) or `randconfig`
 # (scripts/randconfig.sh; seeds from KP_RANDCONFIG_SEEDS).  For a config
 # row: the c variant is built, then the rust variant (from a copy of the c
 # O= directory: only what reads CONFIG_KPROBES_RUST is rebuilt); unless the
@@ -19,7 +18,6 @@
 . "$(dirname "$0")/lib.sh"
 
 ALL_ROWS="pipeline debug preempt minimal-up minimal-nofs defconfig debian arm64 cfi randconfig"
-[ "$KP_TREE" != 6.12 ] || ALL_ROWS=${ALL_ROWS/ cfi/}
 [ $# -gt 0 ] || set -- ${KP_MATRIX:-$ALL_ROWS}
 MDIR=$WORK/results/matrix
 mkdir -p "$MDIR"

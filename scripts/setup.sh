@@ -12,6 +12,7 @@ stamp=$WORK/.setup-done
 if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ -f "$KSRC_TARBALL" ] &&
    bindgen --version 2>/dev/null | grep -qF "bindgen $BINDGEN_VERSION" && command -v cbindgen >/dev/null &&
    command -v qemu-system-x86_64 >/dev/null &&
+   { [ "$KLLVM" = 1 ] || command -v "clang$KLLVM" >/dev/null; } &&
    { [ "$KP_ARCH" = x86_64 ] || { command -v qemu-system-aarch64 >/dev/null &&
      [ -x "$WORK/busybox-$KP_ARCH/bin/busybox" ]; }; }; then
 	step "setup: already done ($(cat "$WORK/kernel-source-version"))"
@@ -39,9 +40,9 @@ done
 have_src=$( (dpkg-query -W -f='${Status} ${Version}' "$KSRC_PKG" 2>/dev/null || true) |
 	sed -n 's/^install ok installed //p')
 
-# LLVM of the tree's version (7.3 needs LLVM >= 17; bookworm's default
-# clang is 14).  bindgen's libclang is pinned per tree (scripts/lib.sh), so
-# the trees' LLVMs share a machine.
+# LLVM of the tree's or the config's version (7.3 needs LLVM >= 17;
+# bookworm's default clang is 14).  bindgen's libclang is pinned to it
+# (scripts/lib.sh), so the LLVMs share a machine.
 if [ "$KLLVM" != 1 ]; then
 	for p in clang$KLLVM lld$KLLVM llvm$KLLVM libclang$KLLVM-dev; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

@@ -49,7 +49,7 @@ for row in ${KP_CFGCHECK_ROWS-pipeline minimal cfi}; do
 		built=0
 	fi
 	# The kCFI check's report, written by Kbuild when it passes.
-	if grep -qx "CONFIG_CFI=y" $(frag_files "$ROOT/scripts/kconfig/$row.config"); then
+	if grep -qxE "CONFIG_CFI(_CLANG)?=y" $(frag_files "$ROOT/scripts/kconfig/$row.config"); then
 		report=$WORK/cfgcheck/$row-rust/kernel/kprobes_rust/c-shim/kcfi_check.txt
 		if [ -s "$report" ]; then
 			info "$(head -n 1 "$report")"

@@ -3,13 +3,15 @@
 """kCFI check of the Rust kprobes core (Kbuild, with CONFIG_CFI): every
 function of the core that C declares carries the type id of its C prototype.
 
-    kcfi_check.py RUST_OBJECT C_OBJECT...
+    kcfi_check.py [--prefix N] RUST_OBJECT C_OBJECT...
 
 C declares the core's functions in kprobes_rust.h and takes their addresses
 (kprobes_rust_cfi.h), so clang defines __kcfi_typeid_NAME in the C objects:
 the id an indirect call of NAME through a pointer of NAME's C type checks.
-In the core's object, the id is in NAME's preamble: on x86-64 the imm32 of
-the `mov $id, %eax` in __cfi_NAME, on arm64 the word before NAME.  For an
+In the core's object, the id is in NAME's preamble, where an indirect call
+reads it: on x86-64 the imm32 of the `mov $id, %eax` in __cfi_NAME, 4 + N
+bytes before NAME, N the patchable prefix (--prefix: CALL_PADDING's
+FUNCTION_PADDING_BYTES, else 0); on arm64 the word before NAME.  For an
 assembly entry point (arch/<arch>/entry.rs) that field is a relocation
 against __kcfi_typeid_NAME, C's id by construction; for a function rustc
 compiled, it is rustc's id, which must equal C's.  The report goes to
@@ -68,7 +70,7 @@ class Elf:
                 if n.startswith(TYPEID) and s == SHN_ABS}
 
 
-def preamble(obj, name, funcs, cfi):
+def preamble(obj, name, funcs, cfi, prefix):
     """(section, offset) of the id field of the preamble right before
     `name`, or None.  By address, not by name: rustc may emit a function as
     an alias of another with the same code, which then has that one's
@@ -76,20 +78,24 @@ def preamble(obj, name, funcs, cfi):
     shndx, value = funcs[name]
     if obj.machine == EM_AARCH64:
         return (shndx, value - 4) if value >= 4 else None
-    start = cfi.get((shndx, value))
-    if start is None:
+    # x86-64: the `mov`'s opcode where the caller's check expects the id
+    # after it, inside a __cfi_ symbol (clang's covers the padding before
+    # the `mov` or only the `mov`, as the patchable prefix goes after it).
+    field = value - 4 - prefix
+    if field - 1 not in cfi.get(shndx, ()) or obj.bytes_at(shndx, field - 1, 1) != b"\xb8":
         return None
-    body = obj.bytes_at(shndx, start, value - start)
-    i = body.find(b"\xb8")
-    return (shndx, start + i + 1) if i >= 0 else None
+    return (shndx, field)
 
 
 def main():
-    if len(sys.argv) < 3:
+    args, prefix = sys.argv[1:], 0
+    if args[:1] == ["--prefix"] and len(args) > 1 and args[1].isdigit():
+        prefix, args = int(args[1]), args[2:]
+    if len(args) < 2:
         sys.exit(__doc__)
     try:
-        rust = Elf(sys.argv[1])
-        cobjs = [Elf(p) for p in sys.argv[2:]]
+        rust = Elf(args[0])
+        cobjs = [Elf(p) for p in args[1:]]
     except (OSError, ValueError, struct.error) as e:
         print("kcfi_check: %s" % e, file=sys.stderr)
         sys.exit(2)
@@ -103,15 +109,18 @@ def main():
                 bad.append("%s: type ids %#x and %#x in different objects" % (name, ids[name], tid))
     funcs = {n: (s, v) for n, t, s, v, _z in rust.syms
              if t == STT_FUNC and s not in (SHN_UNDEF, SHN_ABS) and not n.startswith("__cfi_")}
-    # x86-64: where each __cfi_ preamble ends (the function's address).
-    cfi = {(s, v + z): v for n, _t, s, v, z in rust.syms if n.startswith("__cfi_")}
+    # x86-64: the bytes of each section that a __cfi_ preamble covers.
+    cfi = {}
+    for n, _t, s, v, z in rust.syms:
+        if n.startswith("__cfi_"):
+            cfi.setdefault(s, set()).update(range(v, v + z))
     by_reloc, by_value = [], []
     for name in sorted(ids):
         if name not in funcs:
             continue
-        at = preamble(rust, name, funcs, cfi)
+        at = preamble(rust, name, funcs, cfi, prefix)
         if at is None:
-            bad.append("%s: no kCFI preamble" % name)
+            bad.append("%s: no kCFI preamble with its id %d bytes before it" % (name, 4 + prefix))
             continue
         target = rust.relocs.get(at[0], {}).get(at[1])
         if target is not None:

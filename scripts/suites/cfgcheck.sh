@@ -11,11 +11,13 @@
 # rust O= directory and only kernel/kprobes_rust/ (with the kernel crate it
 # needs) is built, in $WORK/cfgcheck/.  `make matrix` builds, boots and
 # tests these rows in full.
-# The `cfi` row (kCFI) runs the core's kCFI check there
-# (c-shim/kcfi_check.py, from Kbuild): every function of the core that C
-# declares carries its C prototype's type id.
+# The `cfi` row (kCFI) and `cfi-fineibt` (kCFI with CALL_PADDING's
+# layout) run the core's kCFI check there (c-shim/kcfi_check.py, from
+# Kbuild): every function of the core that C declares carries its C
+# prototype's type id where an indirect call reads it.
 #   scripts/suites/cfgcheck.sh        rows from KP_CFGCHECK_ROWS
-#                                     (default: pipeline minimal cfi; any
+#                                     (default: pipeline minimal cfi
+#                                     cfi-fineibt; any
 #                                     row of scripts/kconfig/ works)
 # Checks: cfgcheck/ROW-compiles, cfgcheck/ROW-no-warnings, and for a row
 # with kCFI cfgcheck/ROW-kcfi-type-ids.
@@ -23,7 +25,7 @@
 
 seed=$(outdir rust)
 [ -f "$seed/vmlinux" ] || die "no built pipeline rust kernel in $seed" "run scripts/build.sh rust first"
-for row in ${KP_CFGCHECK_ROWS-pipeline minimal cfi}; do
+for row in ${KP_CFGCHECK_ROWS-pipeline minimal cfi cfi-fineibt}; do
 	step "cfgcheck: $row (kernel/kprobes_rust/ only)"
 	logs=$WORK/cfgcheck/logs-$row
 	mkdir -p "$logs"

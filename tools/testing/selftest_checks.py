@@ -261,7 +261,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! { loop {} }
 def check_kcfi(tmp):
     """c-shim/kcfi_check.py on a C object and a Rust object of x86-64 with
     kCFI: the C prototypes' ids against rustc's preamble and an assembly
-    preamble's relocation."""
+    preamble's relocation, and the preambles' place (both are laid out
+    for no patchable prefix, so CALL_PADDING's --prefix 11 finds neither)."""
     d = os.path.join(tmp, "kcfi")
     write(os.path.join(d, "c.c"), KCFI_C)
     cc = subprocess.run(["clang-19", "-c", "-O2", "-fsanitize=kcfi",
@@ -271,6 +272,7 @@ def check_kcfi(tmp):
     if cc.returncode:
         return result("kcfi-check-mismatch", False, "clang-19: " + cc.stderr[:200])
     outs = {}
+    check = os.path.join(HERE, "..", "..", "c-shim", "kcfi_check.py")
     for case, struct_name, typeid in (("good", "kprobe", "stub"), ("rust-name", "Kprobe", "stub"),
                                       ("asm-id", "kprobe", "cb")):
         src = os.path.join(d, case + ".rs")
@@ -283,13 +285,18 @@ def check_kcfi(tmp):
                             capture_output=True, text=True, env=dict(os.environ, RUSTC_BOOTSTRAP="1"))
         if rc.returncode:
             return result("kcfi-check-mismatch", False, "rustc (%s): %s" % (case, rc.stderr[:200]))
-        p = subprocess.run([sys.executable, "-B", os.path.join(HERE, "..", "..", "c-shim", "kcfi_check.py"),
-                            src[:-3] + ".o", os.path.join(d, "c.o")], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, "-B", check, src[:-3] + ".o", os.path.join(d, "c.o")],
+                           capture_output=True, text=True)
         outs[case] = (p.returncode, p.stdout + p.stderr)
-    good, bad_name, bad_id = outs["good"], outs["rust-name"], outs["asm-id"]
+    p = subprocess.run([sys.executable, "-B", check, "--prefix", "11", os.path.join(d, "good.o"),
+                        os.path.join(d, "c.o")], capture_output=True, text=True)
+    outs["prefix"] = (p.returncode, p.stdout + p.stderr)
+    good, bad_name, bad_id, bad_at = outs["good"], outs["rust-name"], outs["asm-id"], outs["prefix"]
     ok = (good[0] == 0 and "rustc: cb\n" in good[1] and "assembly: stub\n" in good[1]
           and bad_name[0] == 1 and "cb: rustc's type id" in bad_name[1]
-          and bad_id[0] == 1 and "stub: the preamble's id is __kcfi_typeid_cb" in bad_id[1])
+          and bad_id[0] == 1 and "stub: the preamble's id is __kcfi_typeid_cb" in bad_id[1]
+          and bad_at[0] == 1 and "cb: no kCFI preamble with its id 15 bytes" in bad_at[1]
+          and "stub: no kCFI preamble with its id 15 bytes" in bad_at[1])
     result("kcfi-check-mismatch", ok, repr(outs)[:400])
 
 

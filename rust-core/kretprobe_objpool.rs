@@ -43,36 +43,39 @@ fn ri_of(n: *mut LlistNode) -> *mut KretprobeInstance {
     crate::container_of!(n, KretprobeInstance, llist)
 }
 
-/// objpool's `objinit` callback (`kretprobe_init_inst()`): the instance's
-/// holder is the pool's context.
-///
-/// # Safety
-/// objpool's: `nod` is an object of the pool's object size, `context` the
-/// holder given to `objpool_init()`.
-#[no_mangle]
-unsafe extern "C" fn kretprobe_init_inst(nod: *mut c_void, context: *mut c_void) -> c_int {
-    // SAFETY: `nod` is a fresh object of at least `size_of::<KretprobeInstance>()`
-    // bytes, not yet handed out (this function's `# Safety`).
-    unsafe { (*nod.cast::<KretprobeInstance>()).rph = context.cast() };
-    0
+// objpool's callbacks: ordinary functions with an ftrace site, which
+// kprobe_events may probe, as upstream's (and whose kCFI id is C's by
+// construction, `abi.rs`).
+ftrace_export! {
+    /// objpool's `objinit` callback (`kretprobe_init_inst()`): the
+    /// instance's holder is the pool's context.
+    ///
+    /// # Safety
+    /// objpool's: `nod` is an object of the pool's object size, `context`
+    /// the holder given to `objpool_init()`.
+    unsafe fn kretprobe_init_inst(nod: *mut c_void, context: *mut c_void) -> c_int {
+        // SAFETY: `nod` is a fresh object of at least
+        // `size_of::<KretprobeInstance>()` bytes, not yet handed out (this
+        // function's `# Safety`).
+        unsafe { (*nod.cast::<KretprobeInstance>()).rph = context.cast() };
+        0
+    }
 }
 
-/// objpool's `release` callback (`kretprobe_fini_pool()`): frees the
-/// holder with the pool.
-///
-/// # Safety
-/// objpool's: called once, when the pool's last object is gone; `context`
-/// is the holder `alloc_instances()` allocated.
-#[no_mangle]
-unsafe extern "C" fn kretprobe_fini_pool(
-    _head: *mut sys::ObjpoolHead,
-    context: *mut c_void,
-) -> c_int {
-    // SAFETY: the holder was `kzalloc()`ed by `alloc_instances()` and nothing
-    // refers to it any more (its pool is being released, this function's
-    // `# Safety`).
-    unsafe { sys::kfree(context) };
-    0
+ftrace_export! {
+    /// objpool's `release` callback (`kretprobe_fini_pool()`): frees the
+    /// holder with the pool.
+    ///
+    /// # Safety
+    /// objpool's: called once, when the pool's last object is gone;
+    /// `context` is the holder `alloc_instances()` allocated.
+    unsafe fn kretprobe_fini_pool(_head: *mut sys::ObjpoolHead, context: *mut c_void) -> c_int {
+        // SAFETY: the holder was `kzalloc()`ed by `alloc_instances()` and
+        // nothing refers to it any more (its pool is being released, this
+        // function's `# Safety`).
+        unsafe { sys::kfree(context) };
+        0
+    }
 }
 
 /// `free_rp_inst_rcu()`: an instance of an unregistered kretprobe goes

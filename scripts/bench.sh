@@ -60,7 +60,7 @@ fi
 
 # cfi (KP_CONFIG=cfi make bench): the hit rows only, which kCFI changes (a
 # type-id check before each indirect call of a handler); results in
-# bench/7.3/cfi/.
+# bench/7.3/cfi/ (bench/cfi/ on 6.12).
 if [ "$KP_CONFIG" = cfi ]; then
 	NFUNCS=${KPB_NFUNCS:-5000} NMODS=${KPB_NMODS:-10}
 	: "${KPB_RUN=hits}" "${KPB_EVN=}" "${KPB_POLICY_RUN=}" "${KPB_POLICY_EVN=}" "${KPB_COST4:=0}"

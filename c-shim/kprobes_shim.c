@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/bug.h>
+#include <linux/build_bug.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/execmem.h>

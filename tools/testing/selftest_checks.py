@@ -272,7 +272,11 @@ def check_kcfi(tmp):
     if cc.returncode:
         return result("kcfi-check-mismatch", False, "clang-19: " + cc.stderr[:200])
     outs = {}
-    check = os.path.join(HERE, "..", "..", "c-shim", "kcfi_check.py")
+    def kcfi_check(*args):
+        p = subprocess.run([sys.executable, "-B", os.path.join(HERE, "..", "..", "c-shim", "kcfi_check.py")]
+                           + list(args), capture_output=True, text=True)
+        return (p.returncode, p.stdout + p.stderr)
+
     for case, struct_name, typeid in (("good", "kprobe", "stub"), ("rust-name", "Kprobe", "stub"),
                                       ("asm-id", "kprobe", "cb")):
         src = os.path.join(d, case + ".rs")
@@ -285,12 +289,8 @@ def check_kcfi(tmp):
                             capture_output=True, text=True, env=dict(os.environ, RUSTC_BOOTSTRAP="1"))
         if rc.returncode:
             return result("kcfi-check-mismatch", False, "rustc (%s): %s" % (case, rc.stderr[:200]))
-        p = subprocess.run([sys.executable, "-B", check, src[:-3] + ".o", os.path.join(d, "c.o")],
-                           capture_output=True, text=True)
-        outs[case] = (p.returncode, p.stdout + p.stderr)
-    p = subprocess.run([sys.executable, "-B", check, "--prefix", "11", os.path.join(d, "good.o"),
-                        os.path.join(d, "c.o")], capture_output=True, text=True)
-    outs["prefix"] = (p.returncode, p.stdout + p.stderr)
+        outs[case] = kcfi_check(src[:-3] + ".o", os.path.join(d, "c.o"))
+    outs["prefix"] = kcfi_check("--prefix", "11", os.path.join(d, "good.o"), os.path.join(d, "c.o"))
     good, bad_name, bad_id, bad_at = outs["good"], outs["rust-name"], outs["asm-id"], outs["prefix"]
     ok = (good[0] == 0 and "rustc: cb\n" in good[1] and "assembly: stub\n" in good[1]
           and bad_name[0] == 1 and "cb: rustc's type id" in bad_name[1]

@@ -96,8 +96,6 @@ bool kprobes_rust_optimizer_sleep(void);
 void kprobes_rust_start_optimizer(void);
 #endif
 
-void kprobes_rust_cpu_relax(void);
-
 unsigned int kprobes_rust_num_possible_cpus(void);
 
 #if !defined(CONFIG_KRETPROBE_ON_RETHOOK)

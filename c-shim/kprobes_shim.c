@@ -343,11 +343,6 @@ void kprobes_rust_synchronize_rcu_tasks(void)
 }
 #endif
 
-void kprobes_rust_cpu_relax(void)
-{
-	cpu_relax();
-}
-
 unsigned int kprobes_rust_num_possible_cpus(void)
 {
 	return num_possible_cpus();

@@ -15,10 +15,14 @@ use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 pub use crate::ktypes::ArchOptimizedInsn;
 pub use crate::ktypes::{ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookNode};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
+use kernel::alloc::allocator::{KVmalloc, Kmalloc, Vmalloc};
+use kernel::alloc::flags::{__GFP_ZERO, GFP_KERNEL};
 use kernel::bindings as b;
+use kernel::sync::lock::{mutex::MutexBackend, Backend};
 
 // The architecture's part (arch/ARCH/sys.rs).
 pub use crate::arch_sys::*;
+pub use crate::tree::synchronize_rcu;
 
 /// `PAGE_SIZE`.
 pub const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
@@ -70,7 +74,6 @@ extern "C" {
     fn kprobes_rust_optimizer_sleep() -> bool;
     #[cfg(CONFIG_OPTPROBES)]
     fn kprobes_rust_start_optimizer();
-    fn kprobes_rust_cpu_relax();
     fn kprobes_rust_num_possible_cpus() -> c_uint;
     #[cfg(not(CONFIG_KRETPROBE_ON_RETHOOK))]
     fn kprobes_rust_kretprobe_no_ret_addr();
@@ -108,7 +111,7 @@ extern "C" {
 pub fn kprobe_mutex_lock() {
     // SAFETY: a static, initialized mutex (`mutex_lock()` may sleep, which
     // `might_sleep()` checks; memory safety does not depend on the context).
-    unsafe { mutex_lock(core::ptr::addr_of_mut!(kprobe_mutex)) }
+    unsafe { mutex_lock(&raw mut kprobe_mutex) }
 }
 
 /// `mutex_unlock(&kprobe_mutex)`.
@@ -118,7 +121,7 @@ pub fn kprobe_mutex_lock() {
 #[inline]
 pub unsafe fn kprobe_mutex_unlock() {
     // SAFETY: the current task holds `kprobe_mutex` (this function's `# Safety`).
-    unsafe { mutex_unlock(core::ptr::addr_of_mut!(kprobe_mutex)) }
+    unsafe { mutex_unlock(&raw mut kprobe_mutex) }
 }
 
 /// `mutex_lock(&kprobe_sysctl_mutex)`.
@@ -144,7 +147,7 @@ pub unsafe fn sysctl_mutex_unlock() {
 #[inline]
 pub fn text_mutex_lock() {
     // SAFETY: a static, initialized mutex; process context.
-    unsafe { mutex_lock(core::ptr::addr_of_mut!(text_mutex)) }
+    unsafe { mutex_lock(&raw mut text_mutex) }
 }
 
 /// `mutex_unlock(&text_mutex)`.
@@ -154,7 +157,7 @@ pub fn text_mutex_lock() {
 #[inline]
 pub unsafe fn text_mutex_unlock() {
     // SAFETY: the current task holds `text_mutex` (this function's `# Safety`).
-    unsafe { mutex_unlock(core::ptr::addr_of_mut!(text_mutex)) }
+    unsafe { mutex_unlock(&raw mut text_mutex) }
 }
 
 /// `lockdep_assert_held(m)`: with lockdep, `WARN_ON(debug_locks &&
@@ -290,15 +293,6 @@ pub fn optimizer_sleep() -> bool {
 pub unsafe fn start_optimizer() {
     // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { kprobes_rust_start_optimizer() }
-}
-
-/// `cpu_relax()`.
-#[inline]
-pub fn cpu_relax() {
-    // SAFETY: the shim's `cpu_relax()` wrapper takes no argument and only
-    // executes a spin-wait hint (`pause` on x86, `yield` on arm64); any
-    // context.
-    unsafe { kprobes_rust_cpu_relax() }
 }
 
 /// `num_possible_cpus()`.
@@ -550,7 +544,7 @@ pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
 /// `kzalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kzalloc(size: usize) -> *mut c_void {
-    crate::tree::kmalloc(size, b::GFP_KERNEL | b::__GFP_ZERO)
+    crate::tree::alloc::<Kmalloc>(size, GFP_KERNEL | __GFP_ZERO)
 }
 
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
@@ -832,15 +826,16 @@ pub unsafe fn kprobe_sysctls_init() {
     unsafe { kprobes_rust_sysctls_init() }
 }
 
-/// `mutex_lock()`.
+/// `mutex_lock()` of a C `struct mutex`, by the kernel crate's mutex
+/// backend (its `Lock` would own the mutex; these are C's).
 ///
 /// # Safety
 /// `m` must point to an initialized mutex; may sleep.
 #[inline]
 pub unsafe fn mutex_lock(m: *mut Mutex) {
     // SAFETY: `m` points to an initialized mutex and the caller may sleep (this
-    // function's `# Safety`), as `mutex_lock()` requires.
-    unsafe { b::mutex_lock(m) }
+    // function's `# Safety`), what `Backend::lock()` requires.
+    unsafe { <MutexBackend as Backend>::lock(m) }
 }
 
 /// `mutex_unlock()`.
@@ -849,9 +844,9 @@ pub unsafe fn mutex_lock(m: *mut Mutex) {
 /// The caller holds `m`.
 #[inline]
 pub unsafe fn mutex_unlock(m: *mut Mutex) {
-    // SAFETY: the current task holds `m` (this function's `# Safety`), as
-    // `mutex_unlock()` requires.
-    unsafe { b::mutex_unlock(m) }
+    // SAFETY: the current task holds `m`, locked by [`mutex_lock`] (this
+    // function's `# Safety`), what `Backend::unlock()` requires.
+    unsafe { <MutexBackend as Backend>::unlock(m, &()) }
 }
 
 /// `rcu_read_lock()`: without preemptible RCU, preempt counting and lock
@@ -904,18 +899,10 @@ pub fn synchronize_rcu_expedited() {
     synchronize_rcu();
 }
 
-/// `synchronize_rcu()`; sleeps.
-#[inline]
-pub fn synchronize_rcu() {
-    // SAFETY: takes no argument (it sleeps, which `might_sleep()` checks;
-    // memory safety does not depend on the context).
-    unsafe { b::synchronize_rcu() }
-}
-
 /// `kmalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kmalloc(size: usize) -> *mut c_void {
-    crate::tree::kmalloc(size, b::GFP_KERNEL)
+    crate::tree::alloc::<Kmalloc>(size, GFP_KERNEL)
 }
 
 /// The bytes [`table_alloc`] gets for a request of `size`: whole pages.
@@ -933,13 +920,13 @@ pub fn table_size(size: usize) -> usize {
 /// (`kvfree_call_rcu()` frees vmalloc()ed memory too).
 #[inline]
 pub fn table_alloc(size: usize) -> *mut c_void {
-    crate::tree::vmalloc(size, b::GFP_KERNEL)
+    crate::tree::alloc::<Vmalloc>(size, GFP_KERNEL)
 }
 
 /// `kvmalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kvmalloc(size: usize) -> *mut c_void {
-    crate::tree::kvmalloc(size, b::GFP_KERNEL)
+    crate::tree::alloc::<KVmalloc>(size, GFP_KERNEL)
 }
 
 /// `kvfree()`.

@@ -6,7 +6,9 @@
 #[cfg(CONFIG_RUST)]
 use crate::ffi::c_void;
 #[cfg(CONFIG_RUST)]
-use kernel::bindings as b;
+use core::alloc::Layout;
+#[cfg(CONFIG_RUST)]
+use kernel::alloc::{Allocator, Flags};
 
 /// `unoptimize_all_kprobes()` and `disarm_all_kprobes()` release
 /// `kprobe_mutex` before they wait for the optimizer.
@@ -24,26 +26,24 @@ pub const MODULE_REF_BEFORE_CHECKS: bool = false;
 /// after the address checks.
 pub const FUNC_ENTRY_FLAG_BEFORE_CHECKS: bool = false;
 
-/// `kmalloc(size, flags)`: `krealloc()` of a null pointer allocates.
+/// `A`'s allocation of `size` bytes with `flags` (6.12's allocators take
+/// no NUMA node); null on failure and for zero bytes.
 #[cfg(CONFIG_RUST)]
-#[inline(always)]
-pub fn kmalloc(size: usize, flags: b::gfp_t) -> *mut c_void {
-    // SAFETY: a null `p` is not read; `krealloc(NULL, ...)` is `kmalloc()`.
-    unsafe { b::krealloc(core::ptr::null(), size, flags) }
+#[inline]
+pub fn alloc<A: Allocator>(size: usize, flags: Flags) -> *mut c_void {
+    match Layout::from_size_align(size, 1) {
+        Ok(layout) if size > 0 => {
+            A::alloc(layout, flags).map_or(core::ptr::null_mut(), |p| p.as_ptr().cast())
+        }
+        _ => core::ptr::null_mut(),
+    }
 }
 
-/// `vmalloc()` with `flags`, as [`kmalloc`].
+/// `synchronize_rcu()`; sleeps (6.12's kernel crate has no `sync::rcu`).
 #[cfg(CONFIG_RUST)]
-#[inline(always)]
-pub fn vmalloc(size: usize, flags: b::gfp_t) -> *mut c_void {
-    // SAFETY: a null `p` is not read; `vrealloc(NULL, ...)` is `vmalloc()`.
-    unsafe { b::vrealloc(core::ptr::null(), size, flags) }
-}
-
-/// `kvmalloc()` with `flags`, as [`kmalloc`].
-#[cfg(CONFIG_RUST)]
-#[inline(always)]
-pub fn kvmalloc(size: usize, flags: b::gfp_t) -> *mut c_void {
-    // SAFETY: a null `p` is not read; `kvrealloc(NULL, ...)` is `kvmalloc()`.
-    unsafe { b::kvrealloc(core::ptr::null(), size, flags) }
+#[inline]
+pub fn synchronize_rcu() {
+    // SAFETY: takes no argument (it sleeps, which `might_sleep()` checks;
+    // memory safety does not depend on the context).
+    unsafe { kernel::bindings::synchronize_rcu() }
 }

@@ -10,7 +10,9 @@
 #[cfg(CONFIG_RUST)]
 use crate::ffi::c_void;
 #[cfg(CONFIG_RUST)]
-use kernel::bindings as b;
+use core::alloc::Layout;
+#[cfg(CONFIG_RUST)]
+use kernel::alloc::{Allocator, Flags, NumaNode};
 
 /// `unoptimize_all_kprobes()` and `disarm_all_kprobes()` wait for the
 /// optimizer before they release `kprobe_mutex`.
@@ -28,30 +30,20 @@ pub const MODULE_REF_BEFORE_CHECKS: bool = true;
 /// checks, so a probe they refuse keeps it.
 pub const FUNC_ENTRY_FLAG_BEFORE_CHECKS: bool = true;
 
-/// `kmalloc(size, flags)`: the kernel crate's helpers have only the
-/// `_node_align` form of `krealloc()`, which with a null pointer allocates.
+/// `A`'s allocation of `size` bytes with `flags` (`Kmalloc`: `kmalloc()`,
+/// `Vmalloc`: `vmalloc()`, `KVmalloc`: `kvmalloc()`, on any NUMA node);
+/// null on failure, and for zero bytes (where the allocators give a
+/// dangling pointer that is not for `kfree()`).
 #[cfg(CONFIG_RUST)]
-#[inline(always)]
-pub fn kmalloc(size: usize, flags: b::gfp_t) -> *mut c_void {
-    // SAFETY: a null `p` is not read; `krealloc_node_align(NULL, ...)` is
-    // `kmalloc_node(size, flags, node)`.
-    unsafe { b::krealloc_node_align(core::ptr::null(), size, 1, flags, b::NUMA_NO_NODE) }
+#[inline]
+pub fn alloc<A: Allocator>(size: usize, flags: Flags) -> *mut c_void {
+    match Layout::from_size_align(size, 1) {
+        Ok(layout) if size > 0 => A::alloc(layout, flags, NumaNode::NO_NODE)
+            .map_or(core::ptr::null_mut(), |p| p.as_ptr().cast()),
+        _ => core::ptr::null_mut(),
+    }
 }
 
-/// `vmalloc()` with `flags`, as [`kmalloc`].
+/// `synchronize_rcu()`; sleeps.
 #[cfg(CONFIG_RUST)]
-#[inline(always)]
-pub fn vmalloc(size: usize, flags: b::gfp_t) -> *mut c_void {
-    // SAFETY: a null `p` is not read; `vrealloc_node_align(NULL, ...)` is
-    // `__vmalloc_node(size, 1, flags, node, ...)`.
-    unsafe { b::vrealloc_node_align(core::ptr::null(), size, 1, flags, b::NUMA_NO_NODE) }
-}
-
-/// `kvmalloc()` with `flags`, as [`kmalloc`].
-#[cfg(CONFIG_RUST)]
-#[inline(always)]
-pub fn kvmalloc(size: usize, flags: b::gfp_t) -> *mut c_void {
-    // SAFETY: a null `p` is not read; `kvrealloc_node_align(NULL, ...)` is
-    // `kvmalloc_node(size, flags, node)`.
-    unsafe { b::kvrealloc_node_align(core::ptr::null(), size, 1, flags, b::NUMA_NO_NODE) }
-}
+pub use kernel::sync::rcu::synchronize_rcu;

@@ -673,20 +673,6 @@ pub(crate) fn position(km: &KprobeMutex, addr: *mut KprobeOpcode) -> Option<usiz
     find_index(table(km), unsafe { Hashed::from_raw(p.as_ptr()) })
 }
 
-/// Whether [`shrink_below`]`(cap)` gives [`shrinks`]`(live, cap)` for every
-/// `live` up to `cap`; `cap` 0 means the capacity of a table rebuilt for
-/// `want` entries (host tests).
-#[cfg(test)]
-pub(crate) fn shrink_below_matches(cap: usize, want: usize) -> bool {
-    let cap = if cap == 0 {
-        slots(alloc_size(want))
-    } else {
-        cap
-    };
-    let b = shrink_below(cap);
-    (0..=cap).all(|live| (live < b) == shrinks(live, cap))
-}
-
 /// Empties the index (host tests, under `sys::exclusive()`).
 #[cfg(not(CONFIG_RUST))]
 pub(crate) fn reset() {
@@ -705,3 +691,38 @@ pub(crate) fn reset() {
     LIVE.set(&km, 0);
     SHRINK_BELOW.set(&km, 0);
 }
+
+crate::kp_tests!(
+    kprobes_rust_index,
+    mod tests {
+        use super::{alloc_size, shrink_below, shrinks, slots};
+
+        /// Whether [`shrink_below`]`(cap)` gives [`shrinks`]`(live, cap)` for
+        /// every `live` up to `cap`; `cap` 0 means the capacity of a table
+        /// rebuilt for `want` entries.
+        fn shrink_below_matches(cap: usize, want: usize) -> bool {
+            let cap = if cap == 0 {
+                slots(alloc_size(want))
+            } else {
+                cap
+            };
+            let b = shrink_below(cap);
+            (0..=cap).all(|live| (live < b) == shrinks(live, cap))
+        }
+
+        /// The shrink threshold a rebuild records is the test `remove()` made
+        /// on each removal before: for the static table, for tables rebuilt
+        /// for 0 to 3,000 entries (their sizes are the kernel's `PAGE_SIZE`
+        /// multiples), and for capacities no rebuild gives.
+        #[test]
+        fn shrink_threshold() {
+            assert!(shrink_below_matches(64, 0));
+            for want in [0, 1, 40, 48, 49, 100, 300, 640, 1000, 3000] {
+                assert!(shrink_below_matches(0, want));
+            }
+            for cap in [65, 100, 511, 512, 513, 1000, 1023, 2047] {
+                assert!(shrink_below_matches(cap, 0));
+            }
+        }
+    }
+);

@@ -196,3 +196,52 @@ pub unsafe extern "C" fn get_kprobe(addr: *mut crate::ffi::c_void) -> *mut Kprob
 }
 }
 crate::nokprobe_symbol!(get_kprobe);
+
+crate::kp_tests!(
+    kprobes_rust_registry,
+    mod tests {
+        use super::{hash_ptr, KPROBE_TABLE_SIZE};
+
+        /// `hash_ptr()` is the kernel's `hash_64_generic()` of the address,
+        /// top `KPROBE_HASH_BITS` bits.
+        #[test]
+        fn hash_ptr_matches_hash_64_generic() {
+            // Reference values computed independently (Python big integers:
+            // ((v * 0x61C8864680B583EB) mod 2**64) >> 58).
+            assert_eq!(hash_ptr(0), 0);
+            assert_eq!(hash_ptr(1), 24);
+            assert_eq!(hash_ptr(0xffff_ffff_8100_0000), 1);
+            assert_eq!(hash_ptr(0xffff_ffff_c000_1234), 21);
+            // Inputs 1 << k read out bits [58 - k, 63 - k] of the multiplier, so
+            // these cover every bit of GOLDEN_RATIO_64.
+            let windows = [
+                (58, 43),
+                (52, 15),
+                (46, 24),
+                (40, 45),
+                (34, 0),
+                (28, 26),
+                (22, 36),
+                (16, 33),
+                (10, 8),
+                (4, 7),
+            ];
+            for (k, h) in windows {
+                assert_eq!(hash_ptr(1usize << k), h);
+            }
+            for a in (0xffff_ffff_8100_0000usize..).step_by(7).take(10_000) {
+                assert!(hash_ptr(a) < KPROBE_TABLE_SIZE);
+            }
+        }
+
+        /// A page of consecutive text addresses reaches every bucket.
+        #[test]
+        fn hash_spreads_consecutive_text_addresses() {
+            let mut used = [0usize; KPROBE_TABLE_SIZE];
+            for a in 0xffff_ffff_8100_0000usize..0xffff_ffff_8100_0000 + 4096 {
+                used[hash_ptr(a) & (KPROBE_TABLE_SIZE - 1)] += 1;
+            }
+            assert!(used.iter().all(|&n| n > 0));
+        }
+    }
+);

@@ -406,17 +406,3 @@ fn no_home_in_the_tail_and_a_cluster_at_the_end_wraps_around() {
     // SAFETY: serialized; from `probes()`.
     unsafe { free(&ps) };
 }
-
-/// The shrink threshold a rebuild records is the test `remove()` made on
-/// each removal before: for the static table, for tables rebuilt for 0
-/// to 3,000 entries, and for capacities no rebuild gives.
-#[test]
-fn shrink_threshold() {
-    assert!(index::shrink_below_matches(64, 0));
-    for want in [0, 1, 40, 48, 49, 100, 300, 640, 1000, 3000] {
-        assert!(index::shrink_below_matches(0, want), "want {want}");
-    }
-    for cap in [65, 100, 511, 512, 513, 1000, 1023, 2047] {
-        assert!(index::shrink_below_matches(cap, 0), "cap {cap}");
-    }
-}

@@ -47,3 +47,12 @@ pub fn synchronize_rcu() {
     // memory safety does not depend on the context).
     unsafe { kernel::bindings::synchronize_rcu() }
 }
+
+/// Tests on the host only: 6.12's kernel crate has no `#[kunit_tests]`.
+#[macro_export]
+macro_rules! kp_tests {
+    ($suite:ident, mod $m:ident { $($body:tt)* }) => {
+        #[cfg(all(test, not(CONFIG_RUST)))]
+        mod $m { $($body)* }
+    };
+}

@@ -47,3 +47,16 @@ pub fn alloc<A: Allocator>(size: usize, flags: Flags) -> *mut c_void {
 /// `synchronize_rcu()`; sleeps.
 #[cfg(CONFIG_RUST)]
 pub use kernel::sync::rcu::synchronize_rcu;
+
+/// A module of tests that run on the host (`cargo test`) and, with
+/// `CONFIG_KUNIT=y`, in the kernel as the KUnit suite `$suite`: at boot,
+/// its KTAP in debugfs' `kunit/$suite/results`.  Inside, `assert!` and
+/// `assert_eq!` take no message (KUnit's take none).
+#[macro_export]
+macro_rules! kp_tests {
+    ($suite:ident, mod $m:ident { $($body:tt)* }) => {
+        #[cfg_attr(CONFIG_RUST, kernel::macros::kunit_tests($suite))]
+        #[cfg_attr(not(CONFIG_RUST), cfg(test))]
+        mod $m { $($body)* }
+    };
+}

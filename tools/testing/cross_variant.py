@@ -23,9 +23,9 @@ import re
 import sys
 
 # Suites only the Rust variant has (SKIP on c): reported apart, not as
-# differences: jprobes (CONFIG_KPROBES_RUST_JPROBES) and the grace period
-# policy (kprobes.expedited_gp).
-RUST_ONLY = ("jprobes/", "rcu-policy/")
+# differences: jprobes (CONFIG_KPROBES_RUST_JPROBES), the grace period
+# policy (kprobes.expedited_gp) and the core's KUnit suites.
+RUST_ONLY = ("jprobes/", "rcu-policy/", "kunit/kprobes_rust_")
 
 
 def load(path):

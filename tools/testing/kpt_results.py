@@ -7,7 +7,8 @@
                    [--config DOTCONFIG]
 
 The job output (results.log, the guest's ttyS1) holds sections:
-  ### kunit        KTAP from /sys/kernel/debug/kunit/kprobes_test/results
+  ### kunit        KTAP from /sys/kernel/debug/kunit/SUITE/results: kprobes_test,
+                   and on the Rust core its kprobes_rust_* suites
   ### ftracetest   KTAP from `ftracetest -K`
   ### kmemleak     a kmemleak scan (debug kernels)
   KPT <suite> <test> PASS|FAIL|SKIP [detail]   lines from the shell suites
@@ -211,27 +212,36 @@ def main():
 
     sec = sections(text)
 
-    # KUnit kprobes_test: every case ok, as many as the plan announces.
-    kl = sec.get("kunit", [])
-    plan = None
-    cases = 0
-    suite_ok = None
-    for line in kl:
+    # KUnit: kprobes_test and the Rust core's suites, each with every case
+    # ok, as many as its plan announces, and the suite's own line ok.  kprobes_test is always checked;
+    # a Rust suite whose KTAP is missing has its KPT FAIL or SKIP line.
+    suites = {"kprobes_test": [None, 0, None, 0]}
+    cur = None
+    for line in sec.get("kunit", []):
+        sm = re.match(r"^    # Subtest: (\S+)$", line)
+        if sm:
+            cur = sm.group(1)
+            suites.setdefault(cur, [None, 0, None, 0])
+            continue
         pm = re.match(r"^    1\.\.(\d+)$", line)
-        if pm:
-            plan = int(pm.group(1))
+        if pm and cur:
+            suites[cur][0] = int(pm.group(1))
+            continue
         m = KTAP_LINE.match(line)
         if not m:
             continue
-        if m.group(1) == "    ":
-            cases += 1
+        if m.group(1) == "    " and cur:
+            suites[cur][1] += 1
             d = (m.group(5) or "").upper()
             ok = m.group(2) == "ok" and not d.startswith("SKIP")
-            check("kunit/kprobes_test.%s" % m.group(4), ok, m.group(5) or "")
-        elif m.group(1) == "" and m.group(4) == "kprobes_test":
-            suite_ok = m.group(2) == "ok"
-    check("kunit/kprobes_test", suite_ok and plan is not None and cases == plan,
-          "plan %s, %d results, suite %s" % (plan, cases, {True: "ok", False: "not ok", None: "missing"}[suite_ok]))
+            suites[cur][3] += not ok
+            check("kunit/%s.%s" % (cur, m.group(4)), ok, m.group(5) or "")
+        elif m.group(1) == "" and m.group(4) in suites:
+            suites[m.group(4)][2] = m.group(2) == "ok"
+    for name, (plan, cases, suite_ok, bad) in suites.items():
+        check("kunit/" + name, suite_ok and plan is not None and cases == plan and not bad,
+              "plan %s, %d results, %d not ok, suite %s"
+              % (plan, cases, bad, {True: "ok", False: "not ok", None: "missing"}[suite_ok]))
 
     # ftracetest against the committed expectations.
     ft = parse_ftracetest(sec.get("ftracetest", []))

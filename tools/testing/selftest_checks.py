@@ -32,6 +32,10 @@ that a case cannot pass by the script failing for another reason.  One
                                look past fails hostdiff/every-divergence-
                                resolved (the rest of its sequence was not
                                compared)
+  kunit-rust-case              a case of the Rust core's KUnit suite
+                               that is `not ok`, or missing from its plan,
+                               fails its case and suite checks
+                               (kpt_results.py); all `ok`, they pass
   kcfi-check-mismatch          the Kbuild kCFI check (c-shim/kcfi_check.py),
                                on objects compiled here by rustc and clang
                                with kCFI: a callback whose struct has its
@@ -177,6 +181,26 @@ def check_cross_variant(tmp):
     result("cross-variant-rust-skip", ok, "outputs: %r %r %r %r" % (good, bad, missing, declared))
 
 
+def check_kunit(tmp):
+    def one(cases, plan):
+        d = os.path.join(tmp, "kunit-%d" % len(os.listdir(tmp)))
+        log = ("### kunit\nKTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kprobes_rust_index\n"
+               "    1..%d\n%sok 1 kprobes_rust_index\n### end\n"
+               % (plan, "".join("    %s %d case_%d\n" % (r, i + 1, i) for i, r in enumerate(cases))))
+        write(os.path.join(d, "results.log"), log)
+        write(os.path.join(d, "console.log"), CONSOLE)
+        out = run([os.path.join(HERE, "kpt_results.py"), "rust", os.path.join(d, "results.log"),
+                   os.path.join(d, "console.log")])[1]
+        return [l.split(" ", 2)[0] for l in out.splitlines()
+                if l.split(" ", 2)[1:2] in (["kunit/kprobes_rust_index"], ["kunit/kprobes_rust_index.case_1"])]
+
+    good = one(["ok", "ok"], 2)
+    failed = one(["ok", "not ok"], 2)
+    short = one(["ok"], 2)
+    ok = good == ["PASS", "PASS"] and failed == ["FAIL", "FAIL"] and short == ["FAIL"]
+    result("kunit-rust-case", ok, "outputs: %r %r %r" % (good, failed, short))
+
+
 def check_faults(tmp):
     def sweep(sites):
         """SITES: (case, failing allocation's caller[, outcome]) per injected step."""
@@ -302,7 +326,7 @@ def check_kcfi(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="kp-selftest-") as tmp:
-        for f in (check_differential, check_cross_variant, check_faults):
+        for f in (check_differential, check_cross_variant, check_faults, check_kunit):
             try:
                 f(tmp)
             except Exception as e:  # a broken self-test fails, it does not pass

@@ -43,16 +43,34 @@ aarch64)
 	ENTRY_FLAG=' *\[FTRACE\]' HAVE_OPT=1 ;;
 esac
 
-# --- KUnit: kprobes_test ran at boot (CONFIG_KPROBES_SANITY_TEST=y); its KTAP
-# log is in debugfs, or only in the kernel log without debugfs.
+# --- KUnit: kprobes_test ran at boot (CONFIG_KPROBES_SANITY_TEST=y), and
+# on the Rust core the core's own suites (`kp_tests!`; on mainline only:
+# 6.12's kernel crate has no #[kunit_tests]); their KTAP logs are in
+# debugfs, or only in the kernel log without debugfs.
+RUST_KUNIT="kprobes_rust_index kprobes_rust_registry"
+kunit_log() { # SUITE
+	if [ -r $D/kunit/$1/results ]; then
+		cat $D/kunit/$1/results
+	elif [ $HAVE_KPDEBUGFS = 0 ]; then
+		dmesg | sed 's/^\[[ 0-9.]*\] //' | sed -n "/^    # Subtest: $1\$/,/^ok [0-9]* $1\$/p"
+	else
+		echo "KPT kunit $1 FAIL no $D/kunit/$1/results"
+	fi
+}
 section kunit
-if [ -r $D/kunit/kprobes_test/results ]; then
-	cat $D/kunit/kprobes_test/results
-elif [ $HAVE_KPDEBUGFS = 0 ]; then
-	dmesg | sed 's/^\[[ 0-9.]*\] //' | sed -n '/^    # Subtest: kprobes_test$/,/^ok [0-9]* kprobes_test/p'
-else
-	echo "KPT kunit kprobes_test FAIL no $D/kunit/kprobes_test/results"
-fi
+kunit_log kprobes_test
+for s in $RUST_KUNIT; do
+	if [ ! -e /sys/module/kprobes/parameters/expedited_gp ]; then
+		skip kunit $s "the Rust core's suite (the C core)"
+	elif ! grep -q ' kunit_run_tests$' /proc/kallsyms; then
+		skip kunit $s "no KUnit (CONFIG_KUNIT=y) in this kernel"
+	else
+		case $(uname -r) in
+		6.12.*) skip kunit $s "6.12's kernel crate has no #[kunit_tests]" ;;
+		*) kunit_log $s ;;
+		esac
+	fi
+done
 section end
 
 # --- samples/kprobes: insmod, trigger the probed function, look for the

@@ -58,9 +58,6 @@ fn main() {
     }
     // An option with a value the core tests (arch/x86_64/entry.rs).
     println!("cargo::rustc-check-cfg=cfg(CONFIG_FUNCTION_ALIGNMENT, values(any()))");
-    // KUnit (`kp_tests!`): the kernel build's tests, `CONFIG_KUNIT="y"`;
-    // the host runs them under `cfg(test)`.
-    println!("cargo::rustc-check-cfg=cfg(CONFIG_KUNIT, values(\"y\"))");
     for name in ENABLED {
         println!("cargo::rustc-cfg={name}");
     }

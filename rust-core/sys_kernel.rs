@@ -18,11 +18,10 @@ use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
 use kernel::alloc::allocator::{KVmalloc, Kmalloc, Vmalloc};
 use kernel::alloc::flags::{__GFP_ZERO, GFP_KERNEL};
 use kernel::bindings as b;
-use kernel::sync::lock::{mutex::MutexBackend, Backend};
 
 // The architecture's part (arch/ARCH/sys.rs).
 pub use crate::arch_sys::*;
-pub use crate::tree::synchronize_rcu;
+pub use crate::tree::{mutex_lock, mutex_unlock, synchronize_rcu};
 
 /// `PAGE_SIZE`.
 pub const PAGE_SIZE: usize = kernel::page::PAGE_SIZE;
@@ -824,29 +823,6 @@ pub unsafe fn register_module_notifier() -> c_int {
 pub unsafe fn kprobe_sysctls_init() {
     // SAFETY: once, at boot (this function's `# Safety`).
     unsafe { kprobes_rust_sysctls_init() }
-}
-
-/// `mutex_lock()` of a C `struct mutex`, by the kernel crate's mutex
-/// backend (its `Lock` would own the mutex; these are C's).
-///
-/// # Safety
-/// `m` must point to an initialized mutex; may sleep.
-#[inline]
-pub unsafe fn mutex_lock(m: *mut Mutex) {
-    // SAFETY: `m` points to an initialized mutex and the caller may sleep (this
-    // function's `# Safety`), what `Backend::lock()` requires.
-    unsafe { <MutexBackend as Backend>::lock(m) }
-}
-
-/// `mutex_unlock()`.
-///
-/// # Safety
-/// The caller holds `m`.
-#[inline]
-pub unsafe fn mutex_unlock(m: *mut Mutex) {
-    // SAFETY: the current task holds `m`, locked by [`mutex_lock`] (this
-    // function's `# Safety`), what `Backend::unlock()` requires.
-    unsafe { <MutexBackend as Backend>::unlock(m, &()) }
 }
 
 /// `rcu_read_lock()`: without preemptible RCU, preempt counting and lock

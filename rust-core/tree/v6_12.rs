@@ -9,6 +9,8 @@ use crate::ffi::c_void;
 use core::alloc::Layout;
 #[cfg(CONFIG_RUST)]
 use kernel::alloc::{Allocator, Flags};
+#[cfg(CONFIG_RUST)]
+use kernel::bindings as b;
 
 /// `unoptimize_all_kprobes()` and `disarm_all_kprobes()` release
 /// `kprobe_mutex` before they wait for the optimizer.
@@ -46,6 +48,31 @@ pub fn synchronize_rcu() {
     // SAFETY: takes no argument (it sleeps, which `might_sleep()` checks;
     // memory safety does not depend on the context).
     unsafe { kernel::bindings::synchronize_rcu() }
+}
+
+/// `mutex_lock(m)` of a C `struct mutex`: the binding, as 6.12's
+/// `MutexBackend::lock()` is not inline (one more call per lock).
+///
+/// # Safety
+/// `m` points to an initialized mutex; may sleep.
+#[cfg(CONFIG_RUST)]
+#[inline]
+pub unsafe fn mutex_lock(m: *mut b::mutex) {
+    // SAFETY: `m` points to an initialized mutex and the caller may sleep
+    // (this function's `# Safety`), as `mutex_lock()` requires.
+    unsafe { b::mutex_lock(m) }
+}
+
+/// `mutex_unlock(m)` (see [`mutex_lock`]).
+///
+/// # Safety
+/// The current task holds `m`, locked by [`mutex_lock`].
+#[cfg(CONFIG_RUST)]
+#[inline]
+pub unsafe fn mutex_unlock(m: *mut b::mutex) {
+    // SAFETY: the current task holds `m` (this function's `# Safety`), as
+    // `mutex_unlock()` requires.
+    unsafe { b::mutex_unlock(m) }
 }
 
 /// Tests on the host only: 6.12's kernel crate has no `#[kunit_tests]`.

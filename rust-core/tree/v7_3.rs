@@ -13,6 +13,10 @@ use crate::ffi::c_void;
 use core::alloc::Layout;
 #[cfg(CONFIG_RUST)]
 use kernel::alloc::{Allocator, Flags, NumaNode};
+#[cfg(CONFIG_RUST)]
+use kernel::bindings as b;
+#[cfg(CONFIG_RUST)]
+use kernel::sync::lock::{mutex::MutexBackend, Backend};
 
 /// `unoptimize_all_kprobes()` and `disarm_all_kprobes()` wait for the
 /// optimizer before they release `kprobe_mutex`.
@@ -32,8 +36,8 @@ pub const FUNC_ENTRY_FLAG_BEFORE_CHECKS: bool = true;
 
 /// `A`'s allocation of `size` bytes with `flags` (`Kmalloc`: `kmalloc()`,
 /// `Vmalloc`: `vmalloc()`, `KVmalloc`: `kvmalloc()`, on any NUMA node);
-/// null on failure, and for zero bytes (where the allocators give a
-/// dangling pointer that is not for `kfree()`).
+/// null on failure, and for zero bytes (the allocators' dangling pointer
+/// is not an allocation; the core never asks for zero bytes).
 #[cfg(CONFIG_RUST)]
 #[inline]
 pub fn alloc<A: Allocator>(size: usize, flags: Flags) -> *mut c_void {
@@ -47,6 +51,32 @@ pub fn alloc<A: Allocator>(size: usize, flags: Flags) -> *mut c_void {
 /// `synchronize_rcu()`; sleeps.
 #[cfg(CONFIG_RUST)]
 pub use kernel::sync::rcu::synchronize_rcu;
+
+/// `mutex_lock(m)` of a C `struct mutex`, by the kernel crate's mutex
+/// backend (its `Lock` would own the mutex; the core's are C's).
+///
+/// # Safety
+/// `m` points to an initialized mutex; may sleep.
+#[cfg(CONFIG_RUST)]
+#[inline]
+pub unsafe fn mutex_lock(m: *mut b::mutex) {
+    // SAFETY: `m` points to a mutex that `DEFINE_MUTEX()` or `mutex_init()`
+    // initialized (what `Backend::init()` does), and the caller may sleep
+    // (this function's `# Safety`), what `Backend::lock()` requires.
+    unsafe { <MutexBackend as Backend>::lock(m) }
+}
+
+/// `mutex_unlock(m)` (see [`mutex_lock`]).
+///
+/// # Safety
+/// The current task holds `m`, locked by [`mutex_lock`].
+#[cfg(CONFIG_RUST)]
+#[inline]
+pub unsafe fn mutex_unlock(m: *mut b::mutex) {
+    // SAFETY: the current task holds `m`, locked by `mutex_lock()` (this
+    // function's `# Safety`), what `Backend::unlock()` requires.
+    unsafe { <MutexBackend as Backend>::unlock(m, &()) }
+}
 
 /// A module of tests that run on the host (`cargo test`) and, with
 /// `CONFIG_KUNIT=y`, in the kernel as the KUnit suite `$suite`: at boot,

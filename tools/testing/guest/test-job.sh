@@ -52,7 +52,8 @@ kunit_log() { # SUITE
 	if [ -r $D/kunit/$1/results ]; then
 		cat $D/kunit/$1/results
 	elif [ $HAVE_KPDEBUGFS = 0 ]; then
-		dmesg | sed 's/^\[[ 0-9.]*\] //' | sed -n "/^    # Subtest: $1\$/,/^ok [0-9]* $1\$/p"
+		dmesg | sed 's/^\[[ 0-9.]*\] //' |
+			sed -n "/^    # Subtest: $1\$/,/^\(not \)\{0,1\}ok [0-9]* $1\( .*\)\{0,1\}\$/p"
 	else
 		echo "KPT kunit $1 FAIL no $D/kunit/$1/results"
 	fi

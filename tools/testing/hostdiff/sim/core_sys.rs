@@ -30,7 +30,6 @@ extern "C" {
     fn kprobes_rust_ftrace_ops(ipmodify: bool) -> *mut FtraceOps;
     fn kprobes_rust_kick_optimizer();
     fn kprobes_rust_flush_optimizer();
-    fn kprobes_rust_cpu_relax();
     fn kprobes_rust_register_module_notifier() -> c_int;
     fn kprobes_rust_sysctls_init();
     fn seq_printf(m: *mut SeqFile, fmt: *const c_char, ...);
@@ -98,10 +97,10 @@ pub unsafe fn wait_optimizer_pass() {
     kprobe_mutex_lock();
 }
 
-/// `cpu_relax()` (the driver's `hd_relax_count` counts).
+/// `cpu_relax()`: the model's, which the driver's `hd_relax_count` counts
+/// (`cpu_relax()` in the model's C, `include/kstub.h`).
 pub fn cpu_relax() {
-    // SAFETY: the shim's wrapper; no argument.
-    unsafe { kprobes_rust_cpu_relax() }
+    abi::hd_cpu_relax()
 }
 
 /// `core_kernel_text()` (after the driver's `free-init`, `hd_init_freed`).

@@ -58,19 +58,23 @@ kunit_log() { # SUITE
 		echo "KPT kunit $1 FAIL no $D/kunit/$1/results"
 	fi
 }
+# kprobes.expedited_gp: only the Rust core has it.
+KEXP=/sys/module/kprobes/parameters/expedited_gp
 section kunit
 kunit_log kprobes_test
+# Why this kernel has no Rust suites, if it has none.
+if [ ! -e $KEXP ]; then
+	no_rust_kunit="the Rust core's suite (the C core)"
+elif ! grep -q ' kunit_run_tests$' /proc/kallsyms; then
+	no_rust_kunit="no KUnit (CONFIG_KUNIT=y) in this kernel"
+else
+	case $(uname -r) in
+	6.12.*) no_rust_kunit="6.12's kernel crate has no #[kunit_tests]" ;;
+	*) no_rust_kunit= ;;
+	esac
+fi
 for s in $RUST_KUNIT; do
-	if [ ! -e /sys/module/kprobes/parameters/expedited_gp ]; then
-		skip kunit $s "the Rust core's suite (the C core)"
-	elif ! grep -q ' kunit_run_tests$' /proc/kallsyms; then
-		skip kunit $s "no KUnit (CONFIG_KUNIT=y) in this kernel"
-	else
-		case $(uname -r) in
-		6.12.*) skip kunit $s "6.12's kernel crate has no #[kunit_tests]" ;;
-		*) kunit_log $s ;;
-		esac
-	fi
+	if [ -n "$no_rust_kunit" ]; then skip kunit $s "$no_rust_kunit"; else kunit_log $s; fi
 done
 section end
 
@@ -218,7 +222,6 @@ fi
 # and kprobe_events' unregistration works with it on.  SKIP on a kernel
 # without it (the C core).
 section rcu-policy
-KEXP=/sys/module/kprobes/parameters/expedited_gp
 if [ -e $KEXP ]; then
 	v=$(cat $KEXP); [ "$v" = N ]; result rcu-policy default-off $? "expedited_gp=$v"
 	check rcu-policy set kwrite $KEXP 1

@@ -15,8 +15,10 @@ use crate::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 pub use crate::ktypes::ArchOptimizedInsn;
 pub use crate::ktypes::{ArchSpecificInsn, Mutex, PtRegs, Rethook, RethookNode};
 use crate::types::{Kprobe, KprobeInsnCache, KprobeOpcode, RcuHead};
+use core::alloc::Layout;
 use kernel::alloc::allocator::{KVmalloc, Kmalloc, Vmalloc};
 use kernel::alloc::flags::{__GFP_ZERO, GFP_KERNEL};
+use kernel::alloc::{Allocator, Flags};
 use kernel::bindings as b;
 
 // The architecture's part (arch/ARCH/sys.rs).
@@ -540,10 +542,23 @@ pub unsafe fn arch_unoptimize_kprobe(op: *mut OptimizedKprobe) {
     unsafe { b::arch_unoptimize_kprobe(op.cast()) }
 }
 
+/// `A`'s allocation of `size` bytes with `flags` (`Kmalloc`: `kmalloc()`,
+/// `Vmalloc`: `vmalloc()`, `KVmalloc`: `kvmalloc()`); null on failure, and
+/// for zero bytes (the allocators' dangling pointer is not an allocation;
+/// the core never asks for zero bytes).
+#[inline]
+fn alloc<A: Allocator>(size: usize, flags: Flags) -> *mut c_void {
+    match Layout::from_size_align(size, 1) {
+        Ok(layout) if size > 0 => crate::tree::alloc::<A>(layout, flags)
+            .map_or(core::ptr::null_mut(), |p| p.as_ptr().cast()),
+        _ => core::ptr::null_mut(),
+    }
+}
+
 /// `kzalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kzalloc(size: usize) -> *mut c_void {
-    crate::tree::alloc::<Kmalloc>(size, GFP_KERNEL | __GFP_ZERO)
+    alloc::<Kmalloc>(size, GFP_KERNEL | __GFP_ZERO)
 }
 
 #[cfg(CONFIG_KPROBES_ON_FTRACE)]
@@ -878,7 +893,7 @@ pub fn synchronize_rcu_expedited() {
 /// `kmalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kmalloc(size: usize) -> *mut c_void {
-    crate::tree::alloc::<Kmalloc>(size, GFP_KERNEL)
+    alloc::<Kmalloc>(size, GFP_KERNEL)
 }
 
 /// The bytes [`table_alloc`] gets for a request of `size`: whole pages.
@@ -896,13 +911,13 @@ pub fn table_size(size: usize) -> usize {
 /// (`kvfree_call_rcu()` frees vmalloc()ed memory too).
 #[inline]
 pub fn table_alloc(size: usize) -> *mut c_void {
-    crate::tree::alloc::<Vmalloc>(size, GFP_KERNEL)
+    alloc::<Vmalloc>(size, GFP_KERNEL)
 }
 
 /// `kvmalloc(size, GFP_KERNEL)`; null on failure.
 #[inline]
 pub fn kvmalloc(size: usize) -> *mut c_void {
-    crate::tree::alloc::<KVmalloc>(size, GFP_KERNEL)
+    alloc::<KVmalloc>(size, GFP_KERNEL)
 }
 
 /// `kvfree()`.

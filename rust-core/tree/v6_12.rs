@@ -4,11 +4,11 @@
 //! `rust-core/tree/v7_3.rs`, as 6.12 has them.
 
 #[cfg(CONFIG_RUST)]
-use crate::ffi::c_void;
-#[cfg(CONFIG_RUST)]
 use core::alloc::Layout;
 #[cfg(CONFIG_RUST)]
-use kernel::alloc::{Allocator, Flags};
+use core::ptr::NonNull;
+#[cfg(CONFIG_RUST)]
+use kernel::alloc::{AllocError, Allocator, Flags};
 #[cfg(CONFIG_RUST)]
 use kernel::bindings as b;
 
@@ -28,17 +28,11 @@ pub const MODULE_REF_BEFORE_CHECKS: bool = false;
 /// after the address checks.
 pub const FUNC_ENTRY_FLAG_BEFORE_CHECKS: bool = false;
 
-/// `A`'s allocation of `size` bytes with `flags` (6.12's allocators take
-/// no NUMA node); null on failure and for zero bytes.
+/// `A::alloc()`, (6.12's allocators take no NUMA node).
 #[cfg(CONFIG_RUST)]
 #[inline]
-pub fn alloc<A: Allocator>(size: usize, flags: Flags) -> *mut c_void {
-    match Layout::from_size_align(size, 1) {
-        Ok(layout) if size > 0 => {
-            A::alloc(layout, flags).map_or(core::ptr::null_mut(), |p| p.as_ptr().cast())
-        }
-        _ => core::ptr::null_mut(),
-    }
+pub fn alloc<A: Allocator>(layout: Layout, flags: Flags) -> Result<NonNull<[u8]>, AllocError> {
+    A::alloc(layout, flags)
 }
 
 /// `synchronize_rcu()`; sleeps (6.12's kernel crate has no `sync::rcu`).

@@ -8,11 +8,11 @@
 //! part is `c-shim/tree_*.c`.
 
 #[cfg(CONFIG_RUST)]
-use crate::ffi::c_void;
-#[cfg(CONFIG_RUST)]
 use core::alloc::Layout;
 #[cfg(CONFIG_RUST)]
-use kernel::alloc::{Allocator, Flags, NumaNode};
+use core::ptr::NonNull;
+#[cfg(CONFIG_RUST)]
+use kernel::alloc::{AllocError, Allocator, Flags, NumaNode};
 #[cfg(CONFIG_RUST)]
 use kernel::bindings as b;
 #[cfg(CONFIG_RUST)]
@@ -34,18 +34,11 @@ pub const MODULE_REF_BEFORE_CHECKS: bool = true;
 /// checks, so a probe they refuse keeps it.
 pub const FUNC_ENTRY_FLAG_BEFORE_CHECKS: bool = true;
 
-/// `A`'s allocation of `size` bytes with `flags` (`Kmalloc`: `kmalloc()`,
-/// `Vmalloc`: `vmalloc()`, `KVmalloc`: `kvmalloc()`, on any NUMA node);
-/// null on failure, and for zero bytes (the allocators' dangling pointer
-/// is not an allocation; the core never asks for zero bytes).
+/// `A::alloc()`, on any NUMA node.
 #[cfg(CONFIG_RUST)]
 #[inline]
-pub fn alloc<A: Allocator>(size: usize, flags: Flags) -> *mut c_void {
-    match Layout::from_size_align(size, 1) {
-        Ok(layout) if size > 0 => A::alloc(layout, flags, NumaNode::NO_NODE)
-            .map_or(core::ptr::null_mut(), |p| p.as_ptr().cast()),
-        _ => core::ptr::null_mut(),
-    }
+pub fn alloc<A: Allocator>(layout: Layout, flags: Flags) -> Result<NonNull<[u8]>, AllocError> {
+    A::alloc(layout, flags, NumaNode::NO_NODE)
 }
 
 /// `synchronize_rcu()`; sleeps.

@@ -118,6 +118,18 @@ arm64)	KARCH_ARGS=(ARCH=arm64) KIMAGE_TARGET=Image KIMAGE_PATH=arch/arm64/boot/I
 esac
 
 VARIANTS="c rust"
+
+# Disk: a machine's free space varies, and a full disk fails whatever step
+# meets it.  KP_KEEP_WORK=0, the default when CI is set, removes what a step
+# made once no later step reads it: a guest's initramfs after the guest,
+# cfgcheck's O= copies after their row, a config pair's O= directories
+# (and another tree's kernel tree) after the pair.  KP_KEEP_WORK=1, the
+# default otherwise, keeps them for incremental re-runs and by-hand
+# debugging.
+if [ -n "${CI:-}" ]; then KP_KEEP_WORK=${KP_KEEP_WORK:-0}; else KP_KEEP_WORK=${KP_KEEP_WORK:-1}; fi
+export KP_KEEP_WORK
+# free_mb DIR: the free space of DIR's file system, in MiB.
+free_mb() { df -Pm "$1" | awk 'NR == 2 { print $4 }'; }
 JOBS=${KP_JOBS:-$(nproc)}
 
 export PATH="$TOOLS/bin:$HOME/.cargo/bin:$PATH"

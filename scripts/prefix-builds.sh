@@ -55,4 +55,6 @@ for c in $(g rev-list --reverse pristine..kprobes-rust); do
 	info "prefix $i ($subj): kernel/kprobes_rust/ builds ($n objects compiled)"
 done
 step "prefix builds: every prefix that has kernel/kprobes_rust/ compiles it (CLIPPY=1) without warnings"
+# Copied afresh by every run.
+rm -rf "$pfx"
 

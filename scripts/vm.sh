@@ -166,3 +166,5 @@ if ! grep -q '^KPT-JOB-EXIT ' "$res"; then
 	    "look at the end of $con for the panic / oops"
 fi
 step "vm[$KP_CONFIG/$v]: $name finished ($(grep '^KPT-JOB-EXIT ' "$res"))"
+# Made again for every run (a clients guest's is hundreds of MiB).
+[ "$KP_KEEP_WORK" = 1 ] || rm -f "$rdir/initramfs.cpio"

@@ -61,13 +61,16 @@ for row in ${KP_CFGCHECK_ROWS-pipeline minimal cfi cfi-fineibt}; do
 			echo "FAIL cfgcheck/$row-kcfi-type-ids no report from c-shim/kcfi_check.py (see $logs/build-rust.log)"
 		fi
 	fi
-	[ "$built" = 1 ] || continue
-	# rustc's, clippy's and clang's warnings on the core's files.
-	w=$(grep -E -A 3 '(^|: )warning' "$logs/build-rust.log" | grep -c 'kprobes_rust/' || true)
-	if [ "$w" = 0 ]; then
-		echo "PASS cfgcheck/$row-no-warnings"
-	else
-		grep -E -A 3 '(^|: )warning' "$logs/build-rust.log" | head -n 12 | sed 's/^/    /'
-		echo "FAIL cfgcheck/$row-no-warnings $w warning lines in kernel/kprobes_rust/ (see $logs/build-rust.log)"
+	if [ "$built" = 1 ]; then
+		# rustc's, clippy's and clang's warnings on the core's files.
+		w=$(grep -E -A 3 '(^|: )warning' "$logs/build-rust.log" | grep -c 'kprobes_rust/' || true)
+		if [ "$w" = 0 ]; then
+			echo "PASS cfgcheck/$row-no-warnings"
+		else
+			grep -E -A 3 '(^|: )warning' "$logs/build-rust.log" | head -n 12 | sed 's/^/    /'
+			echo "FAIL cfgcheck/$row-no-warnings $w warning lines in kernel/kprobes_rust/ (see $logs/build-rust.log)"
+		fi
 	fi
+	# The row's O= copy (the logs stay).
+	[ "$KP_KEEP_WORK" = 1 ] || rm -rf "$WORK/cfgcheck/$row-rust"
 done

@@ -35,6 +35,16 @@ t_setup=$SECONDS
 mkdir -p "$RESULTS"
 SUM=$RESULTS/summary.txt
 : >"$SUM"
+# The free disk space of $WORK, every 10 s (SECONDS MiB), for the
+# summary's disk line: how much a run takes, and how near a machine came
+# to a full disk (scripts/lib.sh, KP_KEEP_WORK).
+DISK_LOG=$RESULTS/disk-free.log
+# It ends with this script ($$ in the loop is this script's PID).
+while kill -0 $$ 2>/dev/null; do echo "$SECONDS $(free_mb "$WORK")"; sleep 10; done \
+	>"$DISK_LOG" 2>/dev/null </dev/null &
+disk_pid=$!
+trap 'kill "$disk_pid" 2>/dev/null || :' EXIT
+step "test: $(free_mb "$WORK") MiB of disk free in $WORK (KP_KEEP_WORK=$KP_KEEP_WORK)"
 P=0 F=0 S=0 RP=0 RF=0 RS=0
 # Reference checks exercise the C kernel alone (a `c/` path component, the
 # differential's guest-c*/console-c, the stress and fault sweeps' c/): they
@@ -46,9 +56,13 @@ P=0 F=0 S=0 RP=0 RF=0 RS=0
 is_reference() {
 	[[ $1 =~ (^|/)(c|guest-c|guest-c-divergence|console-c)/ ]] && ! [[ $1 =~ (^|/)c/dropin/ ]]
 }
-# PAIR_LOG: while a config pair runs, the file its check names go to
-# (the list a budget-skipped run of that pair counts as skipped).
-PAIR_LOG=
+# PAIR_LOG: the file the check names go to, compared at the end with a
+# committed list (check_list below): the primary pipeline's (sections 1
+# to 5, and Miri's), and while a config pair runs, that pair's (the list
+# a budget-skipped run of that pair counts as skipped).
+PRIMARY_LOG=$RESULTS/pipeline-checks.txt
+: >"$PRIMARY_LOG"
+PAIR_LOG=$PRIMARY_LOG
 # pair_log NAME: into the pair's list, unless its name varies between
 # runs (a fault sweep's allocation sites met on one kernel only).
 pair_log() {
@@ -93,6 +107,10 @@ libtest_counts() {
 }
 read -r cp cf _ < <(libtest_counts "$RESULTS/cargo-test.log")
 P=$((P + cp)) F=$((F + cf))
+# Each test's name into the check list (they are counted by libtest's
+# totals above, not one by one).
+sed -n 's/^test \([^ ]*\)\( - should panic\)\? \.\.\. \(ok\|FAILED\)$/cargo-test\/\1/p' \
+	"$RESULTS/cargo-test.log" >>"$PRIMARY_LOG"
 echo "cargo test: $cp passed, $cf failed" >>"$SUM"
 # An #[ignore]d test (a known bug's reproducer) is reported as skipped.
 while read -r t; do skipped "cargo-test/$t" "ignored: see the test's documentation"; done \
@@ -133,7 +151,7 @@ kill_tree() {
 	kill "$1" 2>/dev/null || :
 }
 prebuild_pid=
-trap 'kill "${miri_pids[@]}" 2>/dev/null || :; [ -z "$prebuild_pid" ] || kill_tree "$prebuild_pid"' EXIT
+trap 'kill "${miri_pids[@]}" "$disk_pid" 2>/dev/null || :; [ -z "$prebuild_pid" ] || kill_tree "$prebuild_pid"' EXIT
 for ((k = 0; k < shards; k++)); do
 	mine=()
 	for ((j = k; j < ${#mtests[@]}; j += shards)); do mine+=("${mtests[j]}"); done
@@ -427,6 +445,27 @@ for s in "$ROOT"/scripts/suites/*.sh; do
 	[ "$np" -gt 0 ] || record 1 "$n/ran" "no results; log: $RESULTS/suite-$n.log"
 done
 
+# check_list LOG LIST NAME: the check names of LOG (a run's) against the
+# committed LIST, a multiset: a listed check that the run did not report
+# (its suite did not build or run) fails under its own name; checks the
+# list lacks fail NAME (the list is out of date: copy LOG there).
+check_list() {
+	local log=$1 list=$2 name=$3 n extra
+	LC_ALL=C sort -o "$log" "$log"
+	# The committed list in comm's order, without blank lines (none if
+	# there is no list).
+	grep -v '^$' "$list" 2>/dev/null | LC_ALL=C sort >"${log%.txt}-expected.txt"
+	while read -r n; do
+		record 1 "$n" "listed in $list, not reported by this run"
+	done < <(LC_ALL=C comm -13 "$log" "${log%.txt}-expected.txt")
+	extra=$(LC_ALL=C comm -23 "$log" "${log%.txt}-expected.txt" | wc -l)
+	if [ "$extra" = 0 ]; then
+		record 0 "$name"
+	else
+		record 1 "$name" "$extra checks missing from $list (copy $log there)"
+	fi
+}
+
 # config_suite CFG NAME SUMMARY_RE CMD...: run one suite script on config
 # CFG's pair (output in $WORK/results/matrix/CFG/NAME.{log,err}); record its
 # PASS|FAIL|SKIP lines (none at all is a failure, CFG/NAME/ran) and copy the
@@ -473,11 +512,16 @@ budget=${KP_TEST_BUDGET_S:-}
 # (the pair waits for it): the debug pair 54 %, 56 % and 69 %, the arm64
 # pair 42 % and 40 % in the fresh-clone runs of deea913, 3f4e45a and
 # 8ce6723 (tools/testing/ci-times.md), with a margin.
+# A pair is not started either when less disk is free than it may take:
+# its rust O= directory, module and initramfs builds and results (its C
+# kernel is built in the background).
+pair_min_free=${KP_PAIR_MIN_FREE_MB:-3072}
 declare -A PAIR_COST=([debug]=100 [arm64]=60 [6.12]=100)
 declare -A PAIR_COST_PREBUILT=([debug]=60 [arm64]=25 [6.12]=70)
 declare -A PAIR_COST_BUILDING=([debug]=80 [arm64]=50 [6.12]=85)
 t6=$((SECONDS - t_setup))
 T0_TREE=$KP_TREE T0_CONFIG=$KP_CONFIG
+PAIR_LOG=
 PAIRS_RUN="pipeline" PAIRS_OUT=
 for pair in ${KP_TEST_CONFIGS}; do
 	read -r tree cfg key ppfx poutpfx < <(pair_env "$pair")
@@ -495,11 +539,16 @@ for pair in ${KP_TEST_CONFIGS}; do
 		fi
 	fi
 	est=$((t6 * cost / 100))
+	why=
 	if [ -n "$budget" ] && [ $((SECONDS + est)) -gt "$budget" ]; then
+		why="pair not run: ~${est} s estimated after $SECONDS s would pass the ${budget} s budget (KP_TEST_BUDGET_S)"
+	elif [ "$(free_mb "$WORK")" -lt "$pair_min_free" ]; then
+		why="pair not run: $(free_mb "$WORK") MiB of disk free, less than the ${pair_min_free} MiB a pair may need (KP_PAIR_MIN_FREE_MB)"
+	fi
+	if [ -n "$why" ]; then
 		# Each of its checks counts as skipped: the names of the pair's
 		# last full run, committed (`pair-checks.txt` of a run that did
 		# run the pair, copied there).
-		why="pair not run: ~${est} s estimated after $SECONDS s would pass the ${budget} s budget (KP_TEST_BUDGET_S)"
 		plist=$ROOT/tools/testing/expectations/pair-checks/$key.txt
 		n=0
 		if [ -s "$plist" ]; then
@@ -511,7 +560,7 @@ for pair in ${KP_TEST_CONFIGS}; do
 			skipped "${ppfx}pair" "$why; no check list in $plist: its checks are not counted"
 		fi
 		skipped "${ppfx}pair/check-list" "$why"
-		echo "$key pair: not run, ~${est} s estimated after $SECONDS s, budget ${budget} s; $n checks skipped" >>"$SUM"
+		echo "$key pair: not run (${why#pair not run: }); $n checks skipped" >>"$SUM"
 		PAIRS_OUT="$PAIRS_OUT $key"
 		continue
 	fi
@@ -571,30 +620,30 @@ for pair in ${KP_TEST_CONFIGS}; do
 		record 1 "${ppfx}build" "scripts/build.sh failed for config $cfg of $tree (logs: $poutpfx*)"
 	fi
 	export KP_TREE=$T0_TREE KP_CONFIG=$T0_CONFIG
-	echo "$key pair: $((SECONDS - tc)) s (estimated ${est} s; $((t6 > 0 ? (SECONDS - tc) * 100 / t6 : 0)) % of the $t6 s from set-up's end to section 6)" >>"$SUM"
-	# Its check list against the committed one a skipped run counts: a
-	# listed check that this run did not report (its suite did not build
-	# or run) fails under its own name; checks the list lacks fail the
-	# pair's check-list check (the list is out of date: copy this run's).
-	LC_ALL=C sort -o "$PAIR_LOG" "$PAIR_LOG"
-	plog=$PAIR_LOG PAIR_LOG=
-	plist=$ROOT/tools/testing/expectations/pair-checks/$key.txt
-	# The committed list in comm's order, without blank lines (none if
-	# there is no list).
-	grep -v '^$' "$plist" 2>/dev/null | LC_ALL=C sort >"$cres/pair-checks-expected.txt"
-	while read -r name; do
-		record 1 "$name" "listed in $plist, not reported by this run"
-	done < <(LC_ALL=C comm -13 "$plog" "$cres/pair-checks-expected.txt")
-	extra=$(LC_ALL=C comm -23 "$plog" "$cres/pair-checks-expected.txt" | wc -l)
-	if [ "$extra" = 0 ]; then
-		record 0 "${ppfx}pair/check-list"
-	else
-		record 1 "${ppfx}pair/check-list" "$extra checks missing from $plist (copy $plog there)"
+	# No later step reads the pair's kernels (KP_KEEP_WORK).
+	if [ "$KP_KEEP_WORK" = 0 ]; then
+		rm -rf "${poutpfx}c" "${poutpfx}rust"
+		# Another tree's kernel tree, when no later pair builds from it.
+		later=${KP_TEST_CONFIGS#*"$pair"}
+		[ "$tree" = "$KP_TREE" ] || [[ " $later " == *" $tree:"* ]] ||
+			rm -rf "${poutpfx%/out-*}/linux"
 	fi
+	echo "$key pair: $((SECONDS - tc)) s (estimated ${est} s; $((t6 > 0 ? (SECONDS - tc) * 100 / t6 : 0)) % of the $t6 s from set-up's end to section 6)" >>"$SUM"
+	plog=$PAIR_LOG PAIR_LOG=
+	check_list "$plog" "$ROOT/tools/testing/expectations/pair-checks/$key.txt" "${ppfx}pair/check-list"
 done
 
 # The background Miri run (a foreground one was collected above).
+PAIR_LOG=$PRIMARY_LOG
 [ "$miri_nice" = 0 ] || miri_collect
+PAIR_LOG=
+# The primary pipeline's check list (the primary tree's only: another
+# tree as KP_TREE has none).
+if [ "$KP_TREE" = "$PRIMARY_TREE" ]; then
+	check_list "$PRIMARY_LOG" "$ROOT/tools/testing/expectations/pair-checks/primary.txt" pipeline/check-list
+else
+	skipped pipeline/check-list "no committed check list for $KP_TREE as the primary tree"
+fi
 
 step "test: summary in $SUM"
 # The summary's first line: which config pairs ran.
@@ -603,6 +652,11 @@ pairs="pairs run: ${PAIRS_RUN}; left out by the time budget: ${out:-none} (their
 { echo "$pairs"; cat "$SUM"; } >"$SUM.new" && mv "$SUM.new" "$SUM"
 echo "$pairs"
 echo "$MIRI_LINE"
+# The disk line: free at the start, and the least free during the run.
+kill "$disk_pid" 2>/dev/null || :
+sort -n -k2,2 "$DISK_LOG" | awk -v first="$(head -n 1 "$DISK_LOG" | cut -d' ' -f2)" \
+	'NR == 1 { printf "disk: %d MiB free at the start, %d MiB at least (at %d s): %d MiB taken at most (KP_KEEP_WORK=%s)\n", first, $2, $1, first - $2, ENVIRON["KP_KEEP_WORK"] }' |
+	tee -a "$SUM"
 echo "reference checks of the C kernel alone: $RP passed, $RF failed, $RS skipped (failures also count below)" | tee -a "$SUM"
 echo "$P passed, $F failed, $S skipped" | tee -a "$SUM"
 [ "$F" = 0 ]

@@ -648,7 +648,7 @@ fi
 step "test: summary in $SUM"
 # The summary's first line: which config pairs ran.
 out=${PAIRS_OUT# }
-pairs="pairs run: ${PAIRS_RUN}; left out by the time budget: ${out:-none} (their checks count as skipped)"
+pairs="pairs run: ${PAIRS_RUN}; left out by the time budget or the free disk: ${out:-none} (their checks count as skipped)"
 { echo "$pairs"; cat "$SUM"; } >"$SUM.new" && mv "$SUM.new" "$SUM"
 echo "$pairs"
 echo "$MIRI_LINE"

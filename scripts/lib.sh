@@ -127,6 +127,7 @@ VARIANTS="c rust"
 # default otherwise, keeps them for incremental re-runs and by-hand
 # debugging.
 if [ -n "${CI:-}" ]; then KP_KEEP_WORK=${KP_KEEP_WORK:-0}; else KP_KEEP_WORK=${KP_KEEP_WORK:-1}; fi
+case $KP_KEEP_WORK in 0|1) ;; *) echo "KP_KEEP_WORK must be 0 or 1, not '$KP_KEEP_WORK'" >&2; exit 1 ;; esac
 export KP_KEEP_WORK
 # free_mb DIR: the free space of DIR's file system, in MiB.
 free_mb() { df -Pm "$1" | awk 'NR == 2 { print $4 }'; }

@@ -20,7 +20,8 @@ pfx=$WORK/out-prefix
 step "prefix builds: copying $(outdir rust) to $pfx for the prefix builds"
 rm -rf "$pfx"
 cp -a "$(outdir rust)" "$pfx"
-trap 'g checkout -q -- kernel/Makefile; g checkout -q kprobes-rust' EXIT
+# The copy goes at the end, passed or failed (each run copies it afresh).
+trap 'g checkout -q -- kernel/Makefile; g checkout -q kprobes-rust; rm -rf "$pfx"' EXIT
 i=0
 for c in $(g rev-list --reverse pristine..kprobes-rust); do
 	i=$((i + 1))
@@ -55,6 +56,4 @@ for c in $(g rev-list --reverse pristine..kprobes-rust); do
 	info "prefix $i ($subj): kernel/kprobes_rust/ builds ($n objects compiled)"
 done
 step "prefix builds: every prefix that has kernel/kprobes_rust/ compiles it (CLIPPY=1) without warnings"
-# Copied afresh by every run.
-rm -rf "$pfx"
 

@@ -24,9 +24,10 @@
 #      cross-built arm64 pair under qemu-system-aarch64
 # Per-variant results: build/results/VARIANT/test/{console,results}.log and
 # checks.json; the summary is build/results/summary.txt.  Every check is
-# counted once.  A pair that the time budget leaves out counts each check
-# of its committed list (tools/testing/expectations/pair-checks/CFG.txt)
-# as skipped; the summary's first line names the pairs that ran.
+# counted once.  A pair that the time budget or the free disk leaves out
+# counts each check of its committed list
+# (tools/testing/expectations/pair-checks/KEY.txt) as skipped; the
+# summary's first line names the pairs that ran.
 . "$(dirname "$0")/lib.sh"
 "$ROOT/scripts/setup.sh"
 # Set-up's time (installing the toolchains on a fresh machine) is not
@@ -40,7 +41,7 @@ SUM=$RESULTS/summary.txt
 # to a full disk (scripts/lib.sh, KP_KEEP_WORK).
 DISK_LOG=$RESULTS/disk-free.log
 # It ends with this script ($$ in the loop is this script's PID).
-while kill -0 $$ 2>/dev/null; do echo "$SECONDS $(free_mb "$WORK")"; sleep 10; done \
+while kill -0 $$ 2>/dev/null; do echo "$SECONDS $(free_mb "$WORK")" || :; sleep 10; done \
 	>"$DISK_LOG" 2>/dev/null </dev/null &
 disk_pid=$!
 trap 'kill "$disk_pid" 2>/dev/null || :' EXIT
@@ -389,12 +390,12 @@ echo "prefix builds: $(grep -c 'kernel/kprobes_rust/ builds' "$RESULTS/prefix-bu
 : "${KP_TEST_CONFIGS=$([ "$KP_TREE" = 7.3 ] && echo 6.12 || echo 7.3):pipeline debug arm64}"
 # A pair is CONFIG (of this tree) or TREE:CONFIG.  pair_env PAIR: its
 # tree, config, key (its files' name: the check prefix with `-` for `/`)
-# and check prefix, as scripts/lib.sh computes them.
+# check prefix, O= prefix and kernel tree, as scripts/lib.sh computes them.
 pair_env() {
 	local tree=$KP_TREE cfg=$1
 	case $1 in *:*) tree=${1%%:*} cfg=${1#*:} ;; esac
 	# shellcheck disable=SC2016
-	KP_TREE=$tree KP_CONFIG=$cfg bash -c '. "$1/scripts/lib.sh"; p=${CHECK_PFX%/}; p=${p:-$KP_TREE}; echo "$KP_TREE $KP_CONFIG ${p//\//-} ${CHECK_PFX:-/} $OUTPFX"' _ "$ROOT"
+	KP_TREE=$tree KP_CONFIG=$cfg bash -c '. "$1/scripts/lib.sh"; p=${CHECK_PFX%/}; p=${p:-$KP_TREE}; echo "$KP_TREE $KP_CONFIG ${p//\//-} ${CHECK_PFX:-/} $OUTPFX $KSRC"' _ "$ROOT"
 }
 # prefixed_suite NAME PFX: a suite of section 5 (scripts/suites/NAME.sh)
 # on another tree's pair, its check names as section 5 has them, after PFX.
@@ -404,13 +405,13 @@ prefixed_suite() {
 if [ -n "$KP_TEST_CONFIGS" ] && [ "${KP_PREBUILD:-1}" = 1 ] && [[ " $VARIANTS " == *" c "* ]]; then
 	step "test: the C kernels of $KP_TEST_CONFIGS, in the background at nice 19"
 	for pair in $KP_TEST_CONFIGS; do
-		read -r _ _ key _ _ < <(pair_env "$pair")
+		read -r _ _ key _ _ _ < <(pair_env "$pair")
 		mkdir -p "$WORK/results/matrix/$key"
 		rm -f "$WORK/results/matrix/$key/prebuild.rc"
 	done
 	(
 		for pair in $KP_TEST_CONFIGS; do
-			read -r tree cfg key _ _ < <(pair_env "$pair")
+			read -r tree cfg key _ _ _ < <(pair_env "$pair")
 			rc=0
 			KP_TREE=$tree KP_CONFIG=$cfg nice -n 19 "$ROOT/scripts/build.sh" c \
 				>"$WORK/results/matrix/$key/prebuild.log" 2>&1 || rc=$?
@@ -445,6 +446,20 @@ for s in "$ROOT"/scripts/suites/*.sh; do
 	[ "$np" -gt 0 ] || record 1 "$n/ran" "no results; log: $RESULTS/suite-$n.log"
 done
 
+# pair_cleanup: with KP_KEEP_WORK=0, the pair's O= directories (no later
+# step reads them) and another tree's kernel tree when no later pair
+# builds from it; never what the primary pipeline uses (one KP_WORK for
+# both trees).  A pair whose C kernel is still being built in the
+# background keeps its directories.
+pair_cleanup() {
+	[ "$KP_KEEP_WORK" = 0 ] || return 0
+	[ -z "$prebuild_pid" ] || [ -e "$cres/prebuild.rc" ] || ! kill -0 "$prebuild_pid" 2>/dev/null || return 0
+	[ "$poutpfx" = "$OUTPFX" ] || rm -rf "${poutpfx}c" "${poutpfx}rust"
+	local later=${KP_TEST_CONFIGS#*"$pair"}
+	[ "$tree" = "$KP_TREE" ] || [ "$pksrc" = "$KSRC" ] || [[ " $later " == *" $tree:"* ]] ||
+		rm -rf "$pksrc"
+}
+
 # check_list LOG LIST NAME: the check names of LOG (a run's) against the
 # committed LIST, a multiset: a listed check that the run did not report
 # (its suite did not build or run) fails under its own name; checks the
@@ -454,7 +469,7 @@ check_list() {
 	LC_ALL=C sort -o "$log" "$log"
 	# The committed list in comm's order, without blank lines (none if
 	# there is no list).
-	grep -v '^$' "$list" 2>/dev/null | LC_ALL=C sort >"${log%.txt}-expected.txt"
+	{ grep -v '^$' "$list" 2>/dev/null || :; } | LC_ALL=C sort >"${log%.txt}-expected.txt"
 	while read -r n; do
 		record 1 "$n" "listed in $list, not reported by this run"
 	done < <(LC_ALL=C comm -13 "$log" "${log%.txt}-expected.txt")
@@ -524,7 +539,7 @@ T0_TREE=$KP_TREE T0_CONFIG=$KP_CONFIG
 PAIR_LOG=
 PAIRS_RUN="pipeline" PAIRS_OUT=
 for pair in ${KP_TEST_CONFIGS}; do
-	read -r tree cfg key ppfx poutpfx < <(pair_env "$pair")
+	read -r tree cfg key ppfx poutpfx pksrc < <(pair_env "$pair")
 	[ "$ppfx" != / ] || ppfx=  # the primary tree's pipeline: no prefix
 	# Less when its C kernel is already built, or being built, in the
 	# background (above).
@@ -562,6 +577,7 @@ for pair in ${KP_TEST_CONFIGS}; do
 		skipped "${ppfx}pair/check-list" "$why"
 		echo "$key pair: not run (${why#pair not run: }); $n checks skipped" >>"$SUM"
 		PAIRS_OUT="$PAIRS_OUT $key"
+		pair_cleanup
 		continue
 	fi
 	step "test: config $key (both variants; ~${est} s estimated)"
@@ -620,14 +636,7 @@ for pair in ${KP_TEST_CONFIGS}; do
 		record 1 "${ppfx}build" "scripts/build.sh failed for config $cfg of $tree (logs: $poutpfx*)"
 	fi
 	export KP_TREE=$T0_TREE KP_CONFIG=$T0_CONFIG
-	# No later step reads the pair's kernels (KP_KEEP_WORK).
-	if [ "$KP_KEEP_WORK" = 0 ]; then
-		rm -rf "${poutpfx}c" "${poutpfx}rust"
-		# Another tree's kernel tree, when no later pair builds from it.
-		later=${KP_TEST_CONFIGS#*"$pair"}
-		[ "$tree" = "$KP_TREE" ] || [[ " $later " == *" $tree:"* ]] ||
-			rm -rf "${poutpfx%/out-*}/linux"
-	fi
+	pair_cleanup
 	echo "$key pair: $((SECONDS - tc)) s (estimated ${est} s; $((t6 > 0 ? (SECONDS - tc) * 100 / t6 : 0)) % of the $t6 s from set-up's end to section 6)" >>"$SUM"
 	plog=$PAIR_LOG PAIR_LOG=
 	check_list "$plog" "$ROOT/tools/testing/expectations/pair-checks/$key.txt" "${ppfx}pair/check-list"

@@ -145,7 +145,9 @@ echo "${QEMU[*]}" >"$rdir/qemu.cmd"
 timeout -k 10 "$timeout_s" "${QEMU[@]}" </dev/null >"$rdir/qemu.log" 2>&1 &
 qpid=$!
 # If this script is interrupted or killed, do not leave the guest running.
-trap 'kill "$qpid" 2>/dev/null || true' EXIT
+# The initramfs is made again for every run (a clients guest's is hundreds
+# of MiB): kept only with KP_KEEP_WORK=1, whether the guest passed or not.
+trap 'kill "$qpid" 2>/dev/null || true; [ "$KP_KEEP_WORK" = 1 ] || rm -f "$rdir/initramfs.cpio"' EXIT
 if [ "${KP_LIVE:-0}" = 1 ]; then
 	tail -n +1 -f --pid=$qpid "$res" &
 fi
@@ -166,5 +168,3 @@ if ! grep -q '^KPT-JOB-EXIT ' "$res"; then
 	    "look at the end of $con for the panic / oops"
 fi
 step "vm[$KP_CONFIG/$v]: $name finished ($(grep '^KPT-JOB-EXIT ' "$res"))"
-# Made again for every run (a clients guest's is hundreds of MiB).
-[ "$KP_KEEP_WORK" = 1 ] || rm -f "$rdir/initramfs.cpio"

@@ -896,10 +896,11 @@ pub fn kmalloc(size: usize) -> *mut c_void {
     alloc::<Kmalloc>(size, GFP_KERNEL)
 }
 
-/// The bytes [`table_alloc`] gets for a request of `size`: whole pages.
+/// The bytes [`table_alloc`] gets for a request of `size`: whole pages
+/// (`usize::MAX`, which no allocation gets, if they overflow).
 #[inline]
 pub fn table_size(size: usize) -> usize {
-    size.next_multiple_of(PAGE_SIZE)
+    crate::tree::page_align(size).unwrap_or(usize::MAX)
 }
 
 /// A table of [`table_size`]`(size)` bytes that any context may read:

@@ -35,6 +35,14 @@ pub fn alloc<A: Allocator>(layout: Layout, flags: Flags) -> Result<NonNull<[u8]>
     A::alloc(layout, flags)
 }
 
+/// `size` rounded up to whole pages; `None` if that overflows (6.12's
+/// kernel crate has no `page::page_align()`).
+#[cfg(CONFIG_RUST)]
+#[inline]
+pub fn page_align(size: usize) -> Option<usize> {
+    size.checked_next_multiple_of(kernel::page::PAGE_SIZE)
+}
+
 /// `synchronize_rcu()`; sleeps (6.12's kernel crate has no `sync::rcu`).
 #[cfg(CONFIG_RUST)]
 #[inline]

@@ -41,6 +41,10 @@ pub fn alloc<A: Allocator>(layout: Layout, flags: Flags) -> Result<NonNull<[u8]>
     A::alloc(layout, flags, NumaNode::NO_NODE)
 }
 
+/// `size` rounded up to whole pages; `None` if that overflows.
+#[cfg(CONFIG_RUST)]
+pub use kernel::page::page_align;
+
 /// `synchronize_rcu()`; sleeps.
 #[cfg(CONFIG_RUST)]
 pub use kernel::sync::rcu::synchronize_rcu;

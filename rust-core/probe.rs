@@ -139,6 +139,50 @@ impl<'a> Probe<'a> {
         unsafe { (*self.as_ptr()).pre_handler }
     }
 
+    /// Whether `p->pre_handler` is set.
+    #[inline(always)]
+    pub fn has_pre_handler(self) -> bool {
+        self.pre_handler().is_some()
+    }
+
+    /// `p->pre_handler`, read again where a handler is called, as C's
+    /// `p->pre_handler(p, regs)` reads it after testing it (the call reads
+    /// its target from memory).
+    ///
+    /// # Safety
+    /// [`Self::has_pre_handler`] was true: a registered probe's handlers are
+    /// not written while it is registered (the kprobes API's rule for its
+    /// callers; the core writes only an aggregate's `post_handler`).
+    #[inline(always)]
+    pub unsafe fn pre_handler_set(self) -> unsafe extern "C" fn(*mut Kprobe, *mut PtRegs) -> c_int {
+        // SAFETY: set and not written since it was tested (this function's
+        // `# Safety`).
+        unsafe { self.pre_handler().unwrap_unchecked() }
+    }
+
+    /// Whether a child's `p->post_handler` is set (a child's is changed by
+    /// no one).
+    #[inline(always)]
+    pub fn child_has_post_handler(self) -> bool {
+        // SAFETY: live (type invariant); read through the pointer.
+        unsafe { (*self.as_ptr()).post_handler.is_some() }
+    }
+
+    /// A child's `p->post_handler`, read again where it is called, as
+    /// [`Self::pre_handler_set`].
+    ///
+    /// # Safety
+    /// [`Self::child_has_post_handler`] was true, as for
+    /// [`Self::pre_handler_set`].
+    #[inline(always)]
+    pub unsafe fn child_post_handler_set(
+        self,
+    ) -> unsafe extern "C" fn(*mut Kprobe, *mut PtRegs, c_ulong) {
+        // SAFETY: live (type invariant); set and not written since it was
+        // tested (this function's `# Safety`).
+        unsafe { (*self.as_ptr()).post_handler.unwrap_unchecked() }
+    }
+
     /// `p->post_handler` (an aggregate's changes under `kprobe_mutex` while
     /// handlers read it: one access).
     #[inline(always)]
@@ -369,15 +413,13 @@ unsafe fn run_pre_handlers(p: *mut Kprobe, regs: *mut PtRegs, stop: bool) -> c_i
     // disabled.
     let po = unsafe { PreemptOff::assume() };
     let run = |kp: Probe<'_>| {
-        if let Some(h) = kp.pre_handler() {
-            if !kp.disabled() {
-                sys::set_kprobe_instance(po, kp.as_ptr());
-                // SAFETY: `h` is the enabled child's own pre-handler, called
-                // with the child and the trap's `regs` in handler context.
-                if unsafe { h(kp.as_ptr(), regs) } != 0 && stop {
-                    ret = 1;
-                    return false;
-                }
+        if kp.has_pre_handler() && !kp.disabled() {
+            sys::set_kprobe_instance(po, kp.as_ptr());
+            // SAFETY: tested just above; the enabled child's own pre-handler,
+            // called with the child and the trap's `regs` in handler context.
+            if unsafe { kp.pre_handler_set()(kp.as_ptr(), regs) } != 0 && stop {
+                ret = 1;
+                return false;
             }
         }
         sys::reset_kprobe_instance(po);
@@ -417,12 +459,10 @@ pub unsafe extern "C" fn aggr_post_handler(p: *mut Kprobe, regs: *mut PtRegs, fl
     // gets the child, `regs` and `flags`.
     unsafe {
         Aggr::from_raw(p).for_each_child_rcu(|kp| {
-            if let Some(h) = kp.post_handler() {
-                if !kp.disabled() {
-                    sys::set_kprobe_instance(po, kp.as_ptr());
-                    h(kp.as_ptr(), regs, flags);
-                    sys::reset_kprobe_instance(po);
-                }
+            if kp.child_has_post_handler() && !kp.disabled() {
+                sys::set_kprobe_instance(po, kp.as_ptr());
+                kp.child_post_handler_set()(kp.as_ptr(), regs, flags);
+                sys::reset_kprobe_instance(po);
             }
             true
         });

@@ -16,6 +16,10 @@
     tools/testing/hostdiff/rshim.c) have no loops: no kprobes logic in C;
     the generic shim (c-shim/) has no architecture's CONFIG_ option (its
     arch-specific glue is in arch/<arch>/);
+  - docs/kernel-crate.md has a row for each public item of the sys layer
+    (rust-core/sys_kernel.rs, with the methods of its public types) and of
+    the tree files (rust-core/tree/*.rs), and no row for anything else:
+    where each uses the kernel crate, or why it does not;
   - the comments of rust-core/ (with host/), arch/ and c-shim/ state the
     design and its invariants: no commit hash (7 or more hex digits with a
     digit and a letter; 0x... and 16-digit addresses are not hashes), no
@@ -144,3 +148,40 @@ for f in sorted(set(glob.glob("rust-core/**/*.rs", recursive=True) +
         if m:
             bad.append("%s:%d: %s" % (f, n, m.group(0).strip()))
 check("lint/comments-state-design", bad)
+
+def public_items(src):
+    """The names of a file's public items: top-level `pub` items (each name
+    of a `pub use` list; a glob re-export by its module's name), the `pub fn`
+    methods of its `impl` blocks, and its `macro_rules!`."""
+    names = []
+    for m in re.finditer(r"^pub (?:unsafe )?(?:fn|struct|const|static|type|trait|enum|mod) (\w+)", src, re.M):
+        names.append(m.group(1))
+    for m in re.finditer(r"^pub use ([^;]+);", src, re.M | re.S):
+        path = m.group(1)
+        if "{" in path:
+            names += [n.strip().split(" as ")[-1] for n in path[path.index("{") + 1:path.rindex("}")].split(",") if n.strip()]
+        elif path.endswith("::*"):
+            names.append(path[:-3].split("::")[-1])
+        else:
+            names.append(path.split("::")[-1].split(" as ")[-1].strip())
+    names += re.findall(r"^    pub (?:unsafe )?fn (\w+)", src, re.M)
+    names += re.findall(r"^macro_rules! (\w+)", src, re.M)
+    return names
+
+def doc_rows(doc, heading):
+    """The first cells (a backticked name) of the table below HEADING."""
+    part = doc.split(heading, 1)[1] if heading in doc else ""
+    part = part.split("\n## ", 1)[0]
+    return re.findall(r"^\| `(\w+)` \|", part, re.M)
+
+bad = []
+doc = open("docs/kernel-crate.md").read() if os.path.exists("docs/kernel-crate.md") else ""
+for files, heading in ((["rust-core/sys_kernel.rs"], "## `rust-core/sys_kernel.rs`"),
+                       (sorted(glob.glob("rust-core/tree/*.rs")), "## `rust-core/tree/")):
+    items = set()
+    for f in files:
+        items |= set(public_items(open(f).read()))
+    rows = set(doc_rows(doc, heading))
+    bad += ["%s: no row in docs/kernel-crate.md" % n for n in sorted(items - rows)]
+    bad += ["docs/kernel-crate.md: row `%s` is no public item of %s" % (n, " or ".join(files)) for n in sorted(rows - items)]
+check("lint/sys-layer-items-documented", bad)

@@ -57,6 +57,13 @@ configure() { # VARIANT
 		want="CONFIG_KPROBES_RUST=y"
 	else want="CONFIG_KPROBES_RUST=y
 CONFIG_KPROBES_RUST_JPROBES=y"; fi
+	# With built-in KUnit, also the core's own KUnit suites, where the
+	# tree has their option (mainline's).
+	if [ "$v" = rust ] && grep -qx "config KPROBES_RUST_KUNIT_TEST" "$KSRC/arch/Kconfig" &&
+		[ "$(cat $(frag_files "$KCONFIG_FRAG") | grep -E '^(# )?CONFIG_KUNIT[= ]' | tail -n 1)" = CONFIG_KUNIT=y ]; then
+		want="$want
+CONFIG_KPROBES_RUST_KUNIT_TEST=y"
+	fi
 	{ cat $(frag_files "$KCONFIG_FRAG"); echo "$want"; } >"$frag_v.new"
 	local key
 	key=$(cat "$frag_v.new" "$WORK/kernel-source-version" | sha256sum | cut -c1-16)

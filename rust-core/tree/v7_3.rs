@@ -76,14 +76,15 @@ pub unsafe fn mutex_unlock(m: *mut b::mutex) {
 }
 
 /// A module of tests that run on the host (`cargo test`) and, with
-/// `CONFIG_KUNIT=y`, in the kernel as the KUnit suite `$suite`: at boot,
-/// its KTAP in debugfs' `kunit/$suite/results`.  Inside, `assert!` and
+/// `CONFIG_KPROBES_RUST_KUNIT_TEST`, in the kernel as the KUnit suite
+/// `$suite`: at boot, its KTAP in debugfs' `kunit/$suite/results`.  A
+/// kernel without the option builds none of it.  Inside, `assert!` and
 /// `assert_eq!` take no message (KUnit's take none).
 #[macro_export]
 macro_rules! kp_tests {
     ($suite:ident, mod $m:ident { $($body:tt)* }) => {
-        #[cfg_attr(CONFIG_RUST, kernel::macros::kunit_tests($suite))]
-        #[cfg_attr(not(CONFIG_RUST), cfg(test))]
+        #[cfg_attr(CONFIG_KPROBES_RUST_KUNIT_TEST, kernel::macros::kunit_tests($suite))]
+        #[cfg_attr(not(CONFIG_KPROBES_RUST_KUNIT_TEST), cfg(all(test, not(CONFIG_RUST))))]
         mod $m { $($body)* }
     };
 }

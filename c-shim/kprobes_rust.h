@@ -64,14 +64,6 @@ void kprobes_rust_rcu_read_unlock(void);
 
 void kprobes_rust_warn(const char *file, int len, int line);
 
-#if (defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES))
-void kprobes_rust_sysctl_mutex_lock(void);
-#endif
-
-#if (defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES))
-void kprobes_rust_sysctl_mutex_unlock(void);
-#endif
-
 #if defined(CONFIG_OPTPROBES)
 void kprobes_rust_synchronize_rcu_tasks(void);
 #endif

@@ -323,18 +323,9 @@ size_t kprobes_rust_max_optinsn_size(void)
 DEFINE_MUTEX(kprobe_mutex);
 
 #if defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES)
-static DEFINE_MUTEX(kprobe_sysctl_mutex);
-
-void kprobes_rust_sysctl_mutex_lock(void)
-{
-	mutex_lock(&kprobe_sysctl_mutex);
-}
-
-void kprobes_rust_sysctl_mutex_unlock(void)
-{
-	mutex_unlock(&kprobe_sysctl_mutex);
-}
-#endif /* CONFIG_SYSCTL && CONFIG_OPTPROBES */
+/* Serializes the optimization sysctl.  Not static: the core locks it. */
+DEFINE_MUTEX(kprobe_sysctl_mutex);
+#endif
 
 #ifdef CONFIG_OPTPROBES
 void kprobes_rust_synchronize_rcu_tasks(void)

@@ -14,6 +14,9 @@
 
 /* kprobes.c's mutex (defined in kprobes_shim.c; the Rust core locks it). */
 extern struct mutex kprobe_mutex;
+#if defined(CONFIG_SYSCTL) && defined(CONFIG_OPTPROBES)
+extern struct mutex kprobe_sysctl_mutex;
+#endif
 
 /* The jump optimizer waits this many jiffies after a kick. */
 #define OPTIMIZE_DELAY 5

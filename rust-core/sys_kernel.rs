@@ -59,10 +59,6 @@ extern "C" {
     #[cfg(any(CONFIG_PREEMPT_RCU, CONFIG_PREEMPT_COUNT, CONFIG_DEBUG_LOCK_ALLOC))]
     fn kprobes_rust_rcu_read_unlock();
     fn kprobes_rust_warn(file: *const c_char, len: c_int, line: c_int);
-    #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
-    fn kprobes_rust_sysctl_mutex_lock();
-    #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
-    fn kprobes_rust_sysctl_mutex_unlock();
     #[cfg(CONFIG_OPTPROBES)]
     fn kprobes_rust_synchronize_rcu_tasks();
     #[cfg(CONFIG_OPTPROBES)]
@@ -104,6 +100,9 @@ extern "C" {
     // enable and disable).
     static mut kprobe_mutex: b::mutex;
     static mut text_mutex: b::mutex;
+    // The optimization sysctl's mutex (c-shim/kprobes_shim.c).
+    #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
+    static mut kprobe_sysctl_mutex: b::mutex;
 }
 
 /// `mutex_lock(&kprobe_mutex)` (the mutex is C data: its initializer
@@ -129,8 +128,9 @@ pub unsafe fn kprobe_mutex_unlock() {
 #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline]
 pub fn sysctl_mutex_lock() {
-    // SAFETY: process context.
-    unsafe { kprobes_rust_sysctl_mutex_lock() }
+    // SAFETY: a static, initialized mutex (`mutex_lock()` may sleep, which
+    // `might_sleep()` checks; memory safety does not depend on the context).
+    unsafe { mutex_lock(&raw mut kprobe_sysctl_mutex) }
 }
 
 /// `mutex_unlock(&kprobe_sysctl_mutex)`.
@@ -140,8 +140,8 @@ pub fn sysctl_mutex_lock() {
 #[cfg(all(CONFIG_SYSCTL, CONFIG_OPTPROBES))]
 #[inline]
 pub unsafe fn sysctl_mutex_unlock() {
-    // SAFETY: the current task holds the mutex (this function's `# Safety`).
-    unsafe { kprobes_rust_sysctl_mutex_unlock() }
+    // SAFETY: the current task holds `kprobe_sysctl_mutex` (this function's `# Safety`).
+    unsafe { mutex_unlock(&raw mut kprobe_sysctl_mutex) }
 }
 
 /// `mutex_lock(&text_mutex)`.

@@ -28,7 +28,7 @@ pub const MODULE_REF_BEFORE_CHECKS: bool = false;
 /// after the address checks.
 pub const FUNC_ENTRY_FLAG_BEFORE_CHECKS: bool = false;
 
-/// `A::alloc()`, (6.12's allocators take no NUMA node).
+/// `A::alloc()` (6.12's allocators take no NUMA node).
 #[cfg(CONFIG_RUST)]
 #[inline]
 pub fn alloc<A: Allocator>(layout: Layout, flags: Flags) -> Result<NonNull<[u8]>, AllocError> {

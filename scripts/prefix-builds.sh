@@ -40,7 +40,7 @@ for c in $(g rev-list --reverse pristine..kprobes-rust); do
 		scratch=1
 	fi
 	log=$WORK/out-prefix-$i.log
-	"$KSRC/scripts/config" --file "$pfx/.config" -e KPROBES_RUST -e KPROBES_RUST_JPROBES
+	"$KSRC/scripts/config" --file "$pfx/.config" -e KPROBES_RUST -e KPROBES_RUST_JPROBES -e KPROBES_RUST_KUNIT_TEST
 	if ! make -C "$KSRC" O="$pfx" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM="$KLLVM" olddefconfig >"$log" 2>&1 ||
 		! make -C "$KSRC" O="$pfx" ${KARCH_ARGS[@]+"${KARCH_ARGS[@]}"} LLVM="$KLLVM" CLIPPY=1 -j"$JOBS" kernel/kprobes_rust/ >>"$log" 2>&1; then
 		tail -n 20 "$log" >&2

@@ -523,15 +523,16 @@ budget=${KP_TEST_BUDGET_S:-}
 # PAIR_COST_PREBUILT when that kernel is already built (in the
 # background) when the pair starts, PAIR_COST_BUILDING when it is still
 # being built there (the pair waits for it).  The arm64 pair's
-# PAIR_COST_BUILDING is the largest share measured, without a margin: with
-# one, the pair no longer fits the budget although it would end in time.
+# PAIR_COST_BUILDING is the largest share measured, rounded up, with no
+# further margin: with one, the pair was left out of runs that it would
+# have ended well within the budget.
 # A pair is not started either when less disk is free than it may take:
 # its rust O= directory, module and initramfs builds and results (its C
 # kernel is built in the background).
 pair_min_free=${KP_PAIR_MIN_FREE_MB:-3072}
 declare -A PAIR_COST=([debug]=100 [arm64]=60 [6.12]=100)
 declare -A PAIR_COST_PREBUILT=([debug]=60 [arm64]=25 [6.12]=70)
-declare -A PAIR_COST_BUILDING=([debug]=80 [arm64]=42 [6.12]=85)
+declare -A PAIR_COST_BUILDING=([debug]=80 [arm64]=44 [6.12]=85)
 t6=$((SECONDS - t_setup))
 T0_TREE=$KP_TREE T0_CONFIG=$KP_CONFIG
 PAIR_LOG=

@@ -9,7 +9,8 @@ all: help
 
 help:
 	@echo "make run           build the rust variant, boot it, show probes firing"
-	@echo "                   (ARCH=arm64: the arm64 kernel under qemu-system-aarch64)"
+	@echo "                   (ARCH=arm64: the arm64 kernel under qemu-system-aarch64;"
+	@echo "                   ARCH=riscv64: the riscv64 kernel under qemu-system-riscv64)"
 	@echo "make test          everything: host tests, series, both variants' suites"
 	@echo "make bench         A/B benchmark of the two variants (bench/results.*)"
 	@echo "make matrix        build, boot and test both variants in every config"
@@ -29,15 +30,16 @@ help:
 	@echo "make setup         install prerequisites (idempotent; run by the others)"
 	@echo "make build         build both variants (build-c, build-rust for one)"
 	@echo "make expectations  re-record tools/testing/expectations/ from the c variant"
-	@echo "                   (KP_CONFIG=arm64: expectations/arm64/, that row's)"
+	@echo "                   (KP_CONFIG=arm64: expectations/arm64/, that row's; riscv64 alike)"
 	@echo "make host-test     cargo test only"
 	@echo "make clean         remove build outputs (keeps the unpacked kernel tree)"
 	@echo "make distclean     remove build/ entirely"
 
 # `make run ARCH=arm64`: the arm64 config (scripts/kconfig/arm64.config),
-# cross-built and booted with qemu-system-aarch64.
+# cross-built and booted with qemu-system-aarch64; ARCH=riscv64 the riscv64
+# one with qemu-system-riscv64.
 run:
-	@$(if $(filter arm64,$(ARCH)),KP_CONFIG=arm64 )scripts/run.sh
+	@$(if $(filter arm64 riscv64,$(ARCH)),KP_CONFIG=$(ARCH) )scripts/run.sh
 
 test:
 	@scripts/test.sh

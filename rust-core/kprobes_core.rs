@@ -26,12 +26,14 @@
 /// cbindgen:ignore
 #[cfg_attr(target_arch = "x86_64", path = "../arch/x86_64/mod.rs")]
 #[cfg_attr(target_arch = "aarch64", path = "../arch/arm64/mod.rs")]
+#[cfg_attr(target_arch = "riscv64", path = "../arch/riscv64/mod.rs")]
 pub mod arch;
 /// The architecture's entry stub and assembly `get_kprobe()` macros
 /// (arch/ARCH/entry.rs), for `abi` and `registry`.
 /// cbindgen:ignore
 #[cfg_attr(target_arch = "x86_64", path = "../arch/x86_64/entry.rs")]
 #[cfg_attr(target_arch = "aarch64", path = "../arch/arm64/entry.rs")]
+#[cfg_attr(target_arch = "riscv64", path = "../arch/riscv64/entry.rs")]
 #[macro_use]
 mod arch_entry;
 /// The architecture's kernel services (arch/ARCH/sys.rs), re-exported
@@ -40,6 +42,7 @@ mod arch_entry;
 #[cfg(CONFIG_RUST)]
 #[cfg_attr(target_arch = "x86_64", path = "../arch/x86_64/sys.rs")]
 #[cfg_attr(target_arch = "aarch64", path = "../arch/arm64/sys.rs")]
+#[cfg_attr(target_arch = "riscv64", path = "../arch/riscv64/sys.rs")]
 pub mod arch_sys;
 pub mod ctypes;
 /// The simulation's C ABI, for the host differential's C side.

@@ -58,6 +58,15 @@ if [ "$KP_ARCH" = arm64 ]; then
 	export KPB_RUN KPB_EVN KPB_POLICY_RUN KPB_POLICY_EVN KPB_COST4
 fi
 
+# riscv64 (KP_CONFIG=riscv64 make bench): the hit rows only, with 5,000
+# targets in 10 modules; results in bench/7.3/riscv64/ (bench/riscv64/ on
+# 6.12).
+if [ "$KP_ARCH" = riscv64 ]; then
+	NFUNCS=${KPB_NFUNCS:-5000} NMODS=${KPB_NMODS:-10}
+	: "${KPB_RUN=hits}" "${KPB_EVN=}" "${KPB_POLICY_RUN=}" "${KPB_POLICY_EVN=}" "${KPB_COST4:=0}"
+	export KPB_RUN KPB_EVN KPB_POLICY_RUN KPB_POLICY_EVN KPB_COST4
+fi
+
 # cfi (KP_CONFIG=cfi make bench): the hit rows only, which kCFI changes (a
 # type-id check before each indirect call of a handler); results in
 # bench/7.3/cfi/ (bench/cfi/ on 6.12).
@@ -190,13 +199,13 @@ if [ "${KPB_PROFILE:-0}" = 1 ]; then
 fi
 
 # --- the report -------------------------------------------------------------
-declare -A QEMU_BIN=([x86_64]=qemu-system-x86_64 [arm64]=qemu-system-aarch64)
+declare -A QEMU_BIN=([x86_64]=qemu-system-x86_64 [arm64]=qemu-system-aarch64 [riscv64]=qemu-system-riscv64)
 cmdpfx=; [ "$KP_CONFIG" = pipeline ] || cmdpfx="KP_CONFIG=$KP_CONFIG "
 # The hand-written notes on the run: analysis.md for 6.12's x86_64 run,
-# analysis-arm64.md for its arm64 run, analysis-TREE[-arm64].md for
+# analysis-ARCH.md for another architecture's, analysis-TREE[-ARCH].md for
 # another tree's (none yet: the report has no notes).
 notes=$SRC/analysis${TREE_DIR:+-$TREE_DIR}.md
-[ "$KP_ARCH" != arm64 ] || notes=$SRC/analysis${TREE_DIR:+-$TREE_DIR}-arm64.md
+[ "$KP_ARCH" = x86_64 ] || notes=$SRC/analysis${TREE_DIR:+-$TREE_DIR}-$KP_ARCH.md
 step "bench: writing $OUT/results.json, results.md, ratios.svg, scale.svg"
 tools/testing/bench/report.py --c "$RESULTS/c/bench/results.log" \
 	--rust "$RESULTS/rust/bench/results.log" "${repeat[@]}" "${extra[@]}" --out "$OUT" \

@@ -99,8 +99,9 @@ frag_directive() { # NAME: its value in the config's fragments (the last one giv
 }
 
 # The target architecture: `# kp-arch: arm64` in the config's fragments
-# (scripts/kconfig/arm64.config) cross-builds with ARCH=arm64 and
-# boots with qemu-system-aarch64; without it, the host's x86_64 as before.
+# (scripts/kconfig/arm64.config) cross-builds with ARCH=arm64 and boots
+# with qemu-system-aarch64, `# kp-arch: riscv64` (riscv64.config) with
+# ARCH=riscv and qemu-system-riscv64; without it, the host's x86_64.
 KP_ARCH=$(frag_directive arch 2>/dev/null || true)
 KP_ARCH=${KP_ARCH:-x86_64}
 # The toolchain (scripts/setup.sh installs it): the tree's LLVM for
@@ -114,6 +115,7 @@ export LIBCLANG_PATH=$LLVM_DIR/lib
 case $KP_ARCH in
 x86_64) KARCH_ARGS=() KIMAGE_TARGET=bzImage KIMAGE_PATH=arch/x86/boot/bzImage ;;
 arm64)	KARCH_ARGS=(ARCH=arm64) KIMAGE_TARGET=Image KIMAGE_PATH=arch/arm64/boot/Image ;;
+riscv64) KARCH_ARGS=(ARCH=riscv) KIMAGE_TARGET=Image KIMAGE_PATH=arch/riscv/boot/Image ;;
 *)	echo "unknown kp-arch '$KP_ARCH'" >&2; exit 1 ;;
 esac
 

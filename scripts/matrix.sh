@@ -3,7 +3,7 @@
 # `make matrix`: build, boot and test both variants in each configuration.
 #   scripts/matrix.sh [ROW...]        (default: $KP_MATRIX, else every row)
 # A row is a config of scripts/kconfig/ (pipeline, debug, preempt,
-# minimal-up, minimal-nofs, defconfig, debian, arm64, cfi, cfi-fineibt,
+# minimal-up, minimal-nofs, defconfig, debian, arm64, riscv64, cfi, cfi-fineibt,
 # arm64-cfi) or `randconfig`
 # (scripts/randconfig.sh; seeds from KP_RANDCONFIG_SEEDS).  For a config
 # row: the c variant is built, then the rust variant (from a copy of the c
@@ -18,7 +18,7 @@
 # command.
 . "$(dirname "$0")/lib.sh"
 
-ALL_ROWS="pipeline debug preempt minimal-up minimal-nofs defconfig debian arm64 cfi cfi-fineibt arm64-cfi randconfig"
+ALL_ROWS="pipeline debug preempt minimal-up minimal-nofs defconfig debian arm64 riscv64 cfi cfi-fineibt arm64-cfi randconfig"
 [ $# -gt 0 ] || set -- ${KP_MATRIX:-$ALL_ROWS}
 MDIR=$WORK/results/matrix
 mkdir -p "$MDIR"

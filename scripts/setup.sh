@@ -7,13 +7,16 @@
 
 mkdir -p "$WORK"
 stamp=$WORK/.setup-done
+qemu_of() { # KP_ARCH: the QEMU system emulator its guests boot in
+	case $1 in arm64) echo qemu-system-aarch64 ;; riscv64) echo qemu-system-riscv64 ;; esac
+}
 # The stamp is only a shortcut; every check below is cheap enough to repeat
 # when the stamp is older than this script.
 if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ -f "$KSRC_TARBALL" ] &&
    bindgen --version 2>/dev/null | grep -qF "bindgen $BINDGEN_VERSION" && command -v cbindgen >/dev/null &&
    command -v qemu-system-x86_64 >/dev/null &&
    { [ "$KLLVM" = 1 ] || command -v "clang$KLLVM" >/dev/null; } &&
-   { [ "$KP_ARCH" = x86_64 ] || { command -v qemu-system-aarch64 >/dev/null &&
+   { [ "$KP_ARCH" = x86_64 ] || { command -v "$(qemu_of "$KP_ARCH")" >/dev/null &&
      [ -x "$WORK/busybox-$KP_ARCH/bin/busybox" ]; }; }; then
 	step "setup: already done ($(cat "$WORK/kernel-source-version"))"
 	exit 0
@@ -83,23 +86,37 @@ fi
 # ksrc_download: $KSRC_PKG=$KSRC_PIN from $KSRC_SUITE, with a sources list
 # of its own on the mirror the machine's apt sources name (the system's
 # apt state is not touched), unpacked into $WORK/src.
-ksrc_download() {
-	local d=$WORK/src/apt uri deb
+# debian_mirror: the Debian mirror the machine's apt sources name.
+debian_mirror() {
+	local uri
 	uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n 1)
 	[ -n "$uri" ] || uri=$(sed -n 's/^deb \(\[[^]]*\] \)\?\([^ ]*\) .*/\2/p' /etc/apt/sources.list 2>/dev/null |
 		grep -v security | head -n 1)
+	echo "$uri"
+}
+# apt_download DIR SUITE ARCH PACKAGE: the package's .deb of SUITE for ARCH
+# into DIR, through a sources list of DIR's own (the system's apt state is
+# not touched).
+apt_download() {
+	local d=$1 suite=$2 arch=$3 pkg=$4 uri
+	uri=$(debian_mirror)
 	[ -n "$uri" ] || die "no Debian mirror in the machine's apt sources" \
-		"download $KSRC_PKG=$KSRC_PIN ($KSRC_SUITE) and unpack its tarball to $KSRC_TARBALL"
+		"download $pkg ($suite, $arch) by hand"
 	rm -rf "$d"
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $KSRC_SUITE main" >"$d/sources.list"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" >"$d/sources.list"
 	local -a o=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache")
-	step "setup: downloading $KSRC_PKG=$KSRC_PIN ($KSRC_SUITE)"
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache"
+		-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch")
 	apt-get "${o[@]}" update -qq >"$WORK/apt.log" 2>&1 ||
-		die "apt-get update of $KSRC_SUITE failed (log: $WORK/apt.log)"
-	(cd "$d" && apt-get "${o[@]}" download "$KSRC_PKG=$KSRC_PIN" >>"$WORK/apt.log" 2>&1) ||
-		die "apt-get download $KSRC_PKG=$KSRC_PIN failed (log: $WORK/apt.log)"
+		die "apt-get update of $suite failed (log: $WORK/apt.log)"
+	(cd "$d" && apt-get "${o[@]}" download "$pkg" >>"$WORK/apt.log" 2>&1) ||
+		die "apt-get download $pkg ($suite, $arch) failed (log: $WORK/apt.log)"
+}
+ksrc_download() {
+	local d=$WORK/src/apt deb
+	step "setup: downloading $KSRC_PKG=$KSRC_PIN ($KSRC_SUITE)"
+	apt_download "$d" "$KSRC_SUITE" "$(dpkg --print-architecture)" "$KSRC_PKG=$KSRC_PIN"
 	deb=$(ls "$d"/"${KSRC_PKG}"_*.deb)
 	rm -rf "$d/x"
 	dpkg-deb -x "$deb" "$d/x"
@@ -177,6 +194,36 @@ if [ "$KP_ARCH" = arm64 ]; then
 		rm -rf "$d"
 		file "$WORK/busybox-arm64/bin/busybox" | grep -q 'ARM aarch64.*statically linked' ||
 			die "$WORK/busybox-arm64/bin/busybox is not a static arm64 binary"
+	fi
+fi
+
+# riscv64 (`# kp-arch: riscv64`): QEMU's riscv64 system emulator
+# (qemu-system-misc, with OpenSBI in qemu-system-data) and a riscv64
+# busybox-static, which bookworm does not build (riscv64 became an
+# official architecture in trixie): trixie's .deb, downloaded through a
+# sources list of its own and unpacked into $WORK/busybox-riscv64.
+if [ "$KP_ARCH" = riscv64 ]; then
+	if ! command -v qemu-system-riscv64 >/dev/null ||
+	   [ ! -f /usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin ]; then
+		need_root
+		step "setup: installing qemu-system-misc qemu-system-data"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-system-misc qemu-system-data \
+			>"$WORK/apt.log" 2>&1 ||
+			die "apt-get install qemu-system-misc qemu-system-data failed (log: $WORK/apt.log)"
+	fi
+	if [ ! -x "$WORK/busybox-riscv64/bin/busybox" ]; then
+		need_root
+		step "setup: busybox-static:riscv64 of trixie (downloaded and unpacked into $WORK/busybox-riscv64)"
+		d=$WORK/busybox-riscv64.apt
+		apt_download "$d" trixie riscv64 busybox-static
+		rm -rf "$WORK/busybox-riscv64"
+		dpkg-deb -x "$d"/busybox-static_*_riscv64.deb "$d/x"
+		# trixie's is /usr/bin/busybox (merged /usr); vm.sh takes bin/busybox
+		mkdir -p "$WORK/busybox-riscv64/bin"
+		mv "$d/x/usr/bin/busybox" "$WORK/busybox-riscv64/bin/busybox"
+		rm -rf "$d"
+		file "$WORK/busybox-riscv64/bin/busybox" | grep -q 'RISC-V.*statically linked' ||
+			die "$WORK/busybox-riscv64/bin/busybox is not a static riscv64 binary"
 	fi
 fi
 

@@ -6,7 +6,8 @@
 # holding the variant's modules, the ftrace selftests and tools/testing/guest.
 # Two serial ports: ttyS0 = kernel console, ttyS1 = the job's output (arm64,
 # `# kp-arch: arm64`: qemu-system-aarch64 -M virt, whose one PL011 ttyAMA0
-# is the console and a virtio console hvc0 the job's output).  Both
+# is the console and a virtio console hvc0 the job's output; riscv64 the
+# same with qemu-system-riscv64 -M virt's one 16550, ttyS0).  Both
 # are kept in $RESULTS/VARIANT/NAME/{console,results}.log.  The guest
 # reboots when the job ends and QEMU (-no-reboot) exits; a hard timeout
 # (KP_VM_TIMEOUT, default 1200 s) kills a hung guest.
@@ -85,6 +86,9 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 	# (docs/arm64.md).
 	arm64)	QEMU=(qemu-system-aarch64 -machine "${KP_ARM64_MACHINE:-virt}"
 			-cpu "${KP_ARM64_CPU:-cortex-a57}" -accel "$accel") console=ttyAMA0 ;;
+	# riscv64: the virt board boots OpenSBI (qemu-system-data's, QEMU's
+	# default -bios), which starts the kernel in S-mode; its 16550 is ttyS0.
+	riscv64) QEMU=(qemu-system-riscv64 -machine virt -cpu rv64 -bios default -accel "$accel") ;;
 	esac
 	[ "${KP_ICOUNT:-0}" = 1 ] && QEMU+=(-icount shift=0,align=off,sleep=off)
 	QEMU+=(-smp "$SMP" -m "$MEM" -kernel "$kimg" -initrd "$initrd"
@@ -94,7 +98,7 @@ qemu_cmd() { # ACCEL INITRD CONSOLE RESULTS CMDLINE-EXTRA...: sets QEMU=(...)
 	case $KP_ARCH in
 	x86_64) QEMU+=(-serial "file:$res") ;;
 	# virt has one PL011: the results port is a virtio console (hvc0)
-	arm64)	QEMU+=(-device virtio-serial-device -chardev "file,id=kpres,path=$res"
+	arm64|riscv64) QEMU+=(-device virtio-serial-device -chardev "file,id=kpres,path=$res"
 			-device virtconsole,chardev=kpres) ;;
 	esac
 	# shellcheck disable=SC2206 # split on blanks: several arguments

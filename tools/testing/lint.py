@@ -11,7 +11,7 @@
   - the generic core (rust-core/*.rs) has no architecture-specific code:
     no inline assembly, no cfg(target_arch) but the crate root's
     selection of arch/<arch>/, no architecture's CONFIG_ option (it is all
-    under arch/x86_64/ and arch/arm64/);
+    under arch/x86_64/, arch/arm64/ and arch/riscv64/);
   - the C shims (c-shim/*.c, arch/*/*.c and the host differential's
     tools/testing/hostdiff/rshim.c) have no loops: no kprobes logic in C;
     the generic shim (c-shim/) has no architecture's CONFIG_ option (its

@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BEGIN = "<!-- status-table:begin -->"
 END = "<!-- status-table:end -->"
 CHECK = "docs/readme-status-table-current"
-ARCHES = ["x86_64", "arm64"]
+ARCHES = ["x86_64", "arm64", "riscv64"]
 # Mainline first; a tree's results below bench/ are in TREE/ but for
 # 6.12's, which were there first.
 TREES = ["7.3", "6.12"]

@@ -5,7 +5,7 @@ what kernel/kprobes_rust/ defines (rust variant).
 
     symbols.py OUT_C OUT_RUST MOVED_LIST [PREFIX]
 
-(x86_64 or arm64 objects; PREFIX, e.g. `arm64/`, goes before each check's
+(x86_64, arm64 or riscv64 objects; PREFIX, e.g. `arm64/`, goes before each check's
 name.)
 
 Checks, one `PASS|FAIL name` line each, then a progress line:
@@ -54,9 +54,12 @@ def members(archive):
 TRAP_PATH = ["get_kprobe", "aggr_pre_handler", "aggr_post_handler", "opt_pre_handler",
              "kprobes_inc_nmissed_count", "dump_kprobe", "pre_handler_kretprobe",
              "kretprobe_rethook_handler", "__kretprobe_trampoline_handler"]
-# The relocations of an address in data, and of a call (x86_64, arm64).
-ABS_RELOC = r"R_(?:X86_64_64|AARCH64_ABS64)"
-CALL_RELOC = r"R_(?:X86_64_PLT32|AARCH64_CALL26|AARCH64_JUMP26)"
+# The relocations of an address in data, and of a call (x86_64, arm64,
+# riscv64: `call`/`tail` are an auipc+jalr pair with one relocation, which
+# the assembler keeps for calls within the section too, for the linker's
+# relaxation).
+ABS_RELOC = r"R_(?:X86_64_64|AARCH64_ABS64|RISCV_64)"
+CALL_RELOC = r"R_(?:X86_64_PLT32|AARCH64_CALL26|AARCH64_JUMP26|RISCV_CALL_PLT|RISCV_CALL)"
 
 
 def blacklisted(obj):

@@ -13,7 +13,9 @@ straight-line code behind it (the jump optimizer takes it) and +0 is the
 function-entry (ftrace) probe point.  On arm64 the body is `sxtw` and
 three 64-bit `add` immediates after the patchable entry, then the
 function's constant, added by the asm (kprobes_bench.c finds the first
-`add` at load time, the same in every function).  The constant differs per function so no two are identical.
+`add` at load time, the same in every function); on riscv64 uncompressed
+`addi`s after the frame set-up, the constant in two of them (12-bit
+signed immediates).  The constant differs per function so no two are identical.
 Writes DIR/kpb_funcs.h (for kprobes_bench.c), DIR/kpb_fnsJ.c, DIR/Kbuild.fns.
 Usage: gen_funcs.py N M DIR
 """
@@ -29,11 +31,17 @@ with open(os.path.join(d, "kpb_funcs.h"), "w") as f:
     f.write(gen)
     f.write(f"#define KPB_NFUNCS {n}\n#define KPB_NMODS {m}\n#define KPB_PER_MOD {per}\n")
     # The function's own constant: added by the compiler on x86_64 (as
-    # before), by the asm on arm64, where a constant above 4095 would make
-    # the compiler put a `mov` before the body and move its probe point.
+    # before), by the asm on arm64 and riscv64, where a large constant would
+    # make the compiler put a `mov` (`lui`) before the body and move its
+    # probe point.
     f.write("#ifdef CONFIG_ARM64\n"
             '#define KPB_BODY3 "add %0, %0, #1\\n\\tadd %0, %0, #2\\n\\tadd %0, %0, #3"\n'
             '#define KPB_K(i) "\\n\\tadd %0, %0, #(" #i " & 0xfff)\\n\\tadd %0, %0, #(" #i " >> 12), lsl #12"\n'
+            "#define KPB_C(i) 0\n"
+            "#elif defined(CONFIG_RISCV)\n"
+            '#define KPB_BODY3 ".option push\\n\\t.option norvc\\n\\taddi %0, %0, 1\\n\\t" \\\n'
+            '\t\t  "addi %0, %0, 2\\n\\taddi %0, %0, 3"\n'
+            '#define KPB_K(i) "\\n\\taddi %0, %0, (" #i " & 0x7ff)\\n\\taddi %0, %0, (" #i " >> 11)\\n\\t.option pop"\n'
             "#define KPB_C(i) 0\n"
             "#else\n"
             '#define KPB_BODY3 "lea 1(%0), %0\\n\\tlea 2(%0), %0\\n\\tlea 3(%0), %0"\n'

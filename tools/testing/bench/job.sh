@@ -102,7 +102,7 @@ NOW=$D/kprobes_bench/now
 # that waits for grace periods (remove: one per probe) otherwise lasts as
 # long as where the phase before it happened to end decides.
 tick() { read -r _ < $D/kprobes_bench/tick || :; }
-OPTSYS=/proc/sys/debug/kprobes-optimization	# absent without a jump optimizer (arm64)
+OPTSYS=/proc/sys/debug/kprobes-optimization	# absent without a jump optimizer (arm64, riscv64)
 [ ! -e $OPTSYS ] || echo 0 > $OPTSYS
 # The first event enabled in a boot expands the trace ring buffer to its
 # full size (tracing_update_buffers(): ~12 M guest ns, which moves
@@ -112,7 +112,8 @@ exp=$(sed -n 's/.*(expanded: \([0-9]*\)).*/\1/p' $T/buffer_size_kb)
 [ -z "$exp" ] || echo "$exp" > $T/buffer_size_kb ||
 	echo "KPB-ERROR expanding the trace ring buffer to $exp KiB"
 echo "KPB-INFO trace ring buffer $(cat $T/buffer_size_kb) KiB per CPU before the kprobe_events rows"
-# The probe point in the body: +9 on x86_64, where the module found it on arm64.
+# The probe point in the body: +9 on x86_64, where the module found it on
+# arm64 and riscv64.
 MID=$(sed -n 's/^KPB-INFO mid probe point +//p' $D/kprobes_bench/results)
 [ -n "$MID" ] || echo "KPB-ERROR the module did not say its mid probe point"
 read a < $NOW; read b < $NOW

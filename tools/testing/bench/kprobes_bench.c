@@ -164,11 +164,13 @@ static int kpb_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+#ifdef CONFIG_FUNCTION_TRACER
 static void kpb_ftrace_cb(unsigned long ip, unsigned long parent_ip,
 			  struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	atomic_inc(&kpb_hits);
 }
+#endif
 
 /* ---- hit paths --------------------------------------------------------- */
 /*
@@ -185,6 +187,10 @@ static void kpb_ftrace_cb(unsigned long ip, unsigned long parent_ip,
  */
 #ifdef CONFIG_ARM64
 #define KPB_BODY4 "add %0, %0, #1\n\tadd %0, %0, #2\n\tadd %0, %0, #3\n\tadd %0, %0, #4"
+#elif defined(CONFIG_RISCV)
+/* riscv64: uncompressed `addi`s, found by kpb_find_mid_off() as on arm64 */
+#define KPB_BODY4 ".option push\n\t.option norvc\n\taddi %0, %0, 1\n\taddi %0, %0, 2\n\t"	\
+		  "addi %0, %0, 3\n\taddi %0, %0, 4\n\t.option pop"
 #else
 #define KPB_BODY4 "lea 1(%0), %0\n\tlea 2(%0), %0\n\tlea 3(%0), %0\n\tlea 4(%0), %0"
 #endif
@@ -214,7 +220,7 @@ KPB_TARGET(kpb_t_agg, 9)
 static unsigned int kpb_mid_off = 9;
 #define KPB_MID_OFF kpb_mid_off
 
-#ifdef CONFIG_ARM64
+#if defined(CONFIG_ARM64)
 static int kpb_find_mid_off(const void *fn)
 {
 	u32 insn;
@@ -229,6 +235,24 @@ static int kpb_find_mid_off(const void *fn)
 	}
 	return -ENOENT;
 }
+#elif defined(CONFIG_RISCV)
+/* riscv64: compressed instructions before the body, so 2-byte steps */
+static int kpb_find_mid_off(const void *fn)
+{
+	u32 insn;
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		if (copy_from_kernel_nofault(&insn, fn + 2 * i, 4))
+			return -EFAULT;
+		/* addi rd, rs1, 1 with rd == rs1 (OP-IMM, funct3 0, imm 1) */
+		if ((insn & 0xfff0707f) == 0x00100013 && ((insn >> 7) & 31) == ((insn >> 15) & 31))
+			return 2 * i;
+	}
+	return -ENOENT;
+}
+#endif
+#if defined(CONFIG_ARM64) || defined(CONFIG_RISCV)
 
 /* Every target and generated function has its mid point where kpb_t_mid has. */
 static int kpb_init_mid_off(void)
@@ -237,14 +261,14 @@ static int kpb_init_mid_off(void)
 	int off = kpb_find_mid_off(kpb_t_mid), i;
 
 	if (off < 0) {
-		kpb_err("no `add #1` in %ps: %d", kpb_t_mid, off);
+		kpb_err("no `add(i) #1` in %ps: %d", kpb_t_mid, off);
 		return off;
 	}
 	for (i = 0; i < ARRAY_SIZE(fns) + KPB_NFUNCS; i++) {
 		const void *fn = i < ARRAY_SIZE(fns) ? fns[i] : (const void *)kpb_func(i - ARRAY_SIZE(fns));
 
 		if (kpb_find_mid_off(fn) != off) {
-			kpb_err("%ps: its `add #1` is not at +%d", fn, off);
+			kpb_err("%ps: its `add(i) #1` is not at +%d", fn, off);
 			return -EINVAL;
 		}
 	}
@@ -258,6 +282,7 @@ static int kpb_init_mid_off(void)
 }
 #endif
 
+#ifdef CONFIG_FUNCTION_TRACER
 /*
  * The ftrace site of fn: after endbr64 on x86_64; on arm64 the second NOP
  * of the patchable entry (after `bti c` with BTI), which is where
@@ -269,6 +294,7 @@ static unsigned long kpb_ftrace_site(int (*fn)(int))
 		return (unsigned long)fn + 8;
 	return (unsigned long)fn + 4;
 }
+#endif
 
 static noinline u64 kpb_loop(int (*fn)(int), int n)
 {
@@ -490,6 +516,7 @@ static void kpb_hit_aggr(void)
 	unregister_kprobe(&kp1);
 }
 
+#ifdef CONFIG_FUNCTION_TRACER
 static struct ftrace_ops kpb_fops = {
 	.func = kpb_ftrace_cb,
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
@@ -519,6 +546,13 @@ static void kpb_hit_ftrace(void)
 	unregister_ftrace_function(&kpb_fops);
 	ftrace_set_filter_ip(&kpb_fops, kpb_ftrace_site(fn), 1, 0);
 }
+#else
+/* riscv64's config: no function tracer, so no ftrace floor either */
+static void kpb_hit_ftrace(void)
+{
+	kpb_line("KPB-SKIP hit_ftrace_ops_floor no function tracer (!CONFIG_FUNCTION_TRACER)");
+}
+#endif
 
 static void kpb_hit_all(void)
 {

@@ -7,13 +7,13 @@ echo
 echo "== insmod kprobe_example.ko kretprobe_example.ko (samples/kprobes, probing kernel_clone)"
 dmesg_mark
 modprobe kprobe_example && modprobe kretprobe_example
-# The first argument's register: %di on x86_64, %x0 on arm64.
-case $(uname -m) in aarch64) a1=%x0 ;; *) a1=%di ;; esac
+# The first argument's register: %di on x86_64, %x0 on arm64, %a0 on riscv64.
+case $(uname -m) in aarch64) a1=%x0 ;; riscv64) a1=%a0 ;; *) a1=%di ;; esac
 echo "p:demo/open do_sys_openat2 dfd=$a1" > $T/kprobe_events
 echo 'r:demo/open_ret do_sys_openat2 ret=$retval' >> $T/kprobe_events
 echo 1 > $T/events/demo/enable
-# A mid-function probe the jump optimizer takes (x86_64 only: arm64 has no
-# OPTPROBES; decided by the architecture, not by the sysctl, which a config
+# A mid-function probe the jump optimizer takes (x86_64 only: arm64 and
+# riscv64 have no OPTPROBES; decided by the architecture, not by the sysctl, which a config
 # without SYSCTL lacks while its optimizer runs).
 [ "$(uname -m)" = x86_64 ] && optimized_probe demo/mid kernel_clone
 echo

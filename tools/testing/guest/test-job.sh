@@ -31,11 +31,16 @@ QUICK_WHY="left out of make test's quick job on this config (kpt.quick=1); make 
 # source (NOKPROBE_SYMBOL, .noinstr.text, the arch's entry text), and
 # whether entry probes go through ftrace (KPROBES_ON_FTRACE) and the jump
 # optimizer exists (OPTPROBES, HAVE_OPT: every x86_64 kernel with kprobes,
-# whether or not it has the SYSCTL that shows it): neither on arm64 in 6.12.
+# whether or not it has the SYSCTL that shows it): neither on arm64 nor on
+# riscv64.
 case $(uname -m) in
 aarch64)
 	SAMPLE_PRE='pc = 0x[0-9a-f]*, pstate = 0x[0-9a-f]*$' SAMPLE_POST='pstate = 0x[0-9a-f]*$'
 	ARG1=%x0 ARG3=%x2 BL_NAMES="call_el1_break_hook arm64_enter_el1_dbg vectors get_kprobe"
+	ENTRY_FLAG= HAVE_OPT=0 ;;
+riscv64)
+	SAMPLE_PRE='pc = 0x[0-9a-f]*, status = 0x[0-9a-f]*$' SAMPLE_POST='status = 0x[0-9a-f]*$'
+	ARG1=%a0 ARG3=%a2 BL_NAMES="handle_break do_page_fault handle_exception get_kprobe"
 	ENTRY_FLAG= HAVE_OPT=0 ;;
 *)
 	SAMPLE_PRE='ip = [0-9a-f]*, flags = 0x[0-9a-f]*$' SAMPLE_POST='flags = 0x[0-9a-f]*$'

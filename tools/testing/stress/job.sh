@@ -42,7 +42,7 @@ check stress setup kwrite $K/ctl setup
 # neither kprobes on ftrace nor the optimizer (decided by the
 # architecture, as test-job.sh's HAVE_OPT): those two kinds are SKIPs
 # there, and their probes int3-like BRK probes.
-case $(uname -m) in aarch64) HAVE_OPT=0 ;; *) HAVE_OPT=1 ;; esac
+case $(uname -m) in aarch64|riscv64) HAVE_OPT=0 ;; *) HAVE_OPT=1 ;; esac
 i=0
 while [ $HAVE_OPT = 1 ] && [ $i -lt 100 ] && ! grep -q 'kps_f_opt+0x[0-9a-f]* .*\[OPTIMIZED\]' $D/kprobes/list; do
 	sleep 0.1; i=$((i + 1))

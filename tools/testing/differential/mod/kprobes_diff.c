@@ -127,6 +127,13 @@ volatile int kpd_sink2;
 #ifdef CONFIG_ARM64
 /* arm64 (issue 12): the two patchable-entry NOPs at +0/+4, the body at +8. */
 #define KPD_MID 8
+#elif defined(CONFIG_RISCV)
+/*
+ * riscv64: the frame set-up's four compressed instructions at +0..+6, the
+ * body at +8, its first instruction (an auipc, or in kpd_bg_* an addi) 4
+ * bytes long, so +10 is inside it.
+ */
+#define KPD_MID 8
 #else
 #define KPD_MID 9
 #endif
@@ -1795,6 +1802,10 @@ out:
 #define KPD_BN_N 500
 #ifdef CONFIG_ARM64
 #define KPD_BIG_ASM(v) asm volatile("add %0, %0, #1\n\tadd %0, %0, #2\n\tadd %0, %0, #3" : "+r"(v))
+#elif defined(CONFIG_RISCV)
+/* riscv64: uncompressed, so that KPD_INSIDE falls inside an instruction */
+#define KPD_BIG_ASM(v) asm volatile(".option push\n\t.option norvc\n\taddi %0, %0, 1\n\t"	\
+				    "addi %0, %0, 2\n\taddi %0, %0, 3\n\t.option pop" : "+r"(v))
 #else
 #define KPD_BIG_ASM(v) asm volatile("lea 1(%0), %0\n\tlea 2(%0), %0\n\tlea 3(%0), %0" : "+r"(v))
 #endif

@@ -123,6 +123,21 @@ asm(".pushsection .text, \"ax\"\n"
     "ret\n"
     ".size kps_f_boost_end, . - kps_f_boost_end\n"
     ".popsection\n");
+#elif defined(CONFIG_RISCV)
+/* riscv64: the same shape, an `addiw` and a `ret` (no kCFI with Rust). */
+asm(".pushsection .text, \"ax\"\n"
+    ".globl kps_f_boost\n"
+    ".type kps_f_boost, %function\n"
+    ".balign 4\n"
+    "kps_f_boost:\n"
+    "addiw a0, a0, 1\n"
+    "ret\n"
+    ".size kps_f_boost, . - kps_f_boost\n"
+    ".type kps_f_boost_end, %function\n"
+    "kps_f_boost_end:\n"
+    "ret\n"
+    ".size kps_f_boost_end, . - kps_f_boost_end\n"
+    ".popsection\n");
 #else
 asm(".pushsection .text, \"ax\"\n"
     ".globl kps_f_boost\n"

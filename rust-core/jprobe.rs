@@ -20,7 +20,7 @@
 //! jprobe with type `j` (`debugfs.rs`).
 //!
 //! Limits: only the register arguments are passed (six on x86-64, eight
-//! on arm64); a
+//! on arm64 and riscv64); a
 //! function with more, or with arguments on the stack, is not supported
 //! (the core cannot tell at registration: the header says so).
 

@@ -122,6 +122,17 @@ pub unsafe fn list_del_rcu(entry: *mut ListHead) {
     }
 }
 
+/// The ordering of `rcu_dereference()`'s load.  The kernel's is
+/// `READ_ONCE()`: what the reader then loads through the pointer is
+/// ordered after it by the address dependency (the kernel's memory model,
+/// which C's lists rely on), so the kernel build's load is a relaxed one,
+/// the same instruction.  The host build runs under Rust's memory model
+/// (and Miri), which has no dependency ordering: an acquire load there.
+#[cfg(CONFIG_RUST)]
+const RCU_DEREFERENCE: Ordering = Ordering::Relaxed;
+#[cfg(not(CONFIG_RUST))]
+const RCU_DEREFERENCE: Ordering = Ordering::Acquire;
+
 /// `rcu_dereference(list_next_rcu(l))`.
 ///
 /// # Safety
@@ -130,7 +141,7 @@ pub unsafe fn list_del_rcu(entry: *mut ListHead) {
 #[inline]
 pub unsafe fn next_rcu(l: *mut ListHead) -> *mut ListHead {
     // SAFETY: caller guarantees `l` is live.
-    unsafe { load_next(l, Ordering::Acquire) }
+    unsafe { load_next(l, RCU_DEREFERENCE) }
 }
 
 /// Iterator over the entries of an RCU list (`list_for_each_rcu()`), yielding
@@ -188,7 +199,7 @@ macro_rules! container_of {
 #[inline]
 pub unsafe fn hlist_first_rcu(head: *mut HlistHead) -> *mut HlistNode {
     // SAFETY: caller guarantees `head` is live; the field is aligned.
-    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*head).first)).load(Ordering::Acquire) }
+    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*head).first)).load(RCU_DEREFERENCE) }
 }
 
 /// `rcu_dereference(hlist_next_rcu(node))`.
@@ -198,7 +209,7 @@ pub unsafe fn hlist_first_rcu(head: *mut HlistHead) -> *mut HlistNode {
 #[inline]
 pub unsafe fn hlist_next_rcu(node: *mut HlistNode) -> *mut HlistNode {
     // SAFETY: caller guarantees `node` is live; the field is aligned.
-    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*node).next)).load(Ordering::Acquire) }
+    unsafe { AtomicPtr::from_ptr(core::ptr::addr_of_mut!((*node).next)).load(RCU_DEREFERENCE) }
 }
 
 /// `hlist_add_head_rcu()`.

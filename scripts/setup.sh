@@ -83,9 +83,6 @@ if [ "$have_src" != "$KSRC_PIN" ]; then
 			die "installing $KSRC_PKG failed (log: $WORK/apt.log)" "apt-get install $KSRC_PKG"
 	fi
 fi
-# ksrc_download: $KSRC_PKG=$KSRC_PIN from $KSRC_SUITE, with a sources list
-# of its own on the mirror the machine's apt sources name (the system's
-# apt state is not touched), unpacked into $WORK/src.
 # debian_mirror: the Debian mirror the machine's apt sources name.
 debian_mirror() {
 	local uri
@@ -97,11 +94,11 @@ debian_mirror() {
 # apt_download DIR SUITE ARCH PACKAGE: the package's .deb of SUITE for ARCH
 # into DIR, through a sources list of DIR's own (the system's apt state is
 # not touched).
-apt_download() {
+apt_download() { # ... [HINT]: what else to do by hand without a mirror
 	local d=$1 suite=$2 arch=$3 pkg=$4 uri
 	uri=$(debian_mirror)
 	[ -n "$uri" ] || die "no Debian mirror in the machine's apt sources" \
-		"download $pkg ($suite, $arch) by hand"
+		"download $pkg ($suite, $arch) by hand${5:+ and $5}"
 	rm -rf "$d"
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" >"$d/sources.list"
@@ -113,8 +110,12 @@ apt_download() {
 	(cd "$d" && apt-get "${o[@]}" download "$pkg" >>"$WORK/apt.log" 2>&1) ||
 		die "apt-get download $pkg ($suite, $arch) failed (log: $WORK/apt.log)"
 }
+# ksrc_download: $KSRC_PKG=$KSRC_PIN from $KSRC_SUITE, unpacked into
+# $WORK/src.
 ksrc_download() {
 	local d=$WORK/src/apt deb
+	[ -n "$(debian_mirror)" ] || die "no Debian mirror in the machine's apt sources" \
+		"download $KSRC_PKG=$KSRC_PIN ($KSRC_SUITE) and unpack its tarball to $KSRC_TARBALL"
 	step "setup: downloading $KSRC_PKG=$KSRC_PIN ($KSRC_SUITE)"
 	apt_download "$d" "$KSRC_SUITE" "$(dpkg --print-architecture)" "$KSRC_PKG=$KSRC_PIN"
 	deb=$(ls "$d"/"${KSRC_PKG}"_*.deb)
@@ -212,7 +213,6 @@ if [ "$KP_ARCH" = riscv64 ]; then
 			die "apt-get install qemu-system-misc qemu-system-data failed (log: $WORK/apt.log)"
 	fi
 	if [ ! -x "$WORK/busybox-riscv64/bin/busybox" ]; then
-		need_root
 		step "setup: busybox-static:riscv64 of trixie (downloaded and unpacked into $WORK/busybox-riscv64)"
 		d=$WORK/busybox-riscv64.apt
 		apt_download "$d" trixie riscv64 busybox-static

@@ -15,31 +15,18 @@ use core::ptr::addr_of;
 use core::ptr::addr_of_mut;
 use kernel::bindings as b;
 
-/// `current` (`get_current()`: the `tp` register holds it in the kernel,
-/// asm/current.h).
+/// Where `current_thread_info()->cpu` is: `thread_info` is the start of
+/// the task (THREAD_INFO_IN_TASK), and `current` is in `tp` (asm/current.h).
 #[cfg(CONFIG_SMP)]
-#[inline(always)]
-fn current_task() -> *mut b::task_struct {
-    let t: *mut b::task_struct;
-    // SAFETY: copies tp into a register; no memory is accessed and no flag
-    // changed.
-    unsafe {
-        core::arch::asm!(
-            "mv {t}, tp",
-            t = out(reg) t,
-            options(nomem, nostack, preserves_flags)
-        )
-    };
-    t
-}
+const CPU_OFFSET: usize =
+    core::mem::offset_of!(b::task_struct, thread_info) + core::mem::offset_of!(b::thread_info, cpu);
 
 // Per-CPU accesses on the handler paths.  riscv has the generic per-CPU
 // offsets (asm-generic/percpu.h): `__my_cpu_offset` is
 // `__per_cpu_offset[raw_smp_processor_id()]`, and the CPU number is
-// `current_thread_info()->cpu` (asm/smp.h; thread_info is the start of
-// the task).  With preemption disabled (every caller's context: the
-// kprobe and kretprobe handlers) the task stays on this CPU, so the offset
-// names this CPU's copy.
+// `current_thread_info()->cpu` (asm/smp.h).  With preemption disabled
+// (every caller's context: the kprobe and kretprobe handlers) the task
+// stays on this CPU, so the offset names this CPU's copy.
 
 /// `__my_cpu_offset`: this CPU's per-CPU offset.
 ///
@@ -48,10 +35,23 @@ fn current_task() -> *mut b::task_struct {
 #[cfg(CONFIG_SMP)]
 #[inline(always)]
 unsafe fn my_cpu_offset() -> usize {
-    // SAFETY: `current` is the running task, live while it runs; its
-    // `thread_info.cpu`, written by the scheduler when the task moves (not
-    // while preemption is disabled), is read as C's plain load.
-    let cpu = unsafe { addr_of!((*current_task()).thread_info.cpu).read() } as usize;
+    let cpu: usize;
+    // `lwu` zero-extends the `int` (a CPU number is not negative), so the
+    // index needs no extension of its own.  `pure` and `readonly` let the
+    // value be reused as C's plain load of the field is, but never across a
+    // compiler barrier (`preempt_enable()`).
+    //
+    // SAFETY: loads `current->thread_info.cpu` (`tp` holds `current` in the
+    // kernel, live while it runs), a field the scheduler writes only when
+    // the task moves, which it cannot while preemption is disabled.
+    unsafe {
+        core::arch::asm!(
+            "lwu {cpu}, {off}(tp)",
+            cpu = out(reg) cpu,
+            off = const CPU_OFFSET,
+            options(pure, readonly, nostack, preserves_flags)
+        )
+    };
     // SAFETY: `cpu` is a possible CPU's number, below NR_CPUS, the length of
     // `__per_cpu_offset`, which setup_per_cpu_areas() filled at boot and
     // nothing writes since.

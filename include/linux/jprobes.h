@@ -17,7 +17,8 @@
  *  - ->entry has the probed function's prototype; it runs before the
  *    function, sees copies of its arguments (changing them changes nothing
  *    for the function), and its return value is ignored;
- *  - only the arguments passed in registers are seen: up to 6 on x86-64.
+ *  - only the arguments passed in registers are seen: up to 6 on x86-64,
+ *    8 on arm64 and riscv64.
  *    A function with more (or with arguments passed on the stack, such as
  *    large structs by value) is not supported: the core cannot tell at
  *    registration, and ->entry would read garbage for those arguments;

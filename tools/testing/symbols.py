@@ -55,9 +55,8 @@ TRAP_PATH = ["get_kprobe", "aggr_pre_handler", "aggr_post_handler", "opt_pre_han
              "kprobes_inc_nmissed_count", "dump_kprobe", "pre_handler_kretprobe",
              "kretprobe_rethook_handler", "__kretprobe_trampoline_handler"]
 # The relocations of an address in data, and of a call (x86_64, arm64,
-# riscv64: `call`/`tail` are an auipc+jalr pair with one relocation, which
-# the assembler keeps for calls within the section too, for the linker's
-# relaxation).
+# riscv64: `call`/`tail` are an auipc+jalr/jr pair, the relocation on the
+# auipc).
 ABS_RELOC = r"R_(?:X86_64_64|AARCH64_ABS64|RISCV_64)"
 CALL_RELOC = r"R_(?:X86_64_PLT32|AARCH64_CALL26|AARCH64_JUMP26|RISCV_CALL_PLT|RISCV_CALL)"
 
@@ -80,21 +79,55 @@ def rust_calls(obj):
     """Per function of the object: the Rust-mangled functions it calls."""
     out = subprocess.run(["llvm-objdump", "-dr", "--no-show-raw-insn", obj],
                          capture_output=True, text=True, check=True).stdout
-    calls, cur = {}, None
-    for line in out.splitlines():
+    lines = out.splitlines()
+    # Function labels per section (riscv64's calls within a section are
+    # resolved by address below); the assembler's local `.L` labels are not
+    # functions.
+    labels, sec = {}, None
+    for line in lines:
+        m = re.match(r"^Disassembly of section (\S+):$", line)
+        if m:
+            sec = m.group(1)
+        m = re.match(r"^([0-9a-f]+) <(.+)>:$", line)
+        if m and not m.group(2).startswith(".L"):
+            labels.setdefault(sec, {})[int(m.group(1), 16)] = m.group(2)
+    calls, cur, sec, auipc = {}, None, None, {}
+    for line in lines:
+        m = re.match(r"^Disassembly of section (\S+):$", line)
+        if m:
+            sec = m.group(1)
+            continue
         m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
         if m:
-            cur = m.group(1)
-            calls[cur] = set()
+            if not m.group(1).startswith(".L"):
+                cur = m.group(1)
+                calls[cur] = set()
             continue
         m = re.search(CALL_RELOC + r"\s+(_R\S+?)(-0x4)?$", line)
         if cur and m:
             calls[cur].add(m.group(1))
+        if re.search(CALL_RELOC, line):
+            auipc.clear()   # the pair before this relocation is resolved by it
+            continue
         # A call within the object's own section has no relocation:
         # `bl 0x19a4 <_R...>` (arm64), `callq 0x... <_R...>` (x86_64).
         m = re.search(r"\s(?:bl|b|callq?|jmpq?)\s+(?:0x)?[0-9a-f]+ <(_R[^>+]+)>$", line)
         if cur and m and m.group(1) != cur:
             calls[cur].add(m.group(1))
+        # riscv64: `auipc ra|t1, HI` then `jalr LO(ra)` or `jr LO(t1)`, whose
+        # target is the auipc's address + (HI << 12) + LO (objdump's own
+        # symbolization of it is not always right).
+        m = re.match(r"^\s*([0-9a-f]+):\s+auipc\s+(ra|t1), (0x[0-9a-f]+|\d+)$", line)
+        if m:
+            hi = int(m.group(3), 0)
+            hi = hi - (1 << 20) if hi & (1 << 19) else hi
+            auipc[m.group(2)] = int(m.group(1), 16) + (hi << 12)
+            continue
+        m = re.match(r"^\s*[0-9a-f]+:\s+(?:jalr|jr)\s+(-?(?:0x[0-9a-f]+|\d+))?\((ra|t1)\)", line)
+        if m and m.group(2) in auipc:
+            target = labels.get(sec, {}).get(auipc.pop(m.group(2)) + int(m.group(1) or "0", 0))
+            if cur and target and target.startswith("_R") and target != cur:
+                calls[cur].add(target)
     return calls
 
 

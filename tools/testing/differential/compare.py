@@ -15,10 +15,11 @@ with kpd.divergence=1), others in the default boot; each variant's lines of such
 the recorded ones in divergences/SCENARIO.{c,rust} (which must differ from
 each other); that boot's rust console must be clean (the C core WARNs
 there).  The recordings are the architecture's (KP_ARCH, scripts/lib.sh):
-divergences/ holds x86_64's, divergences/ARCH/ another's (arm64); there a
-SCENARIO.same instead says that on this architecture the scenario does not
-reach the upstream bug (div.ftrace_aggr_post_handler_joins: arm64 has no
-kprobes on ftrace) and both kernels must print its lines.
+divergences/ holds x86_64's, divergences/ARCH/ another's (arm64, riscv64);
+there a SCENARIO.same instead says that on this architecture the scenario
+does not reach the upstream bug (div.ftrace_aggr_post_handler_joins: arm64
+and riscv64 have no kprobes on ftrace) and both kernels must print its
+lines.
 --record-divergences writes those files from the runs instead
 (review the diff before committing).
 

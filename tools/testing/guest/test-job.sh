@@ -41,7 +41,14 @@ aarch64)
 riscv64)
 	SAMPLE_PRE='pc = 0x[0-9a-f]*, status = 0x[0-9a-f]*$' SAMPLE_POST='status = 0x[0-9a-f]*$'
 	ARG1=%a0 ARG3=%a2 BL_NAMES="handle_break do_page_fault handle_exception get_kprobe"
-	ENTRY_FLAG= HAVE_OPT=0 ;;
+	ENTRY_FLAG= HAVE_OPT=0
+	# riscv runs a kernel ebreak's handlers in NMI context
+	# (irqentry_nmi_enter()), and 6.12's lacks ARCH_HAVE_NMI_SAFE_CMPXCHG,
+	# without which the ring buffer takes no event from NMI context: a
+	# kprobe event records nothing there, on either core (7.3's has it).
+	case $(uname -r) in
+	6.12.*) NO_NMI_EVENTS="the ring buffer takes no event from NMI context (6.12's riscv: no ARCH_HAVE_NMI_SAFE_CMPXCHG)" ;;
+	esac ;;
 *)
 	SAMPLE_PRE='ip = [0-9a-f]*, flags = 0x[0-9a-f]*$' SAMPLE_POST='flags = 0x[0-9a-f]*$'
 	ARG1=%di ARG3=%dx BL_NAMES="do_int3 sync_regs entry_SYSCALL_64 get_kprobe"
@@ -130,7 +137,11 @@ n=$(grep -c "kernel_clone+0x[0-9a-f]*$ENTRY_FLAG" $D/kprobes/list)
 [ "$n" = 3 ]; result aggregate listed-3 $? "$(grep kernel_clone $D/kprobes/list | tr '\n' ' ')"
 dmesg | grep -q 'handler_pre: <kernel_clone>'; result aggregate kprobe-fired $?
 dmesg | grep -q 'kernel_clone returned'; result aggregate kretprobe-fired $?
-grep -q ' clone: (kernel_clone' $T/trace; result aggregate event-fired $?
+if [ -n "${NO_NMI_EVENTS:-}" ]; then
+	skip aggregate event-fired "$NO_NMI_EVENTS"
+else
+	grep -q ' clone: (kernel_clone' $T/trace; result aggregate event-fired $?
+fi
 kwrite $T/events/kpt/clone/enable 0
 grep -q 'kernel_clone.*\[DISABLED\]' $D/kprobes/list; result aggregate child-disabled-listed $?
 dmesg_mark; echo > $T/trace; echo 1 > $T/tracing_on
@@ -210,7 +221,12 @@ fi
 echo 1 > $T/tracing_on
 cat /proc/version >/dev/null
 echo 0 > $T/tracing_on
-grep -q ' open: (do_sys_openat2+0x0/0x[0-9a-f]*) dfd=0x[0-9a-f]* flags=0x' $T/trace; result kprobe_events kprobe-fired $?
+if [ -n "${NO_NMI_EVENTS:-}" ]; then
+	skip kprobe_events kprobe-fired "$NO_NMI_EVENTS"
+else
+	grep -q ' open: (do_sys_openat2+0x0/0x[0-9a-f]*) dfd=0x[0-9a-f]* flags=0x' $T/trace
+	result kprobe_events kprobe-fired $?
+fi
 grep -q ' open_ret: (.*<- do_sys_openat2) ret=' $T/trace; result kprobe_events kretprobe-fired $?
 grep ' open' $T/trace | head -n 4
 echo 0 > $T/events/kpt/enable

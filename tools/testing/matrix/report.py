@@ -22,7 +22,7 @@ import json
 import os
 import sys
 
-ORDER = ["pipeline", "debug", "preempt", "minimal-up", "minimal-nofs", "defconfig", "debian", "arm64", "cfi", "cfi-fineibt", "arm64-cfi", "randconfig"]
+ORDER = ["pipeline", "debug", "preempt", "minimal-up", "minimal-nofs", "defconfig", "debian", "arm64", "riscv64", "cfi", "cfi-fineibt", "arm64-cfi", "randconfig"]
 # Mainline first, then the backport.
 TREES = ["7.3", "6.12"]
 

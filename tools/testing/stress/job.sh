@@ -38,10 +38,10 @@ check stress insmod insmod $X/kprobes_stress.ko upstream_bugs=${ub:-0}
 check stress insmod-target insmod $X/kprobes_stress_target.ko
 check stress setup kwrite $K/ctl setup
 # The kinds, as kprobes/list shows them once the optimizer has run (it is
-# delayed work: up to 10 s), before the storm begins.  arm64 in 6.12 has
-# neither kprobes on ftrace nor the optimizer (decided by the
+# delayed work: up to 10 s), before the storm begins.  arm64 and riscv64
+# have neither kprobes on ftrace nor the optimizer (decided by the
 # architecture, as test-job.sh's HAVE_OPT): those two kinds are SKIPs
-# there, and their probes int3-like BRK probes.
+# there, and their probes int3-like BRK/ebreak probes.
 case $(uname -m) in aarch64|riscv64) HAVE_OPT=0 ;; *) HAVE_OPT=1 ;; esac
 i=0
 while [ $HAVE_OPT = 1 ] && [ $i -lt 100 ] && ! grep -q 'kps_f_opt+0x[0-9a-f]* .*\[OPTIMIZED\]' $D/kprobes/list; do

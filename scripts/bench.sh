@@ -45,25 +45,18 @@ SRC=$ROOT/tools/testing/bench
 # the first 10 (as before the regall rows); run token regall registers
 # on all 32,500, about as many as the kernel has probeable functions.
 NFUNCS=${KPB_NFUNCS:-32500} NMODS=${KPB_NMODS:-65}
-# arm64 (KP_CONFIG=arm64 make bench): the hit rows, registration and memory
-# with 5,000 targets in 10 modules, the kprobe_events rows up to 1,000, no
-# policy repeats and no cost4 boot (its IPI counts are x86's): a C run
-# under TCG takes about what the x86 one does for ten times as many rows.
-# Its results go to bench/arm64/ (bench/ is the pipeline's; on 7.3,
-# bench/7.3/arm64/ and bench/7.3/).
-if [ "$KP_ARCH" = arm64 ]; then
+# arm64 and riscv64 (KP_CONFIG=arm64 or riscv64 make bench): the hit rows,
+# registration and memory with 5,000 targets in 10 modules, the
+# kprobe_events rows up to 1,000, no policy repeats and no cost4 boot (its
+# IPI counts are x86's): a C run under TCG takes about what the x86 one
+# does for ten times as many rows.  Neither has kprobes on ftrace, so the
+# `ftrace` rows there measure ebreak/BRK probes on function entries.  The
+# results go to bench/arm64/ and bench/riscv64/ (bench/ is the pipeline's;
+# on 7.3, bench/7.3/arm64/, bench/7.3/riscv64/ and bench/7.3/).
+if [ "$KP_ARCH" = arm64 ] || [ "$KP_ARCH" = riscv64 ]; then
 	NFUNCS=${KPB_NFUNCS:-5000} NMODS=${KPB_NMODS:-10}
 	: "${KPB_RUN=hits,gp,endis,reg,regentry,mem}" "${KPB_EVN=10 100 1000}"
 	: "${KPB_POLICY_RUN=}" "${KPB_POLICY_EVN=}" "${KPB_COST4:=0}"
-	export KPB_RUN KPB_EVN KPB_POLICY_RUN KPB_POLICY_EVN KPB_COST4
-fi
-
-# riscv64 (KP_CONFIG=riscv64 make bench): the hit rows only, with 5,000
-# targets in 10 modules; results in bench/7.3/riscv64/ (bench/riscv64/ on
-# 6.12).
-if [ "$KP_ARCH" = riscv64 ]; then
-	NFUNCS=${KPB_NFUNCS:-5000} NMODS=${KPB_NMODS:-10}
-	: "${KPB_RUN=hits}" "${KPB_EVN=}" "${KPB_POLICY_RUN=}" "${KPB_POLICY_EVN=}" "${KPB_COST4:=0}"
 	export KPB_RUN KPB_EVN KPB_POLICY_RUN KPB_POLICY_EVN KPB_COST4
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench: the A/B benchmark of the two kprobes cores (issue 4).
+# make bench: the A/B benchmark of the two kprobes cores.
 #   1. builds tools/testing/bench/kprobes_bench.ko out of tree against the
 #      `c` kernel (in $WORK/bench/mod; the same .ko loads into both kernels);
 #   2. boots `c`, then `rust`, then `c` again (repeatability check) with

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Host-level differential (issue 5, part 2): random operation sequences run
+# Host-level differential: random operation sequences run
 # through upstream kernel/kprobes.c compiled on the host (hostdiff-c) and
 # through the Rust core compiled on the host (hostdiff-rust: the staticlib
 # of the cargo package tools/testing/hostdiff/rust/), each linked with the

@@ -500,7 +500,7 @@ config_suite() {
 # differential scenarios and the stress suite on both variants; the
 # allocation-failure sweep where KP_TEST_FAULTS lists the config.  By
 # default the `debug` pair (lockdep/KASAN/UBSAN/kmemleak) and the `arm64`
-# pair, in issue 10's order of what CI keeps; KP_TEST_CONFIGS= runs none,
+# pair, in the order in which CI's time budget keeps them; KP_TEST_CONFIGS= runs none,
 # `make matrix` runs every row.  Their guest job is the quick one
 # (KP_GUEST_QUICK=1, see tools/testing/guest/test-job.sh: a subset of
 # ftracetest, no kprobes-o sweep, the rest reported as SKIP);

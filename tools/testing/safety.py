@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""How far the Rust core is from "safe by construction" (issue 13), measured
+"""How far the Rust core is from "safe by construction", measured
 on the sources, and a ratchet so that it only gets better.
 
   tools/testing/safety.py                 print the figures and the checks
@@ -282,7 +282,7 @@ def import_graph():
         for grp in re.findall(r"\bcrate::\{([^}]*)\}", txt):
             deps |= set(re.findall(r"(?:^|,)\s*(\w+)", grp))
         g[name] = sorted(d for d in deps if d in mods and d != name)
-    # The architecture's modules (issue 12), each the union of every
+    # The architecture's modules, each the union of every
     # architecture's file: `arch` (arch/*/mod.rs), `arch_entry`
     # (arch/*/entry.rs) and `arch_sys` (arch/*/sys.rs), which the crate root selects by target_arch.  A
     # macro's `$crate::X` is not counted: it resolves where the macro is

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprobes_bench: the A/B benchmark of the kprobes core (issue 4).
+ * kprobes_bench: the A/B benchmark of the kprobes core.
  *
  * Built out of tree against the `c` variant and loaded unchanged into both
  * kernels.  Meant to run under QEMU -icount shift=0,align=off,sleep=off

@@ -7,12 +7,12 @@ bench/ratios.svg and bench/scale.svg.
             --meta KEY=VALUE ...
 
 A log holds lines `KPB <name> <unit> <value>` (tools/testing/bench/job.sh).
-Every row is marked against the targets of issue 4:
+Every row is marked against the project's targets:
   hit paths (hit_*)                      Rust/C <= 1.00
   register+unregister 1000 (*_1000 of regunreg_*, events_all_*)
                                          Rust/C <= 0.20 (5x faster)
-  memory (mem_*)                         Rust <= C + 16 B/probe (issue 17:
-                                         the address index's allowance)
+  memory (mem_*)                         Rust <= C + 16 B/probe (the address
+                                         index's allowance)
   hit cost at scale (scale_KIND_N), the rows at the largest N (maxn,
   and N=all with scaleall)               Rust at each vs Rust N=0: within 2%
                                          or 5 instructions (a target on the

@@ -26,7 +26,7 @@ NO_KPDEBUGFS="no debugfs (!CONFIG_DEBUG_FS)"
 # every function of kprobes.o 4 minutes.  `make matrix` runs it all.
 QUICK=0; grep -qw kpt.quick=1 /proc/cmdline && QUICK=1
 QUICK_WHY="left out of make test's quick job on this config (kpt.quick=1); make matrix runs it"
-# What differs between the architectures (issue 12): the samples' register
+# What differs between the architectures: the samples' register
 # dump, the argument registers of a fetcharg, blacklisted symbols of each
 # source (NOKPROBE_SYMBOL, .noinstr.text, the arch's entry text), and
 # whether entry probes go through ftrace (KPROBES_ON_FTRACE) and the jump

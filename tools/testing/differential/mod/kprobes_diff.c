@@ -125,7 +125,7 @@ volatile int kpd_sink2;
 		return kpd_sink2 + (k);				\
 	}
 #ifdef CONFIG_ARM64
-/* arm64 (issue 12): the two patchable-entry NOPs at +0/+4, the body at +8. */
+/* arm64: the two patchable-entry NOPs at +0/+4, the body at +8. */
 #define KPD_MID 8
 #elif defined(CONFIG_RISCV)
 /*
@@ -1786,7 +1786,7 @@ out:
 	sckps = NULL;
 }
 
-/* ---- scale: thousands of probes in one batch (issue 17) -------------------------- */
+/* ---- scale: thousands of probes in one batch ---------------------------------------- */
 
 /*
  * Generated targets, as tools/testing/bench/gen_funcs.py does it but with the

@@ -108,7 +108,7 @@ int kps_f_boost(int x);
 #define KPS_CFI_TYPE ""
 #endif
 #ifdef CONFIG_ARM64
-/* arm64 (issue 12): the same shape, an `add` and a `ret`. */
+/* arm64: the same shape, an `add` and a `ret`. */
 asm(".pushsection .text, \"ax\"\n"
     ".globl kps_f_boost\n"
     ".type kps_f_boost, %function\n"

@@ -106,7 +106,7 @@ requires, for that address, no ftrace filter line in the operation and
 none left armed by the trace before it (and, as always, no leak, the same
 return value, no extra WARN).
 
-Batched ftrace arming (issue 17; not an upstream anomaly, a deliberate
+Batched ftrace arming (not an upstream anomaly, a deliberate
 change of the calls made): the Rust core's register_kprobes(),
 register_kretprobes() and their unregisters (ops `regs`, `unregs`,
 `kret-regs`, `kret-unregs`, `kret-unreg-live`) arm and disarm their ftrace

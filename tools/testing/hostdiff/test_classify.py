@@ -360,7 +360,7 @@ CASES = [
      [CHECK, "not upstream's without the note"]),
 ]
 
-# Batched ftrace arming (issue 17): register_kprobes() of two entry probes
+# Batched ftrace arming: register_kprobes() of two entry probes
 # and one mid-function one; then a rolled-back batch; then unregs.
 B_REGS_C = BOOT + """\
 > regs K0 K1 K2
